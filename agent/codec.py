@@ -1,0 +1,128 @@
+"""The one place where stored things are turned into JSON and back.
+
+Every stored document is wrapped in an envelope ``{"schema": KIND, "version": N,
+"data": ...}``.  Reading a document from a newer schema raises ``SchemaTooNew``;
+an older one is migrated step by step through ``MIGRATIONS``.  Conversion of the
+frozen dataclasses is delegated to pydantic's ``TypeAdapter`` (which understands
+stdlib dataclasses, enums and tuples), so no hand-written field lists drift out of date.
+This module does no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from agent.types import Action, Decision, Episode, LatentState, Macro, Proposal, Step, Target
+from vision.types import ScreenParse
+
+T = TypeVar("T")
+
+#: Kinds of stored documents and their current schema versions.
+SCHEMAS: dict[str, tuple[type, int]] = {
+    "episode": (Episode, 1),
+    "step": (Step, 1),
+    "macro": (Macro, 1),
+    "action": (Action, 1),
+    "target": (Target, 1),
+    "proposal": (Proposal, 1),
+    "decision": (Decision, 1),
+    "latent_state": (LatentState, 1),
+    "screen_parse": (ScreenParse, 1),
+}
+
+#: ``MIGRATIONS[kind][v]`` turns version ``v`` data into version ``v + 1`` data.
+MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+
+
+class CodecError(ValueError):
+    """A stored document could not be read; the message says what and where."""
+
+
+class SchemaTooNew(CodecError):
+    """The document was written by a newer Tapwise than this one."""
+
+
+@cache
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+def kind_of(obj: object) -> str:
+    for kind, (cls, _) in SCHEMAS.items():
+        if type(obj) is cls:
+            return kind
+    raise TypeError(f"{type(obj).__name__} is not a stored type")
+
+
+def to_data(obj: object) -> Any:
+    """The JSON-compatible form of a core object, without an envelope."""
+    return _adapter(type(obj)).dump_python(obj, mode="json")
+
+
+def from_data(cls: type[T], data: Any) -> T:
+    """Build a core object from its JSON-compatible form; errors name the field."""
+    try:
+        return _adapter(cls).validate_python(data)  # type: ignore[no-any-return]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
+        raise CodecError(
+            f"invalid {cls.__name__}: field {where}: {first.get('msg')} "
+            f"({exc.error_count()} problem(s) in all)"
+        ) from exc
+    except (ValueError, TypeError) as exc:
+        raise CodecError(f"invalid {cls.__name__}: {exc}") from exc
+
+
+def encode(obj: object) -> dict[str, Any]:
+    """Wrap an object in its schema envelope."""
+    kind = kind_of(obj)
+    return {"schema": kind, "version": SCHEMAS[kind][1], "data": to_data(obj)}
+
+
+def decode(doc: Any, expected: str | None = None) -> Any:
+    """Read an envelope, migrating older versions; raise ``CodecError`` on anything odd."""
+    if not isinstance(doc, dict):
+        raise CodecError(f"expected a JSON object, got {type(doc).__name__}")
+    missing = [k for k in ("schema", "version", "data") if k not in doc]
+    if missing:
+        raise CodecError(f"not a Tapwise document: missing {', '.join(missing)}")
+    kind = doc["schema"]
+    if kind not in SCHEMAS:
+        raise CodecError(f"unknown document kind {kind!r}")
+    if expected is not None and kind != expected:
+        raise CodecError(f"expected a {expected} document, got a {kind} document")
+    cls, current = SCHEMAS[kind]
+    version = doc["version"]
+    if not isinstance(version, int) or version < 1:
+        raise CodecError(f"bad schema version {version!r}")
+    if version > current:
+        raise SchemaTooNew(
+            f"this {kind} was written with schema version {version}, but this Tapwise "
+            f"reads up to version {current}: upgrade Tapwise to open it"
+        )
+    data = doc["data"]
+    while version < current:
+        step = MIGRATIONS.get(kind, {}).get(version)
+        if step is None:
+            raise CodecError(f"no migration for {kind} from version {version}")
+        data = step(data)
+        version += 1
+    return from_data(cls, data)
+
+
+def dumps(obj: object, **kwargs: Any) -> str:
+    return json.dumps(encode(obj), ensure_ascii=False, **kwargs)
+
+
+def loads(text: str, expected: str | None = None) -> Any:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CodecError(f"not valid JSON: {exc}") from exc
+    return decode(doc, expected)

@@ -1,0 +1,81 @@
+"""The device interface every phone implements: the real phone over adb (``app.device``)
+and the virtual phone (``app.sim``).  It lives in ``agent`` because the agent loop drives
+devices and imports must point ``app -> widgets -> agent -> vision``.  Qt-free.
+Implementations put a timeout on every operation and raise ``DeviceError`` (or a
+subclass) rather than hang.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol, runtime_checkable
+
+from vision.geometry import Size
+from vision.types import Screen
+
+
+class DeviceError(RuntimeError):
+    """A device operation failed; ``hint`` says what the user can do about it."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message if not hint else f"{message} — {hint}")
+        self.message = message
+        self.hint = hint
+
+
+class DeviceGone(DeviceError):
+    """The device disconnected (unplugged, emulator stopped, served phone closed)."""
+
+
+class Key(str, Enum):
+    BACK = "BACK"
+    HOME = "HOME"
+    ENTER = "ENTER"
+    APP_SWITCH = "APP_SWITCH"
+    DEL = "DEL"
+    TAB = "TAB"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    serial: str
+    state: str = "device"
+    model: str = ""
+    android_version: str = ""
+    size: Size | None = None
+    density_dpi: int | None = None
+    is_virtual: bool = False
+    problem: str = ""
+
+
+@runtime_checkable
+class Device(Protocol):
+    """What the agent, the recorder and the GUI need from a phone."""
+
+    @property
+    def info(self) -> DeviceInfo: ...
+
+    def screen_size(self) -> Size: ...
+
+    def screenshot(self, *, with_hierarchy: bool = False) -> Screen: ...
+
+    def dump_hierarchy(self) -> str: ...
+
+    def foreground(self) -> tuple[str, str]:
+        """(package, activity) of the app in front."""
+        ...
+
+    def tap(self, x: int, y: int) -> None: ...
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None: ...
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None: ...
+
+    def input_text(self, text: str) -> None: ...
+
+    def key(self, key: Key) -> None: ...
+
+    def open_app(self, name_or_package: str) -> None: ...
+
+    def close(self) -> None: ...

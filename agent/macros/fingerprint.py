@@ -1,0 +1,219 @@
+"""Fingerprints of elements and signatures of screens, for finding things again.
+
+An element's ``Fingerprint`` (``agent.types``) keeps what survives a change of screen
+size, theme or language: resource id, class, icon label, block role and caption, the
+position relative to its block, and a perceptual hash of its pixels.  A screen
+signature is a short string summarising a whole parse so that a replay can check that a
+step had the effect it had when it was recorded.
+
+Pure functions over core types and numpy arrays; no device, no LLM, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from agent.types import Fingerprint
+from vision.geometry import Rect, Size
+from vision.types import Block, Element, ElementKind, ScreenParse
+
+#: Kinds that are page furniture rather than content: never part of a signature.
+_CHROME = {ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR}
+_HASH_SIDE = 8
+
+
+# ---- image crop signature -----------------------------------------------------------
+
+
+def crop_hash(image: np.ndarray | None, rect: Rect) -> str:
+    """A 64-bit difference hash (dHash) of the element's pixels, as 16 hex digits.
+
+    Gray levels are compared between horizontal neighbours on a 9x8 thumbnail, so the
+    hash ignores scale.  Returns ``""`` when there is no image or the crop is empty.
+    """
+    if image is None or image.ndim != 3:
+        return ""
+    h, w = image.shape[:2]
+    r = rect.clamp(Size(w, h))
+    if r.width < 2 or r.height < 2:
+        return ""
+    import cv2  # local: keeps import of this module cheap
+
+    crop = np.ascontiguousarray(image[r.top : r.bottom, r.left : r.right])
+    gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
+    small = cv2.resize(gray, (_HASH_SIDE + 1, _HASH_SIDE), interpolation=cv2.INTER_AREA).astype(np.int16)
+    bits = (small[:, 1:] > small[:, :-1]).flatten()
+    value = 0
+    for b in bits:
+        value = (value << 1) | int(b)
+    return f"{value:016x}"
+
+
+def hash_similarity(a: str, b: str) -> float | None:
+    """Similarity of two crop hashes in [0, 1], or ``None`` when either is missing.
+
+    A dark theme inverts brightness, which flips every gradient bit, so the inverted
+    hash is compared too and the better of the two is kept.
+    """
+    if not a or not b or len(a) != len(b):
+        return None
+    x = int(a, 16) ^ int(b, 16)
+    nbits = 4 * len(a)
+    dist = bin(x).count("1")
+    return max(1.0 - dist / nbits, dist / nbits)
+
+
+# ---- element fingerprints -------------------------------------------------------------
+
+
+def relative_position(rect: Rect, frame: Rect) -> tuple[float, float]:
+    """The rect's centre relative to ``frame`` (0..1 each way, clamped)."""
+    c = rect.center
+    fx = (c.x - frame.left) / frame.width if frame.width else 0.5
+    fy = (c.y - frame.top) / frame.height if frame.height else 0.5
+    return (min(1.0, max(0.0, fx)), min(1.0, max(0.0, fy)))
+
+
+def frame_of(parse: ScreenParse, element: Element) -> tuple[Block | None, Rect]:
+    """The element's block and the rect its relative position is measured against."""
+    block = parse.block_of(element.id)
+    if block is not None and block.rect.width > 0 and block.rect.height > 0:
+        return block, block.rect
+    return block, Rect(0, 0, parse.screen_size.width, parse.screen_size.height)
+
+
+def fingerprint_of(element: Element, parse: ScreenParse, image: np.ndarray | None = None) -> Fingerprint:
+    """Everything that helps re-identify ``element`` on a changed screen."""
+    block, frame = frame_of(parse, element)
+    rx, ry = relative_position(element.rect, frame)
+    return Fingerprint(
+        text=element.text,
+        label=element.label,
+        resource_id=element.resource_id,
+        class_name=element.class_name,
+        kind=element.kind.value,
+        block_caption=block.caption if block else "",
+        block_role=block.role if block else "",
+        rel_x=round(rx, 4),
+        rel_y=round(ry, 4),
+        crop_hash=crop_hash(image, element.rect),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Similarity:
+    """How well an element matches a fingerprint, with the per-feature evidence."""
+
+    score: float
+    parts: tuple[tuple[str, float], ...]
+
+    def explain(self) -> str:
+        return ", ".join(f"{k}={v:.2f}" for k, v in self.parts)
+
+
+#: Feature weights for ``fingerprint_similarity``; features absent on either side are
+#: left out and the rest renormalised.
+WEIGHTS: dict[str, float] = {
+    "resource_id": 3.0,
+    "text": 2.0,
+    "label": 2.0,
+    "kind": 1.0,
+    "class": 0.5,
+    "block_role": 1.0,
+    "block_caption": 1.0,
+    "position": 1.5,
+    "crop": 1.5,
+}
+
+
+def _id_tail(rid: str) -> str:
+    return rid.rsplit("/", 1)[-1].lower()
+
+
+def fingerprint_similarity(fp: Fingerprint, element: Element, parse: ScreenParse,
+                           image: np.ndarray | None = None) -> Similarity:
+    """A weighted similarity in [0, 1] between a stored fingerprint and an element."""
+    parts: list[tuple[str, float]] = []
+    if fp.resource_id and element.resource_id:
+        parts.append(("resource_id", 1.0 if _id_tail(fp.resource_id) == _id_tail(element.resource_id) else 0.0))
+    if fp.text and element.text:
+        parts.append(("text", fuzz.ratio(fp.text.casefold(), element.text.casefold()) / 100.0))
+    if fp.label and element.label:
+        parts.append(("label", 1.0 if fp.label.casefold() == element.label.casefold() else 0.0))
+    if fp.kind:
+        parts.append(("kind", 1.0 if fp.kind == element.kind.value else 0.0))
+    if fp.class_name and element.class_name:
+        parts.append(("class", 1.0 if fp.class_name == element.class_name else 0.0))
+    block, frame = frame_of(parse, element)
+    if fp.block_role and block is not None and block.role:
+        parts.append(("block_role", 1.0 if fp.block_role == block.role else 0.0))
+    if fp.block_caption and block is not None and block.caption:
+        parts.append(("block_caption", fuzz.ratio(fp.block_caption.casefold(), block.caption.casefold()) / 100.0))
+    if fp.rel_x is not None and fp.rel_y is not None:
+        rx, ry = relative_position(element.rect, frame)
+        d = ((rx - fp.rel_x) ** 2 + (ry - fp.rel_y) ** 2) ** 0.5
+        parts.append(("position", max(0.0, 1.0 - 2.0 * d)))
+    if fp.crop_hash and image is not None:
+        hs = hash_similarity(fp.crop_hash, crop_hash(image, element.rect))
+        if hs is not None:
+            # 0.5 is what two unrelated hashes score; stretch the useful range to 0..1.
+            parts.append(("crop", max(0.0, (hs - 0.5) * 2.0)))
+    total = sum(WEIGHTS[k] for k, _ in parts)
+    score = sum(WEIGHTS[k] * v for k, v in parts) / total if total else 0.0
+    return Similarity(score=round(score, 4), parts=tuple(parts))
+
+
+# ---- screen signatures ------------------------------------------------------------------
+
+
+def _h8(items: list[str]) -> str:
+    if not items:
+        return "-"
+    return hashlib.sha1("\x1f".join(items).encode("utf-8")).hexdigest()[:8]
+
+
+def screen_signature(parse: ScreenParse, package: str | None = None) -> str:
+    """A compact signature of a screen: ``pkg=..;ids=..;txt=..;kinds=..``.
+
+    ``ids`` hashes the set of resource ids (stable across language, theme and size when
+    the parse came from the accessibility tree), ``txt`` the set of visible texts,
+    ``kinds`` the set of element kinds present.  Compare with ``compare_signatures``.
+    """
+    content = [e for e in parse.elements if e.kind not in _CHROME]
+    ids = sorted({_id_tail(e.resource_id) for e in content if e.resource_id})
+    texts = sorted({e.text.strip().casefold() for e in content if e.text.strip()})
+    kinds = sorted({e.kind.value for e in content})
+    return f"pkg={package or ''};ids={_h8(ids)};txt={_h8(texts)};kinds={_h8(kinds)}"
+
+
+def parse_signature(sig: str) -> dict[str, str]:
+    """The components of a signature string (an empty dict for an empty string)."""
+    out: dict[str, str] = {}
+    for part in sig.split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k] = v
+    return out
+
+
+def compare_signatures(a: str, b: str) -> dict[str, bool | None]:
+    """Per component: equal (True), different (False) or not comparable (None)."""
+    pa, pb = parse_signature(a), parse_signature(b)
+    out: dict[str, bool | None] = {}
+    for k in ("pkg", "ids", "txt", "kinds"):
+        va, vb = pa.get(k, ""), pb.get(k, "")
+        out[k] = None if va in ("", "-") or vb in ("", "-") else va == vb
+    return out
+
+
+def same_screen(a: str, b: str) -> bool | None:
+    """Whether two signatures describe the same screen content, if it can be told."""
+    cmp = compare_signatures(a, b)
+    known = [v for k, v in cmp.items() if k in ("ids", "txt") and v is not None]
+    if not known:
+        return None
+    return all(known)

@@ -1,0 +1,384 @@
+"""The project's SQLite store: episodes, steps, macros (with versions) and the tables
+the knowledge features use.  Screenshots live as PNG files beside the database and are
+referenced by relative path and SHA-256.
+
+Guarantees: WAL journal; every step is committed the moment ``append_step`` returns, so
+a crash or kill never loses recorded steps; the schema carries a version and is migrated
+forward on open; a damaged database or one written by a newer Tapwise is refused with a
+clear message and left untouched.  Objects are (de)serialised only through
+``agent.codec``.  This module does no Qt and no networking.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+from PIL import Image
+
+from agent import codec
+from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
+from vision.types import Screen
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used; the message says why and what to do."""
+
+
+class StoreCorrupt(StoreError):
+    pass
+
+
+class StoreTooNew(StoreError):
+    pass
+
+
+def _migrate_to_1(db: sqlite_utils.Database) -> None:
+    db["episodes"].create(
+        {
+            "id": str,
+            "goal": str,
+            "planner": str,
+            "model": str,
+            "device": str,
+            "autonomy": str,
+            "status": str,
+            "started_at": float,
+            "finished_at": float,
+            "note": str,
+            "doc": str,
+        },
+        pk="id",
+        if_not_exists=True,
+    )
+    db["steps"].create(
+        {
+            "episode_id": str,
+            "idx": int,
+            "outcome": str,
+            "action_type": str,
+            "decision": str,
+            "screenshot_path": str,
+            "screenshot_sha256": str,
+            "started_at": float,
+            "finished_at": float,
+            "doc": str,
+        },
+        pk=("episode_id", "idx"),
+        foreign_keys=[("episode_id", "episodes", "id")],
+        if_not_exists=True,
+    )
+    db["macros"].create(
+        {"id": str, "version": int, "name": str, "app": str, "created_at": float, "doc": str},
+        pk=("id", "version"),
+        if_not_exists=True,
+    )
+
+
+def _migrate_to_2(db: sqlite_utils.Database) -> None:
+    """Tables for accumulated knowledge (task repository, instruction set, context
+    library, interaction graph, demonstrations)."""
+    db["task_repository"].create(
+        {"id": str, "goal": str, "app": str, "created_at": float, "doc": str},
+        pk="id",
+        if_not_exists=True,
+    )
+    db["instruction_set"].create(
+        {"key": str, "description": str, "doc": str, "updated_at": float},
+        pk="key",
+        if_not_exists=True,
+    )
+    db["context_library"].create(
+        {"key": str, "value": str, "source": str, "updated_at": float},
+        pk="key",
+        if_not_exists=True,
+    )
+    db["graph_nodes"].create(
+        {"id": str, "app": str, "signature": str, "doc": str, "updated_at": float},
+        pk="id",
+        if_not_exists=True,
+    )
+    db["graph_edges"].create(
+        {"src": str, "element": str, "dst": str, "count": int, "updated_at": float},
+        pk=("src", "element", "dst"),
+        if_not_exists=True,
+    )
+    db["demonstrations"].create(
+        {"id": str, "goal": str, "episode_id": str, "created_at": float, "doc": str},
+        pk="id",
+        if_not_exists=True,
+    )
+
+
+#: ``MIGRATIONS[i]`` brings a database from version ``i`` to ``i + 1``.
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migrate_to_1, _migrate_to_2]
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+class Store:
+    """A Tapwise database at ``path`` (created on first use) with screenshots beside it.
+
+    Thread-safe for the simple pattern the app uses (one writer at a time per process):
+    every public method takes an internal lock.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.media_dir = self.path.parent / (self.path.stem + "-media")
+        self._lock = threading.RLock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._check_header()
+        try:
+            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
+            self.db = sqlite_utils.Database(conn)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorrupt(
+                f"{self.path} could not be opened as a Tapwise database ({exc}). "
+                "It was left untouched: move it aside (or restore a backup) and Tapwise "
+                "will start a new one."
+            ) from exc
+
+    # ---- opening and migrating ------------------------------------------------------
+    def _check_header(self) -> None:
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        with open(self.path, "rb") as fh:
+            head = fh.read(16)
+        if head != b"SQLite format 3\x00":
+            raise StoreCorrupt(
+                f"{self.path} is not a SQLite database (damaged or a different file). "
+                "It was left untouched: move it aside and Tapwise will start a new one."
+            )
+
+    def schema_version(self) -> int:
+        if "meta" not in self.db.table_names():
+            return 0
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _migrate(self) -> None:
+        with self._lock:
+            current = self.schema_version()
+            if current > SCHEMA_VERSION:
+                raise StoreTooNew(
+                    f"{self.path} was written by a newer Tapwise (schema {current}; this "
+                    f"version reads up to {SCHEMA_VERSION}). Upgrade Tapwise; the database "
+                    "was not changed."
+                )
+            if current == SCHEMA_VERSION:
+                return
+            self.db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+            with self.db.conn:
+                for version in range(current, SCHEMA_VERSION):
+                    log.info("migrating %s from schema %d to %d", self.path, version, version + 1)
+                    MIGRATIONS[version](self.db)
+                    self.db["meta"].upsert({"key": "schema_version", "value": str(version + 1)}, pk="key")
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- screenshots ----------------------------------------------------------------
+    def save_screenshot(self, screen: Screen, name: str) -> ImageRef:
+        """Write ``screen`` as PNG under the media folder; identical images are stored once."""
+        buf = io.BytesIO()
+        Image.fromarray(screen.image).save(buf, format="PNG", compress_level=1)
+        data = buf.getvalue()
+        digest = hashlib.sha256(data).hexdigest()
+        rel = Path(name).with_suffix(".png")
+        target = self.media_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(target)
+        return ImageRef(path=str(rel), sha256=digest, width=screen.size.width, height=screen.size.height)
+
+    def load_screenshot(self, ref: ImageRef, *, verify: bool = True) -> Screen:
+        import numpy as np
+
+        path = self.media_dir / ref.path
+        data = path.read_bytes()
+        if verify and hashlib.sha256(data).hexdigest() != ref.sha256:
+            raise StoreError(f"screenshot {path} does not match its recorded hash (changed on disk)")
+        image = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+        return Screen(image=image)
+
+    # ---- episodes and steps ----------------------------------------------------------
+    def begin_episode(self, episode: Episode) -> None:
+        with self._lock, self.db.conn:
+            self.db["episodes"].insert(self._episode_row(episode), pk="id", replace=True)
+
+    def append_step(self, episode_id: str, step: Step, screen: Screen | None = None) -> Step:
+        """Store one finished step (and its screenshot) and commit at once.
+
+        Returns the step as stored (with its ``screenshot`` reference filled in).
+        """
+        with self._lock:
+            if screen is not None and step.screenshot is None:
+                step = replace(step, screenshot=self.save_screenshot(screen, f"{episode_id}/{step.index:04d}"))
+            if step.finished_at is None:
+                step = replace(step, finished_at=time.time())
+            doc = codec.encode(step)
+            with self.db.conn:
+                self.db["steps"].insert(
+                    {
+                        "episode_id": episode_id,
+                        "idx": step.index,
+                        "outcome": step.outcome.value,
+                        "action_type": step.executed.type.value if step.executed else "",
+                        "decision": step.decision.kind.value if step.decision else "",
+                        "screenshot_path": step.screenshot.path if step.screenshot else "",
+                        "screenshot_sha256": step.screenshot.sha256 if step.screenshot else "",
+                        "started_at": step.started_at,
+                        "finished_at": step.finished_at,
+                        "doc": json.dumps(doc, ensure_ascii=False),
+                    },
+                    pk=("episode_id", "idx"),
+                    replace=True,
+                )
+            return step
+
+    def finish_episode(self, episode_id: str, status: EpisodeStatus | str, note: str = "") -> None:
+        status = EpisodeStatus(status)
+        with self._lock, self.db.conn:
+            self.db["episodes"].update(
+                episode_id, {"status": status.value, "finished_at": time.time(), "note": note}
+            )
+
+    def load_episode(self, episode_id: str) -> Episode:
+        with self._lock:
+            try:
+                row = self.db["episodes"].get(episode_id)
+            except sqlite_utils.db.NotFoundError:
+                raise KeyError(f"no episode {episode_id!r} in {self.path}") from None
+            header = codec.decode(json.loads(row["doc"]), "episode")
+            steps = tuple(
+                codec.decode(json.loads(r["doc"]), "step")
+                for r in self.db["steps"].rows_where("episode_id = ?", [episode_id], order_by="idx")
+            )
+        return replace(
+            header,
+            status=EpisodeStatus(row["status"]),
+            finished_at=row["finished_at"],
+            note=row["note"] or "",
+            steps=steps,
+        )
+
+    def list_episodes(self, limit: int = 100) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT e.id, e.goal, e.planner, e.model, e.status, e.started_at, e.finished_at, "
+                "(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id) AS steps "
+                "FROM episodes e ORDER BY e.started_at DESC LIMIT ?",
+                [limit],
+            ).fetchall()
+        keys = ["id", "goal", "planner", "model", "status", "started_at", "finished_at", "steps"]
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def _episode_row(self, episode: Episode) -> dict[str, Any]:
+        header = replace(episode, steps=())
+        return {
+            "id": episode.id,
+            "goal": episode.goal,
+            "planner": episode.planner,
+            "model": episode.model,
+            "device": episode.device,
+            "autonomy": episode.autonomy,
+            "status": episode.status.value,
+            "started_at": episode.started_at,
+            "finished_at": episode.finished_at,
+            "note": episode.note,
+            "doc": json.dumps(codec.encode(header), ensure_ascii=False),
+        }
+
+    # ---- macros ---------------------------------------------------------------------
+    def save_macro(self, macro: Macro) -> Macro:
+        """Store ``macro`` as a new version (its version is set to latest + 1 if taken)."""
+        with self._lock:
+            latest = self.latest_macro_version(macro.id)
+            if latest is not None and macro.version <= latest:
+                macro = replace(macro, version=latest + 1)
+            with self.db.conn:
+                self.db["macros"].insert(
+                    {
+                        "id": macro.id,
+                        "version": macro.version,
+                        "name": macro.name,
+                        "app": macro.app or "",
+                        "created_at": time.time(),
+                        "doc": json.dumps(codec.encode(macro), ensure_ascii=False),
+                    },
+                    pk=("id", "version"),
+                )
+            return macro
+
+    def latest_macro_version(self, macro_id: str) -> int | None:
+        row = self.db.execute("SELECT MAX(version) FROM macros WHERE id = ?", [macro_id]).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def load_macro(self, macro_id: str, version: int | None = None) -> Macro:
+        with self._lock:
+            if version is None:
+                version = self.latest_macro_version(macro_id)
+                if version is None:
+                    raise KeyError(f"no macro {macro_id!r}")
+            try:
+                row = self.db["macros"].get((macro_id, version))
+            except sqlite_utils.db.NotFoundError:
+                raise KeyError(f"no macro {macro_id!r} version {version}") from None
+            return codec.decode(json.loads(row["doc"]), "macro")  # type: ignore[no-any-return]
+
+    def macro_versions(self, macro_id: str) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT version FROM macros WHERE id = ? ORDER BY version", [macro_id])]
+
+    def list_macros(self) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT id, name, app, MAX(version), MAX(created_at) FROM macros GROUP BY id ORDER BY name"
+        ).fetchall()
+        return [{"id": r[0], "name": r[1], "app": r[2], "version": r[3], "updated_at": r[4]} for r in rows]
+
+    def find_macro(self, name_or_id: str) -> Macro:
+        row = self.db.execute(
+            "SELECT id FROM macros WHERE id = ? OR name = ? ORDER BY created_at DESC LIMIT 1",
+            [name_or_id, name_or_id],
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"no macro named or with id {name_or_id!r}")
+        return self.load_macro(row[0])
+
+    # ---- generic knowledge rows -------------------------------------------------------
+    def put_row(self, table: str, row: dict[str, Any], pk: str | tuple[str, ...]) -> None:
+        with self._lock, self.db.conn:
+            self.db[table].upsert(row, pk=pk)
+
+    def rows(self, table: str, where: str | None = None, args: list[Any] | None = None) -> Iterator[dict[str, Any]]:
+        with self._lock:
+            yield from list(self.db[table].rows_where(where, args or []))
+
+    def integrity_check(self) -> str:
+        with self._lock:
+            return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])

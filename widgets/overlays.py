@@ -1,0 +1,442 @@
+"""Overlay layers drawn over the mirrored screen, and how each one paints a parse.
+
+A layer is a ``QGraphicsObject`` covering the screen in device pixels.  It records its
+drawing into a ``QPicture`` once per parse (or style change) and replays it on every
+paint, so a new mirror frame costs nothing here.  Pure drawing: no I/O, no parsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPicture, QPolygonF
+from PySide6.QtWidgets import QGraphicsObject
+
+from agent.types import Action, ActionType
+from vision.geometry import Rect
+from vision.types import ElementKind, ElementSource, ScreenParse
+
+
+class Layer(str, Enum):
+    """The overlay layers, bottom to top."""
+
+    BLOCKS = "blocks"
+    WIDGETS = "widgets"
+    ACCESSIBILITY = "accessibility"
+    OCR_TEXT = "ocr_text"
+    ICON_LABELS = "icon_labels"
+    MARKS = "marks"
+    DISAGREEMENTS = "disagreements"
+
+    @property
+    def title(self) -> str:
+        return _TITLES[self]
+
+
+_TITLES = {
+    Layer.BLOCKS: "Semantic blocks",
+    Layer.WIDGETS: "Widgets by class",
+    Layer.ACCESSIBILITY: "Accessibility tree",
+    Layer.OCR_TEXT: "OCR text",
+    Layer.ICON_LABELS: "Icon labels",
+    Layer.MARKS: "Set-of-marks ids",
+    Layer.DISAGREEMENTS: "Vision vs tree disagreements",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LayerStyle:
+    """How one layer is shown: visible or not, its colour (``#rrggbb``) and opacity (0..1)."""
+
+    visible: bool = True
+    color: str = "#1e88e5"
+    opacity: float = 0.85
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.opacity <= 1.0:
+            raise ValueError(f"opacity must be within 0..1, got {self.opacity}")
+        if not QColor(self.color).isValid():
+            raise ValueError(f"not a colour: {self.color!r}")
+
+
+DEFAULT_STYLES: dict[Layer, LayerStyle] = {
+    Layer.BLOCKS: LayerStyle(True, "#8e24aa", 0.8),
+    Layer.WIDGETS: LayerStyle(True, "#1e88e5", 0.85),
+    Layer.ACCESSIBILITY: LayerStyle(False, "#00897b", 0.7),
+    Layer.OCR_TEXT: LayerStyle(False, "#f4511e", 0.85),
+    Layer.ICON_LABELS: LayerStyle(True, "#fb8c00", 0.95),
+    Layer.MARKS: LayerStyle(False, "#d81b60", 0.95),
+    Layer.DISAGREEMENTS: LayerStyle(True, "#e53935", 0.9),
+}
+
+#: Per-class colours for the widget layer (the layer colour is used for anything else).
+CLASS_COLORS: dict[ElementKind, str] = {
+    ElementKind.BUTTON: "#1e88e5",
+    ElementKind.EDIT_TEXT: "#43a047",
+    ElementKind.IMAGE: "#6d4c41",
+    ElementKind.SWITCH: "#00acc1",
+    ElementKind.CHECK_BOX: "#00897b",
+    ElementKind.RADIO_GROUP: "#5e35b1",
+    ElementKind.SPINNER: "#3949ab",
+    ElementKind.SEEK_BAR: "#c0ca33",
+    ElementKind.RATING_BAR: "#fdd835",
+    ElementKind.PAGE_INDICATOR: "#8d6e63",
+    ElementKind.STATUS_BAR: "#757575",
+    ElementKind.NAVIGATION_BAR: "#757575",
+}
+
+
+def with_alpha(color: str, alpha: int) -> QColor:
+    c = QColor(color)
+    c.setAlpha(alpha)
+    return c
+
+
+def qrect(r: Rect) -> QRectF:
+    return QRectF(r.left, r.top, r.width, r.height)
+
+
+class _PictureLayer(QGraphicsObject):
+    """A screen-sized item that replays a recorded ``QPicture``."""
+
+    def __init__(self, z: float) -> None:
+        super().__init__()
+        self._picture = QPicture()
+        self._bounds = QRectF(0, 0, 1, 1)
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: ANN001
+        self._picture.play(painter)
+
+    def _record(self, bounds: QRectF, draw) -> None:  # noqa: ANN001
+        self.prepareGeometryChange()
+        self._bounds = bounds
+        pic = QPicture()
+        p = QPainter(pic)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        draw(p)
+        p.end()
+        self._picture = pic
+        self.update()
+
+
+class OverlayLayerItem(_PictureLayer):
+    """One overlay layer of a parse."""
+
+    def __init__(self, layer: Layer, style: LayerStyle, z: float) -> None:
+        super().__init__(z)
+        self.layer = layer
+        self.style = style
+        self._parse: ScreenParse | None = None
+        self._marks: dict[str, str] = {}
+        self.setVisible(style.visible)
+        self.setOpacity(style.opacity)
+
+    def set_style(self, style: LayerStyle) -> None:
+        recolor = style.color != self.style.color
+        self.style = style
+        self.setVisible(style.visible)
+        self.setOpacity(style.opacity)
+        if recolor:
+            self._redraw()
+
+    def set_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
+        self._parse = parse
+        self._marks = marks or {}
+        self._redraw()
+
+    def _redraw(self) -> None:
+        parse = self._parse
+        if parse is None:
+            self._record(QRectF(0, 0, 1, 1), lambda p: None)
+            return
+        size = parse.screen_size
+        bounds = QRectF(0, 0, size.width, size.height)
+        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, self.style.color, self._marks))
+
+
+# ---- drawing of each layer ----------------------------------------------------------
+
+
+def _label_font(screen_width: int) -> QFont:
+    f = QFont()
+    f.setPixelSize(max(12, screen_width // 45))
+    f.setBold(True)
+    return f
+
+
+def _tag(p: QPainter, at: QPointF, text: str, bg: QColor, font: QFont, fg: QColor | None = None) -> None:
+    """A small filled label with its top-left corner at ``at`` (kept on the screen)."""
+    if not text:
+        return
+    fm = QFontMetricsF(font)
+    pad = 3.0
+    w = fm.horizontalAdvance(text) + 2 * pad
+    h = fm.height() + pad
+    x = max(0.0, at.x())
+    y = max(0.0, at.y())
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(bg)
+    p.drawRoundedRect(QRectF(x, y, w, h), 3, 3)
+    p.setPen(fg or QColor("white"))
+    p.setFont(font)
+    p.drawText(QRectF(x + pad, y, w, h), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+
+
+def _pen(color: QColor | str, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> QPen:
+    pen = QPen(QColor(color))
+    pen.setWidthF(width)
+    pen.setStyle(style)
+    pen.setCosmetic(False)
+    return pen
+
+
+def _line_width(parse: ScreenParse) -> float:
+    return max(2.0, parse.screen_size.width / 360)
+
+
+def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    lw = _line_width(parse)
+    font = _label_font(parse.screen_size.width)
+    font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
+    for e in parse.elements:
+        if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR:
+            continue
+        c = CLASS_COLORS.get(e.kind, color)
+        p.setBrush(with_alpha(c, 28))
+        p.setPen(_pen(c, lw))
+        p.drawRect(qrect(e.rect))
+        if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and e.rect.height > 24:
+            _tag(p, QPointF(e.rect.left, e.rect.bottom - QFontMetricsF(font).height() - 3),
+                 e.kind.value.replace("_", " "), with_alpha(c, 210), font)
+
+
+def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    lw = max(1.5, _line_width(parse) * 0.6)
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
+    for e in parse.elements:
+        if e.source in (ElementSource.HIERARCHY, ElementSource.FUSED):
+            p.drawRect(qrect(e.rect))
+
+
+def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    lw = max(1.5, _line_width(parse) * 0.6)
+    font = _label_font(parse.screen_size.width)
+    font.setBold(False)
+    font.setPixelSize(max(10, font.pixelSize() * 2 // 3))
+    fm = QFontMetricsF(font)
+    spans = list(parse.text_spans)
+    if not spans:  # fall back to text elements read by OCR
+        spans = [e for e in parse.elements if e.source is ElementSource.OCR and e.text]
+    for s in spans:
+        p.setBrush(with_alpha(color, 40))
+        p.setPen(_pen(color, lw))
+        p.drawRect(qrect(s.rect))
+        _tag(p, QPointF(s.rect.left, s.rect.top - fm.height() - 3), s.text[:40], with_alpha(color, 220), font)
+
+
+def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    font = _label_font(parse.screen_size.width)
+    font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
+    lw = _line_width(parse)
+    for e in parse.elements:
+        if e.label and not e.text and e.kind not in (ElementKind.CONTAINER, ElementKind.TEXT):
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.setPen(_pen(color, lw, Qt.PenStyle.DotLine))
+            p.drawRect(qrect(e.rect))
+            _tag(p, QPointF(e.rect.left, e.rect.top - QFontMetricsF(font).height() - 2), e.label,
+                 with_alpha(color, 230), font, QColor("black"))
+
+
+def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    lw = _line_width(parse) * 1.6
+    font = _label_font(parse.screen_size.width)
+    fm = QFontMetricsF(font)
+    for b in parse.blocks:
+        p.setBrush(with_alpha(color, 18))
+        p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
+        p.drawRoundedRect(qrect(b.rect), 8, 8)
+        if b.active_child:
+            active = parse.element(b.active_child)
+            if active is not None:
+                p.setBrush(with_alpha("#ffd600", 90))
+                p.setPen(_pen("#ffd600", lw))
+                p.drawRect(qrect(active.rect))
+                _tag(p, QPointF(active.rect.left, active.rect.bottom + 2), "active tab",
+                     with_alpha("#ffd600", 235), font, QColor("black"))
+        caption = b.caption or b.role
+        _tag(p, QPointF(b.rect.left + 4, b.rect.top + 4), caption[:48], with_alpha(color, 225), font)
+        del fm
+
+
+def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    font = _label_font(parse.screen_size.width)
+    for e in parse.elements:
+        mark = marks.get(e.id, e.id)
+        _tag(p, QPointF(e.rect.left + 2, e.rect.top + 2), mark, with_alpha(color, 235), font)
+
+
+def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+    lw = _line_width(parse) * 1.5
+    font = _label_font(parse.screen_size.width)
+    font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
+    for d in parse.disagreements:
+        brush = QBrush(with_alpha(color, 110), Qt.BrushStyle.BDiagPattern)
+        p.setBrush(brush)
+        p.setPen(_pen(color, lw))
+        p.drawRect(qrect(d.rect))
+        _tag(p, QPointF(d.rect.left, d.rect.bottom + 2), d.kind.replace("_", " "), with_alpha(color, 235), font)
+
+
+_DRAWERS = {
+    Layer.WIDGETS: _draw_widgets,
+    Layer.ACCESSIBILITY: _draw_accessibility,
+    Layer.OCR_TEXT: _draw_ocr,
+    Layer.ICON_LABELS: _draw_icon_labels,
+    Layer.BLOCKS: _draw_blocks,
+    Layer.MARKS: _draw_marks,
+    Layer.DISAGREEMENTS: _draw_disagreements,
+}
+
+
+# ---- proposal marker and selection --------------------------------------------------
+
+
+class ProposalMarkerItem(_PictureLayer):
+    """Where the proposed action will land: tap point, swipe arrow, or text to type."""
+
+    COLOR = "#00e676"
+
+    def __init__(self) -> None:
+        super().__init__(z=50)
+        self.action: Action | None = None
+
+    def set_action(self, action: Action | None, screen: Rect | None) -> None:
+        self.action = action
+        if action is None or screen is None:
+            self._record(QRectF(0, 0, 1, 1), lambda p: None)
+            return
+        self._record(qrect(screen), lambda p: _draw_action(p, action, screen))
+
+
+def _draw_action(p: QPainter, action: Action, screen: Rect) -> None:
+    color = QColor(ProposalMarkerItem.COLOR)
+    unit = max(6.0, screen.width / 60)
+    font = QFont()
+    font.setPixelSize(int(unit * 2.2))
+    font.setBold(True)
+    t = action.type
+    if t in (ActionType.TAP, ActionType.LONG_PRESS) and action.touch is not None:
+        c = QPointF(action.touch.x, action.touch.y)
+        p.setPen(_pen("black", unit * 0.9))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawEllipse(c, unit * 3, unit * 3)
+        p.setPen(_pen(color, unit * 0.6))
+        p.drawEllipse(c, unit * 3, unit * 3)
+        p.setBrush(color)
+        p.drawEllipse(c, unit * 0.9, unit * 0.9)
+        if t is ActionType.LONG_PRESS:
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawEllipse(c, unit * 4.5, unit * 4.5)
+        p.drawLine(c + QPointF(-unit * 5, 0), c + QPointF(-unit * 3.2, 0))
+        p.drawLine(c + QPointF(unit * 3.2, 0), c + QPointF(unit * 5, 0))
+        p.drawLine(c + QPointF(0, -unit * 5), c + QPointF(0, -unit * 3.2))
+        p.drawLine(c + QPointF(0, unit * 3.2), c + QPointF(0, unit * 5))
+    elif t is ActionType.SWIPE:
+        a, b = _swipe_points(action, screen)
+        for pen_color, width in (("black", unit * 1.4), (color, unit * 0.8)):
+            p.setPen(_pen(pen_color, width))
+            p.drawLine(a, b)
+        path = _arrow_head(a, b, unit * 3.5)
+        p.setPen(_pen("black", unit * 0.4))
+        p.setBrush(color)
+        p.drawPath(path)
+        p.drawEllipse(a, unit, unit)
+    if t is ActionType.TYPE and action.text:
+        text = f"⌨ {action.text}"
+        fm = QFontMetricsF(font)
+        w = fm.horizontalAdvance(text) + unit * 2
+        h = fm.height() + unit
+        x = (screen.width - w) / 2
+        y = screen.height * 0.42
+        p.setPen(_pen("black", unit * 0.3))
+        p.setBrush(with_alpha(ProposalMarkerItem.COLOR, 235))
+        p.drawRoundedRect(QRectF(x, y, w, h), unit, unit)
+        p.setPen(QColor("black"))
+        p.setFont(font)
+        p.drawText(QRectF(x, y, w, h), Qt.AlignmentFlag.AlignCenter, text)
+    if t not in (ActionType.TAP, ActionType.LONG_PRESS, ActionType.SWIPE, ActionType.TYPE):
+        text = action.describe()
+        fm = QFontMetricsF(font)
+        w = fm.horizontalAdvance(text) + unit * 2
+        h = fm.height() + unit
+        p.setPen(_pen("black", unit * 0.3))
+        p.setBrush(with_alpha(ProposalMarkerItem.COLOR, 235))
+        r = QRectF((screen.width - w) / 2, screen.height * 0.85, w, h)
+        p.drawRoundedRect(r, unit, unit)
+        p.setPen(QColor("black"))
+        p.setFont(font)
+        p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _swipe_points(action: Action, screen: Rect) -> tuple[QPointF, QPointF]:
+    if action.touch is not None and action.lift is not None:
+        return QPointF(action.touch.x, action.touch.y), QPointF(action.lift.x, action.lift.y)
+    d = action.finger_direction()
+    cx, cy = screen.width / 2, screen.height / 2
+    dx, dy = {"up": (0, -0.3), "down": (0, 0.3), "left": (-0.3, 0), "right": (0.3, 0)}[d.value if d else "up"]
+    a = QPointF(cx - dx * screen.width, cy - dy * screen.height)
+    b = QPointF(cx + dx * screen.width, cy + dy * screen.height)
+    return a, b
+
+
+def _arrow_head(a: QPointF, b: QPointF, size: float) -> QPainterPath:
+    import math
+
+    ang = math.atan2(b.y() - a.y(), b.x() - a.x())
+    left = QPointF(b.x() - size * math.cos(ang - 0.45), b.y() - size * math.sin(ang - 0.45))
+    right = QPointF(b.x() - size * math.cos(ang + 0.45), b.y() - size * math.sin(ang + 0.45))
+    path = QPainterPath()
+    path.addPolygon(QPolygonF([b, left, right, b]))
+    return path
+
+
+class HighlightItem(_PictureLayer):
+    """The selected (solid) or hovered (thin) element's outline."""
+
+    def __init__(self, color: str, width_factor: float, z: float) -> None:
+        super().__init__(z)
+        self.color = color
+        self.width_factor = width_factor
+        self.rect: Rect | None = None
+
+    def set_rect(self, rect: Rect | None, screen: Rect | None) -> None:
+        if rect == self.rect:
+            return
+        self.rect = rect
+        if rect is None or screen is None:
+            self._record(QRectF(0, 0, 1, 1), lambda p: None)
+            return
+        lw = max(2.0, screen.width / 360) * self.width_factor
+
+        def draw(p: QPainter) -> None:
+            p.setBrush(with_alpha(self.color, 40))
+            p.setPen(_pen(self.color, lw))
+            p.drawRect(qrect(rect))
+
+        self._record(qrect(screen), draw)
+
+
+def styles_with(styles: dict[Layer, LayerStyle], layer: Layer, **changes: object) -> dict[Layer, LayerStyle]:
+    """A copy of ``styles`` with one layer's style changed."""
+    out = dict(styles)
+    out[layer] = replace(out[layer], **changes)  # type: ignore[arg-type]
+    return out
