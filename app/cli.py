@@ -23,7 +23,11 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
-console = Console()
+
+
+def _console() -> Console:
+    """A console sized for the terminal at call time (not at import)."""
+    return Console()
 
 
 def _version() -> str:
@@ -35,7 +39,7 @@ def _version() -> str:
 
 def _version_callback(value: bool) -> None:
     if value:
-        console.print(f"tapwise {_version()}")
+        _console().print(f"tapwise {_version()}")
         raise typer.Exit()
 
 
@@ -51,6 +55,7 @@ def main_callback(
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if ctx.invoked_subcommand is not None:
         return
+    console = _console()
     try:
         from app.gui.main import launch
     except ImportError as exc:
@@ -64,6 +69,8 @@ def main_callback(
 def doctor(strict: bool = typer.Option(False, help="Exit non-zero when something fails.")) -> None:
     """Check what works on this machine (adb, devices, Ollama, models, display, extras)."""
     from app.doctor import Status, run_checks
+
+    console = _console()
 
     rows = run_checks()
     table = Table(title=f"tapwise {_version()} — doctor", show_lines=False)
@@ -87,6 +94,7 @@ def episodes(limit: int = typer.Option(20, help="How many to list.")) -> None:
     from app.settings import load_settings
     from app.storage import Store, StoreError
 
+    console = _console()
     settings, problem = load_settings()
     if problem:
         console.print(f"[yellow]{problem}[/yellow]")

@@ -85,7 +85,7 @@ def check_adb() -> Iterable[Check]:
             import adbutils
 
             bundled = adbutils.adb_path()
-        except Exception:  # noqa: BLE001 - doctor reports, never raises
+        except Exception:
             bundled = None
     if adb or bundled:
         yield Check("adb", Status.OK, f"{adb or bundled}")
@@ -104,7 +104,7 @@ def check_adb() -> Iterable[Check]:
 
         client = adbutils.AdbClient(host="127.0.0.1", port=port, socket_timeout=3)
         rows = client.list()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         yield Check("devices", Status.WARN, f"could not list devices: {exc}")
         return
     if not rows:
@@ -131,7 +131,7 @@ def check_ollama(settings: Settings | None = None) -> Iterable[Check]:
         reply = httpx.get(f"{host}/api/tags", timeout=2.0)
         reply.raise_for_status()
         models = [m.get("name", "?") for m in reply.json().get("models", [])]
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         yield Check(
             "ollama",
             Status.WARN,
@@ -248,6 +248,6 @@ def run_checks() -> list[Check]:
     for check in CHECKS:
         try:
             rows.extend(check())
-        except Exception as exc:  # noqa: BLE001 - a broken check is itself a finding
+        except Exception as exc:
             rows.append(Check(check.__name__.removeprefix("check_"), Status.FAIL, f"check crashed: {exc!r}"))
     return rows

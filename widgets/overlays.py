@@ -8,10 +8,20 @@ paint, so a new mirror frame costs nothing here.  Pure drawing: no I/O, no parsi
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPicture, QPolygonF
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPicture,
+    QPolygonF,
+)
 from PySide6.QtWidgets import QGraphicsObject
 
 from agent.types import Action, ActionType
@@ -19,7 +29,7 @@ from vision.geometry import Rect
 from vision.types import ElementKind, ElementSource, ScreenParse
 
 
-class Layer(str, Enum):
+class Layer(StrEnum):
     """The overlay layers, bottom to top."""
 
     BLOCKS = "blocks"
@@ -109,13 +119,13 @@ class _PictureLayer(QGraphicsObject):
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setAcceptHoverEvents(False)
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+    def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option, widget=None) -> None:
         self._picture.play(painter)
 
-    def _record(self, bounds: QRectF, draw) -> None:  # noqa: ANN001
+    def _record(self, bounds: QRectF, draw) -> None:
         self.prepareGeometryChange()
         self._bounds = bounds
         pic = QPicture()
@@ -259,7 +269,6 @@ def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[s
 def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
     lw = _line_width(parse) * 1.6
     font = _label_font(parse.screen_size.width)
-    fm = QFontMetricsF(font)
     for b in parse.blocks:
         p.setBrush(with_alpha(color, 18))
         p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
@@ -274,7 +283,6 @@ def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, s
                      with_alpha("#ffd600", 235), font, QColor("black"))
         caption = b.caption or b.role
         _tag(p, QPointF(b.rect.left + 4, b.rect.top + 4), caption[:48], with_alpha(color, 225), font)
-        del fm
 
 
 def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:

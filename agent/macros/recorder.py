@@ -1,0 +1,182 @@
+"""Recording demonstrations: each user action plus the parse it was made on becomes a
+``MacroStep`` (element under the finger, the step in words, a fingerprint, the raw
+coordinates, screen signatures before and after).
+
+The recorder never touches the device: the caller executes the action and hands over
+what it saw before and, when it has it, after.  No Qt, no LLM, no I/O.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from agent.macros.describe import describe_step
+from agent.macros.fingerprint import fingerprint_of, screen_signature
+from agent.types import Action, ActionType, Macro, MacroStep, Target
+from vision.types import Element, ElementKind, Screen, ScreenParse
+
+log = logging.getLogger(__name__)
+
+_PREFERRED_TARGET_KINDS = {
+    ElementKind.BUTTON, ElementKind.EDIT_TEXT, ElementKind.SWITCH, ElementKind.CHECK_BOX,
+    ElementKind.RADIO_GROUP, ElementKind.SPINNER, ElementKind.SEEK_BAR, ElementKind.RATING_BAR,
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Observation:
+    """What was on the phone at one moment: the parse, the pixels and the app in front."""
+
+    parse: ScreenParse
+    image: np.ndarray | None = None
+    package: str | None = None
+
+    @classmethod
+    def of(cls, parse: ScreenParse, screen: Screen | None = None, package: str | None = None) -> Observation:
+        return cls(
+            parse=parse,
+            image=screen.image if screen is not None else None,
+            package=package or (screen.foreground_package if screen is not None else None),
+        )
+
+    @property
+    def signature(self) -> str:
+        return screen_signature(self.parse, self.package)
+
+
+def element_under(parse: ScreenParse, x: int, y: int) -> Element | None:
+    """The element a finger at (x, y) meant: the smallest clickable one, else the
+    smallest interactive-looking one, else the smallest of all; chrome is ignored."""
+    hits = [e for e in parse.elements_at(x, y)
+            if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+    if not hits:
+        return None
+    clickable = [e for e in hits if e.clickable or e.checkable]
+    if clickable:
+        return clickable[0]
+    preferred = [e for e in hits if e.kind in _PREFERRED_TARGET_KINDS]
+    if preferred:
+        return preferred[0]
+    return hits[0]
+
+
+def inner_text(parse: ScreenParse, element: Element) -> str:
+    """Text of the elements drawn inside ``element`` (for rows whose label is a child)."""
+    if element.text:
+        return element.text
+    inside = [e for e in parse.elements
+              if e.id != element.id and e.text and element.rect.contains_rect(e.rect)]
+    inside.sort(key=lambda e: (e.rect.top, e.rect.left))
+    return inside[0].text if inside else ""
+
+
+def scroll_container(parse: ScreenParse, x: int, y: int) -> Element | None:
+    """The scrollable element under the point, if any."""
+    hits = [e for e in parse.elements_at(x, y) if e.scrollable]
+    return hits[0] if hits else None
+
+
+def focused_field(parse: ScreenParse) -> Element | None:
+    fields = [e for e in parse.elements if e.kind is ElementKind.EDIT_TEXT]
+    focused = [e for e in fields if e.focused]
+    if focused:
+        return focused[0]
+    return fields[0] if len(fields) == 1 else None
+
+
+def target_element(action: Action, parse: ScreenParse, last_tapped: Element | None = None) -> Element | None:
+    """The element an action was aimed at on ``parse``."""
+    if action.type in (ActionType.TAP, ActionType.LONG_PRESS) and action.touch is not None:
+        return element_under(parse, action.touch.x, action.touch.y)
+    if action.type is ActionType.SWIPE and action.touch is not None:
+        return scroll_container(parse, action.touch.x, action.touch.y)
+    if action.type is ActionType.TYPE:
+        el = focused_field(parse)
+        if el is None and last_tapped is not None and last_tapped.kind is ElementKind.EDIT_TEXT:
+            el = parse.element(last_tapped.id)
+        return el
+    return None
+
+
+def make_step(action: Action, before: Observation, after: Observation | None = None,
+              last_tapped: Element | None = None) -> MacroStep:
+    """One semantic step from an action and the screens around it."""
+    parse = before.parse
+    element = target_element(action, parse, last_tapped)
+    description = describe_step(action, element, parse)
+    target: Target | None = None
+    if element is not None:
+        fp = fingerprint_of(element, parse, before.image)
+        if not fp.text:
+            borrowed = inner_text(parse, element)
+            if borrowed:
+                fp = replace(fp, text=borrowed)
+                if description.startswith(("tap the item", "tap the element", "long-press the item")):
+                    description = describe_step(action, replace(element, text=borrowed), parse)
+        target = Target(element_id=element.id, point=action.touch, description=description, fingerprint=fp)
+    elif action.touch is not None:
+        target = Target(point=action.touch, description=description)
+    return MacroStep(
+        action=action if target is None else replace(action, target=target),
+        description=description,
+        target=target,
+        screen_before=before.signature,
+        screen_after=after.signature if after is not None else "",
+        expected_package=(after.package if after is not None else None) or before.package,
+    )
+
+
+class Recorder:
+    """Collects a demonstration step by step and turns it into a ``Macro``.
+
+    Call ``record(action, before)`` after executing each action; pass ``after`` then or
+    later through ``observe_after`` (the screen the action led to).
+    """
+
+    def __init__(self) -> None:
+        self._steps: list[MacroStep] = []
+        self._first_package: str | None = None
+        self._last_tapped: Element | None = None
+
+    @property
+    def steps(self) -> tuple[MacroStep, ...]:
+        return tuple(self._steps)
+
+    def record(self, action: Action, before: Observation, after: Observation | None = None) -> MacroStep:
+        if action.is_terminal:
+            raise ValueError("complete/impossible are not demonstrable actions")
+        step = make_step(action, before, after, self._last_tapped)
+        if self._first_package is None:
+            self._first_package = before.package
+        if action.type in (ActionType.TAP, ActionType.LONG_PRESS):
+            el = target_element(action, before.parse)
+            self._last_tapped = el
+        self._steps.append(step)
+        log.debug("recorded step %d: %s", len(self._steps), step.description)
+        return step
+
+    def observe_after(self, after: Observation) -> None:
+        """Attach the screen that the last recorded action led to."""
+        if not self._steps:
+            return
+        last = self._steps[-1]
+        self._steps[-1] = replace(
+            last,
+            screen_after=after.signature,
+            expected_package=after.package or last.expected_package,
+        )
+
+    def undo(self) -> MacroStep | None:
+        return self._steps.pop() if self._steps else None
+
+    def build(self, name: str, *, app: str | None = None, description: str = "") -> Macro:
+        """The recording as a version-1 macro; ``app`` defaults to the first screen's package."""
+        if not self._steps:
+            raise ValueError("nothing was recorded: demonstrate at least one step")
+        first = self._steps[0].action
+        if app is None:
+            app = first.app if first.type is ActionType.OPEN_APP else self._first_package
+        return Macro(name=name, steps=tuple(self._steps), app=app, description=description)

@@ -1,0 +1,70 @@
+"""Ground truth for a rendered frame of the virtual phone: every visible element's box,
+VisionTasker class, text and icon, the semantic blocks, the active tab.
+
+Built from the same view tree that was painted.  Plain frozen data; no drawing, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vision.geometry import Rect, Size
+from vision.types import Block, Element, ElementKind, ElementSource
+
+
+@dataclass(frozen=True, slots=True)
+class TruthElement:
+    id: str
+    kind: ElementKind
+    rect: Rect
+    text: str = ""
+    label: str = ""
+    icon: str = ""
+    resource_id: str = ""
+    class_name: str = ""
+    clickable: bool = False
+    checkable: bool = False
+    checked: bool | None = None
+    selected: bool = False
+    focused: bool = False
+    in_hierarchy: bool = True
+
+    def to_element(self) -> Element:
+        return Element(
+            id=self.id, kind=self.kind, rect=self.rect, text=self.text, label=self.label or self.icon,
+            resource_id=self.resource_id, class_name=self.class_name, clickable=self.clickable,
+            checkable=self.checkable, checked=self.checked, selected=self.selected, focused=self.focused,
+            source=ElementSource.HIERARCHY,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GroundTruth:
+    frame_id: int
+    size: Size
+    package: str
+    activity: str
+    elements: tuple[TruthElement, ...]
+    blocks: tuple[Block, ...]
+    active_tab: str | None = None
+    dialog: str | None = None
+    keyboard: bool = False
+
+    def find(self, *, text: str | None = None, resource_id: str | None = None, label: str | None = None,
+             kind: ElementKind | None = None) -> list[TruthElement]:
+        """Elements matching every given criterion (text and label compare case-insensitively)."""
+        out = []
+        for e in self.elements:
+            if text is not None and e.text.strip().lower() != text.strip().lower():
+                continue
+            if label is not None and e.label.strip().lower() != label.strip().lower():
+                continue
+            if resource_id is not None and not (e.resource_id == resource_id or e.resource_id.endswith("/" + resource_id)):
+                continue
+            if kind is not None and e.kind is not kind:
+                continue
+            out.append(e)
+        return out
+
+    def texts(self) -> list[str]:
+        return [e.text for e in self.elements if e.text]

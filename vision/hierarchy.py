@@ -1,0 +1,502 @@
+"""Accessibility trees (``uiautomator dump`` XML, Rico JSON) -> cleaned ``Element`` lists.
+
+Cleaning follows the latent-state paper's App. A: nodes marked invisible and nodes whose
+box lies completely off the screen are dropped with their subtrees, and chains of
+containers that carry no text, description or hint collapse into their child.  What is
+left becomes ``Element`` objects (and ``Block`` candidates from the tree's structure).
+
+This module parses text; it never looks at pixels and never raises on malformed input
+unless asked to (``strict=True``): a broken dump yields an empty tree and a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vision.errors import HierarchyError
+from vision.geometry import Rect, Size
+from vision.types import Block, Element, ElementKind, ElementSource
+
+log = logging.getLogger(__name__)
+
+_TRUE = {"true", "1", "yes"}
+_BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+MAX_DEPTH = 400  # deeper trees are truncated rather than recursed into
+
+
+@dataclass(slots=True)
+class TreeNode:
+    """A mutable, parse-time node (never leaves this module except through ``TreeParse``)."""
+
+    class_name: str = ""
+    text: str = ""
+    content_desc: str = ""
+    hint: str = ""
+    resource_id: str = ""
+    package: str = ""
+    rect: Rect = field(default_factory=lambda: Rect(0, 0, 0, 0))
+    clickable: bool = False
+    long_clickable: bool = False
+    checkable: bool = False
+    checked: bool = False
+    selected: bool = False
+    enabled: bool = True
+    focused: bool = False
+    focusable: bool = False
+    scrollable: bool = False
+    password: bool = False
+    visible: bool = True
+    children: list[TreeNode] = field(default_factory=list)
+
+    @property
+    def short_class(self) -> str:
+        return self.class_name.rsplit(".", 1)[-1]
+
+    @property
+    def has_words(self) -> bool:
+        return bool(self.text.strip() or self.content_desc.strip() or self.hint.strip())
+
+    @property
+    def interactive(self) -> bool:
+        return self.clickable or self.long_clickable or self.checkable or self.scrollable or _is_editable(self)
+
+
+@dataclass(frozen=True, slots=True)
+class TreeParse:
+    """The result of parsing one dump: elements in reading order, blocks, and warnings."""
+
+    elements: tuple[Element, ...] = ()
+    blocks: tuple[Block, ...] = ()
+    warnings: tuple[str, ...] = ()
+    node_count: int = 0
+    kept_count: int = 0
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _b(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in _TRUE
+
+
+def _parse_bounds(text: str) -> Rect | None:
+    m = _BOUNDS_RE.search(text or "")
+    if not m:
+        return None
+    l, t, r, b = (int(g) for g in m.groups())
+    return Rect(l, t, max(l, r), max(t, b))
+
+
+def _node_from_attrib(a: Mapping[str, str]) -> TreeNode:
+    rect = _parse_bounds(a.get("bounds", "")) or Rect(0, 0, 0, 0)
+    return TreeNode(
+        class_name=a.get("class", "") or "",
+        text=(a.get("text", "") or "").strip(),
+        content_desc=(a.get("content-desc", "") or "").strip(),
+        hint=(a.get("hint", "") or a.get("hintText", "") or "").strip(),
+        resource_id=a.get("resource-id", "") or "",
+        package=a.get("package", "") or "",
+        rect=rect,
+        clickable=_b(a.get("clickable", "false")),
+        long_clickable=_b(a.get("long-clickable", "false")),
+        checkable=_b(a.get("checkable", "false")),
+        checked=_b(a.get("checked", "false")),
+        selected=_b(a.get("selected", "false")),
+        enabled=_b(a.get("enabled", "true")),
+        focused=_b(a.get("focused", "false")),
+        focusable=_b(a.get("focusable", "false")),
+        scrollable=_b(a.get("scrollable", "false")),
+        password=_b(a.get("password", "false")),
+        visible=_b(a.get("visible-to-user", "true")),
+    )
+
+
+def _salvage_xml(text: str) -> str:
+    """Cut away what ``uiautomator`` and shells add around the XML document."""
+    start = text.find("<hierarchy")
+    if start < 0:
+        start = text.find("<?xml")
+    if start < 0:
+        start = text.find("<node")
+    end = text.rfind("</hierarchy>")
+    if start > 0 or end >= 0:
+        text = text[max(start, 0) : (end + len("</hierarchy>")) if end >= 0 else len(text)]
+    return text
+
+
+def read_uiautomator_xml(xml_text: str | bytes | None) -> tuple[list[TreeNode], list[str]]:
+    """Parse dump text into root ``TreeNode`` objects.  Never raises: problems become warnings."""
+    warnings: list[str] = []
+    if xml_text is None:
+        return [], ["no hierarchy dump"]
+    if isinstance(xml_text, bytes):
+        xml_text = xml_text.decode("utf-8", errors="replace")
+    if not xml_text.strip():
+        return [], ["hierarchy dump is empty"]
+    try:
+        root = ET.fromstring(_salvage_xml(xml_text))
+    except ET.ParseError as exc:
+        return [], [f"hierarchy dump is not well-formed XML ({exc}); ignoring it"]
+
+    def build(el: ET.Element, depth: int) -> TreeNode | None:
+        if el.tag != "node":
+            return None
+        node = _node_from_attrib(el.attrib)
+        if depth < MAX_DEPTH:
+            for child in el:
+                c = build(child, depth + 1)
+                if c is not None:
+                    node.children.append(c)
+        return node
+
+    roots: list[TreeNode] = []
+    try:
+        if root.tag == "node":
+            n = build(root, 0)
+            if n:
+                roots.append(n)
+        else:
+            for child in root:
+                n = build(child, 0)
+                if n:
+                    roots.append(n)
+    except RecursionError:
+        warnings.append("hierarchy dump nests too deeply; truncated")
+    if not roots:
+        warnings.append("hierarchy dump has no nodes")
+    return roots, warnings
+
+
+def read_rico_json(data: Mapping[str, Any], *, scale: float = 1.0) -> tuple[list[TreeNode], list[str]]:
+    """Rico's combined view-hierarchy JSON (``activity.root``) -> ``TreeNode`` roots.
+
+    ``scale`` maps Rico's 1440x2560 device space onto the screenshot (0.75 for 1080 wide).
+    """
+    warnings: list[str] = []
+    root = data.get("activity", {}).get("root") if isinstance(data, Mapping) else None
+    if root is None and isinstance(data, Mapping) and "bounds" in data:
+        root = data
+    if not isinstance(root, Mapping):
+        return [], ["Rico JSON has no activity.root"]
+
+    def build(d: Mapping[str, Any], depth: int) -> TreeNode | None:
+        if not isinstance(d, Mapping):
+            return None
+        b = d.get("bounds") or [0, 0, 0, 0]
+        try:
+            l, t, r, bt = (round(float(v) * scale) for v in b[:4])
+            rect = Rect(l, t, max(l, r), max(t, bt))
+        except (TypeError, ValueError, IndexError):
+            rect = Rect(0, 0, 0, 0)
+        desc = d.get("content-desc")
+        if isinstance(desc, list):
+            desc = " ".join(str(x) for x in desc if x)
+        node = TreeNode(
+            class_name=str(d.get("class") or ""),
+            text=str(d.get("text") or "").strip(),
+            content_desc=str(desc or "").strip(),
+            resource_id=str(d.get("resource-id") or ""),
+            package=str(d.get("package") or ""),
+            rect=rect,
+            clickable=_b(d.get("clickable", False)),
+            long_clickable=_b(d.get("long-clickable", False)),
+            checkable=_b(d.get("checkable", False)) if "checkable" in d else False,
+            checked=_b(d.get("checked", False)),
+            selected=_b(d.get("selected", False)),
+            enabled=_b(d.get("enabled", True)),
+            focused=_b(d.get("focused", False)),
+            focusable=_b(d.get("focusable", False)),
+            scrollable=_b(d.get("scrollable-vertical", False)) or _b(d.get("scrollable-horizontal", False)),
+            visible=_b(d.get("visible-to-user", True)) and _b(d.get("visibility", "visible") in ("visible", True)),
+        )
+        if depth < MAX_DEPTH:
+            for c in d.get("children") or []:
+                cn = build(c, depth + 1)
+                if cn is not None:
+                    node.children.append(cn)
+        return node
+
+    n = build(root, 0)
+    return ([n] if n else []), warnings
+
+
+# --------------------------------------------------------------------------- cleaning
+
+
+def _count(nodes: Iterable[TreeNode]) -> int:
+    total = 0
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        total += 1
+        stack.extend(n.children)
+    return total
+
+
+def clean_tree(roots: list[TreeNode], screen: Size, *, collapse: bool = True) -> list[TreeNode]:
+    """App. A cleaning: drop invisible/off-screen subtrees, clamp boxes, collapse empty chains."""
+    screen_rect = Rect(0, 0, screen.width, screen.height)
+
+    def keep(n: TreeNode) -> TreeNode | None:
+        if not n.visible:
+            return None
+        if screen.width > 0 and screen.height > 0:
+            inter = n.rect.intersection(screen_rect)
+            if inter is None:
+                return None
+            n.rect = inter
+        elif n.rect.is_empty():
+            return None
+        n.children = [c for c in (keep(c) for c in n.children) if c is not None]
+        if collapse:
+            # A container with no words and a single child adds nothing but depth.
+            while (
+                len(n.children) == 1
+                and not n.has_words
+                and not n.interactive
+                and not n.children[0].rect.is_empty()
+            ):
+                n = n.children[0]
+        return n
+
+    try:
+        return [k for k in (keep(r) for r in roots) if k is not None]
+    except RecursionError:
+        log.warning("accessibility tree too deep to clean; dropping it")
+        return []
+
+
+# --------------------------------------------------------------------------- elements
+
+_KIND_BY_CLASS: tuple[tuple[str, ElementKind], ...] = (
+    ("edittext", ElementKind.EDIT_TEXT),
+    ("autocompletetextview", ElementKind.EDIT_TEXT),
+    ("searchview", ElementKind.EDIT_TEXT),
+    ("switch", ElementKind.SWITCH),
+    ("togglebutton", ElementKind.SWITCH),
+    ("checkbox", ElementKind.CHECK_BOX),
+    ("checkedtextview", ElementKind.CHECK_BOX),
+    ("radiobutton", ElementKind.RADIO_GROUP),
+    ("radiogroup", ElementKind.RADIO_GROUP),
+    ("seekbar", ElementKind.SEEK_BAR),
+    ("slider", ElementKind.SEEK_BAR),
+    ("ratingbar", ElementKind.RATING_BAR),
+    ("spinner", ElementKind.SPINNER),
+    ("pageindicator", ElementKind.PAGE_INDICATOR),
+    ("imagebutton", ElementKind.BUTTON),
+    ("floatingactionbutton", ElementKind.BUTTON),
+    ("button", ElementKind.BUTTON),
+    ("imageview", ElementKind.IMAGE),
+    ("image", ElementKind.IMAGE),
+    ("textview", ElementKind.TEXT),
+    ("text", ElementKind.TEXT),
+)
+
+
+def _is_editable(n: TreeNode) -> bool:
+    c = n.short_class.lower()
+    return "edittext" in c or "autocompletetextview" in c
+
+
+def kind_for(n: TreeNode) -> ElementKind:
+    """The element kind a node's class name (and flags) suggest."""
+    rid = n.resource_id.lower()
+    if "statusbar" in rid or rid.endswith("status_bar"):
+        return ElementKind.STATUS_BAR
+    if "navigationbar" in rid or rid.endswith("navigation_bar") or rid.endswith("nav_bar"):
+        return ElementKind.NAVIGATION_BAR
+    c = n.short_class.lower()
+    for needle, kind in _KIND_BY_CLASS:
+        if needle in c:
+            if kind in (ElementKind.TEXT, ElementKind.IMAGE) and (n.clickable or n.long_clickable):
+                return ElementKind.BUTTON
+            return kind
+    if n.checkable:
+        return ElementKind.CHECK_BOX
+    if n.clickable or n.long_clickable:
+        return ElementKind.BUTTON
+    if n.scrollable or n.children:
+        return ElementKind.CONTAINER
+    if n.has_words:
+        return ElementKind.TEXT
+    return ElementKind.UNKNOWN
+
+
+def _emit(n: TreeNode) -> bool:
+    """Whether a node deserves to be an element: it has words, is interactive or is a leaf widget."""
+    if n.rect.is_empty():
+        return False
+    if n.has_words or n.interactive:
+        return True
+    if not n.children:
+        k = kind_for(n)
+        return k not in (ElementKind.UNKNOWN, ElementKind.CONTAINER, ElementKind.TEXT)
+    return kind_for(n) in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
+
+
+def _to_element(n: TreeNode, eid: str) -> Element:
+    kind = kind_for(n)
+    text = n.text
+    label = n.content_desc or (n.hint if not n.text else "")
+    if not text and kind is ElementKind.TEXT and n.content_desc:
+        text, label = n.content_desc, ""
+    checkable = n.checkable or kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP)
+    return Element(
+        id=eid,
+        kind=kind,
+        rect=n.rect,
+        text=text,
+        label=label,
+        resource_id=n.resource_id,
+        class_name=n.class_name,
+        clickable=n.clickable or n.long_clickable,
+        checkable=checkable,
+        checked=n.checked if checkable else None,
+        selected=n.selected,
+        enabled=n.enabled,
+        focused=n.focused,
+        scrollable=n.scrollable,
+        password=n.password,
+        source=ElementSource.HIERARCHY,
+        confidence=1.0,
+    )
+
+
+def reading_order_key(rect: Rect) -> tuple[int, int]:
+    """Top-to-bottom, then left-to-right, with a small row tolerance."""
+    return (rect.top // 8, rect.left)
+
+
+def tree_to_parse(roots: list[TreeNode], screen: Size, *, id_prefix: str = "t") -> TreeParse:
+    """Turn cleaned roots into elements (reading order) and structural blocks."""
+    flat: list[tuple[TreeNode, int]] = []
+    stack: list[tuple[TreeNode, int]] = [(r, 0) for r in reversed(roots)]
+    while stack:
+        n, depth = stack.pop()
+        flat.append((n, depth))
+        stack.extend((c, depth + 1) for c in reversed(n.children))
+    chosen = [n for n, _ in flat if _emit(n)]
+    ids: dict[int, str] = {}
+    elements: list[Element] = []
+    for i, n in enumerate(sorted(chosen, key=lambda n: reading_order_key(n.rect))):
+        eid = f"{id_prefix}{i + 1}"
+        ids[id(n)] = eid
+        el = _to_element(n, eid)
+        if el.clickable and not el.text and not el.label:
+            inner = _descendant_words(n)
+            if inner:
+                el = replace(el, label=inner)
+        elements.append(el)
+    blocks = _tree_blocks(roots, ids, screen)
+    return TreeParse(elements=tuple(elements), blocks=tuple(blocks), node_count=len(flat), kept_count=len(elements))
+
+
+def _descendant_words(n: TreeNode, limit: int = 3) -> str:
+    """Words of non-interactive descendants (a clickable row's title and summary)."""
+    words: list[str] = []
+    stack = list(reversed(n.children))
+    while stack and len(words) < limit:
+        m = stack.pop()
+        if m.clickable:
+            continue
+        w = m.text or m.content_desc
+        if w:
+            words.append(w)
+        stack.extend(reversed(m.children))
+    return " · ".join(words)
+
+
+def _subtree_ids(n: TreeNode, ids: Mapping[int, str]) -> list[str]:
+    out: list[str] = []
+    stack = [n]
+    while stack:
+        m = stack.pop()
+        if id(m) in ids:
+            out.append(ids[id(m)])
+        stack.extend(m.children)
+    return out
+
+
+def _tree_blocks(roots: list[TreeNode], ids: Mapping[int, str], screen: Size) -> list[Block]:
+    """Blocks = the largest subtrees that cover less than ~70 % of the screen."""
+    area = max(1, screen.area)
+    found: list[tuple[TreeNode, list[str]]] = []
+
+    def visit(n: TreeNode, depth: int) -> None:
+        members = _subtree_ids(n, ids)
+        if not members:
+            return
+        if _tree_role(n, screen) == "list":
+            found.append((n, members))
+            return
+        big = n.rect.area > 0.7 * area
+        if (big or (len(members) > 1 and len(n.children) > 1 and n.rect.area > 0.4 * area and depth < 2)) and n.children and depth < 60:
+            own = ids.get(id(n))
+            for c in n.children:
+                visit(c, depth + 1)
+            if own:  # the big node itself is an element (e.g. a scrollable list)
+                found.append((n, [own]))
+            return
+        found.append((n, members))
+
+    for r in roots:
+        visit(r, 0)
+    blocks: list[Block] = []
+    for i, (n, members) in enumerate(sorted(found, key=lambda x: reading_order_key(x[0].rect))):
+        blocks.append(Block(id=f"b{i + 1}", role=_tree_role(n, screen), rect=n.rect, element_ids=tuple(members)))
+    return blocks
+
+
+def _tree_role(n: TreeNode, screen: Size) -> str:
+    k = kind_for(n)
+    if k is ElementKind.STATUS_BAR:
+        return "status_bar"
+    if k is ElementKind.NAVIGATION_BAR:
+        return "navigation_bar"
+    c = n.short_class.lower()
+    if "toolbar" in c or "actionbar" in c:
+        return "app_bar"
+    if "tablayout" in c or "bottomnavigation" in c or "tabwidget" in c:
+        return "tab_bar"
+    if n.scrollable or "recycler" in c or "listview" in c or "scrollview" in c:
+        return "list"
+    if screen.height and n.rect.bottom >= screen.height * 0.9 and n.rect.height < screen.height * 0.12:
+        return "bottom_bar"
+    return "group"
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def parse_uiautomator(xml_text: str | bytes | None, screen: Size, *, collapse: bool = True, strict: bool = False) -> TreeParse:
+    """``uiautomator dump`` text -> ``TreeParse`` (empty with a warning on bad input)."""
+    roots, warnings = read_uiautomator_xml(xml_text)
+    if strict and not roots:
+        raise HierarchyError(warnings[0] if warnings else "empty hierarchy", "capture the dump again")
+    if screen.width == 0 or screen.height == 0:
+        screen = _infer_size(roots)
+    cleaned = clean_tree(roots, screen, collapse=collapse)
+    parse = tree_to_parse(cleaned, screen)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), _count(roots), parse.kept_count)
+
+
+def parse_rico(data: Mapping[str, Any], image_size: Size, *, device_width: int = 1440, collapse: bool = True) -> TreeParse:
+    """Rico JSON -> ``TreeParse`` in screenshot pixels (bounds scaled by ``image_width/device_width``)."""
+    scale = image_size.width / device_width if device_width else 1.0
+    roots, warnings = read_rico_json(data, scale=scale)
+    cleaned = clean_tree(roots, image_size, collapse=collapse)
+    parse = tree_to_parse(cleaned, image_size)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), _count(roots), parse.kept_count)
+
+
+def _infer_size(roots: list[TreeNode]) -> Size:
+    w = max((r.rect.right for r in roots), default=0)
+    h = max((r.rect.bottom for r in roots), default=0)
+    return Size(w, h)

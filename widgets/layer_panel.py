@@ -1,0 +1,67 @@
+"""Controls for the overlay layers: a row per layer with a visibility check box, a
+colour button and an opacity slider.  Emits ``styleChanged(layer, style)``.  No I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QCheckBox, QColorDialog, QGridLayout, QPushButton, QSlider, QWidget
+
+from widgets.overlays import DEFAULT_STYLES, Layer, LayerStyle
+
+
+class LayerPanel(QWidget):
+    styleChanged = Signal(object, object)  # Layer, LayerStyle
+
+    def __init__(self, styles: dict[Layer, LayerStyle] | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self._styles = dict(styles or DEFAULT_STYLES)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(4, 4, 4, 4)
+        self.checks: dict[Layer, QCheckBox] = {}
+        self.colors: dict[Layer, QPushButton] = {}
+        self.sliders: dict[Layer, QSlider] = {}
+        for row, layer in enumerate(Layer):
+            st = self._styles[layer]
+            check = QCheckBox(layer.title)
+            check.setChecked(st.visible)
+            color = QPushButton()
+            color.setFixedSize(22, 22)
+            color.setToolTip("Layer colour")
+            slider = QSlider(Qt.Orientation.Horizontal)
+            slider.setRange(0, 100)
+            slider.setValue(round(st.opacity * 100))
+            slider.setToolTip("Opacity")
+            slider.setMaximumWidth(90)
+            grid.addWidget(check, row, 0)
+            grid.addWidget(color, row, 1)
+            grid.addWidget(slider, row, 2)
+            self.checks[layer], self.colors[layer], self.sliders[layer] = check, color, slider
+            self._paint_swatch(layer)
+            check.toggled.connect(lambda on, lay=layer: self._change(lay, visible=on))
+            slider.valueChanged.connect(lambda v, lay=layer: self._change(lay, opacity=v / 100))
+            color.clicked.connect(lambda _=False, lay=layer: self._pick_color(lay))
+
+    def _paint_swatch(self, layer: Layer) -> None:
+        self.colors[layer].setStyleSheet(
+            f"background:{self._styles[layer].color}; border:1px solid #444; border-radius:3px"
+        )
+
+    def _pick_color(self, layer: Layer) -> None:
+        c = QColorDialog.getColor(QColor(self._styles[layer].color), self, f"{layer.title} colour")
+        if c.isValid():
+            self.set_color(layer, c.name())
+
+    def set_color(self, layer: Layer, color: str) -> None:
+        self._change(layer, color=color)
+        self._paint_swatch(layer)
+
+    def _change(self, layer: Layer, **changes: object) -> None:
+        self._styles[layer] = replace(self._styles[layer], **changes)  # type: ignore[arg-type]
+        self.styleChanged.emit(layer, self._styles[layer])
+
+    def styles(self) -> dict[Layer, LayerStyle]:
+        return dict(self._styles)

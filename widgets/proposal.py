@@ -1,0 +1,186 @@
+"""The proposal card (what the agent wants to do and why) and the decision bar
+(Approve / Edit / Reject with feedback / Demonstrate / Abort, each with a shortcut).
+
+The bar emits finished ``Decision`` objects for approve, reject and abort, and intent
+signals for edit and demonstrate (the window opens the action editor or switches the
+mirror to demonstration).  No I/O.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent.types import Decision, DecisionKind, Proposal
+from widgets.icons import icon
+
+SHORTCUTS = {
+    DecisionKind.APPROVE: "Ctrl+Return",
+    DecisionKind.EDIT: "Ctrl+E",
+    DecisionKind.REJECT: "Ctrl+R",
+    DecisionKind.DEMONSTRATE: "Ctrl+D",
+    DecisionKind.ABORT: "Ctrl+Shift+X",
+}
+
+
+class ProposalCard(QFrame):
+    """The proposed action in words, rationale, confidence, evidence and future plan."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName("proposalCard")
+        self.title = QLabel("No proposal")
+        f = self.title.font()
+        f.setPointSizeF(f.pointSizeF() * 1.35)
+        f.setBold(True)
+        self.title.setFont(f)
+        self.title.setWordWrap(True)
+        self.sensitive = QLabel("⚠ sensitive action: check carefully")
+        self.sensitive.setStyleSheet("color:#b00020; font-weight:bold")
+        self.sensitive.hide()
+        self.rationale = QLabel("")
+        self.rationale.setWordWrap(True)
+        self.confidence = QProgressBar()
+        self.confidence.setRange(0, 100)
+        self.confidence.setFormat("confidence %p%")
+        self.evidence = QLabel("")
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextFormat(Qt.TextFormat.RichText)
+        self.plan = QLabel("")
+        self.plan.setWordWrap(True)
+        self.plan.setTextFormat(Qt.TextFormat.RichText)
+        self.planner = QLabel("")
+        self.planner.setStyleSheet("color:#666")
+        lay = QVBoxLayout(self)
+        for w in (self.title, self.sensitive, self.rationale, self.confidence, self.evidence, self.plan, self.planner):
+            lay.addWidget(w)
+        lay.addStretch(1)
+        self._proposal: Proposal | None = None
+        self.set_proposal(None)
+
+    def set_proposal(self, proposal: Proposal | None) -> None:
+        self._proposal = proposal
+        if proposal is None:
+            self.title.setText("No proposal")
+            for w in (self.rationale, self.evidence, self.plan, self.planner):
+                w.setText("")
+            self.confidence.hide()
+            self.sensitive.hide()
+            return
+        self.title.setText(_capitalise(proposal.action.describe()))
+        self.rationale.setText(proposal.rationale or "<i>no rationale given</i>")
+        self.sensitive.setVisible(proposal.sensitive)
+        if proposal.confidence is not None:
+            self.confidence.setValue(round(proposal.confidence * 100))
+            self.confidence.show()
+        else:
+            self.confidence.hide()
+        self.evidence.setText(
+            "<b>Grounding evidence</b><ul>" + "".join(f"<li>{_esc(e)}</li>" for e in proposal.evidence) + "</ul>"
+            if proposal.evidence else ""
+        )
+        self.plan.setText(
+            "<b>Future plan</b><ol>" + "".join(f"<li>{_esc(s)}</li>" for s in proposal.plan) + "</ol>"
+            if proposal.plan else ""
+        )
+        self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
+
+    @property
+    def proposal(self) -> Proposal | None:
+        return self._proposal
+
+
+class DecisionBar(QWidget):
+    """Approve / Edit / Reject (with feedback) / Demonstrate / Abort."""
+
+    decided = Signal(object)  # Decision (approve, reject, abort)
+    editRequested = Signal()
+    demonstrateRequested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.feedback = QLineEdit(placeholderText="Why reject? The planner reads this (required to reject)")
+        self.hint = QLabel("")
+        self.hint.setStyleSheet("color:#b00020")
+        specs = [
+            (DecisionKind.APPROVE, "Approve", "mdi6.check-bold", "#2e7d32"),
+            (DecisionKind.EDIT, "Edit…", "mdi6.pencil", "#1565c0"),
+            (DecisionKind.REJECT, "Reject", "mdi6.close-thick", "#c62828"),
+            (DecisionKind.DEMONSTRATE, "Demonstrate", "mdi6.gesture-tap", "#6a1b9a"),
+            (DecisionKind.ABORT, "Abort", "mdi6.stop-circle", "#424242"),
+        ]
+        self.buttons: dict[DecisionKind, QPushButton] = {}
+        row = QHBoxLayout()
+        for kind, text, icon_name, color in specs:
+            b = QPushButton(icon(icon_name, color), text)
+            b.setObjectName(f"decision_{kind.value}")
+            b.setToolTip(f"{text.rstrip('…')} ({SHORTCUTS[kind]})")
+            b.clicked.connect(lambda _=False, k=kind: self.trigger(k))
+            row.addWidget(b)
+            self.buttons[kind] = b
+            sc = QShortcut(QKeySequence(SHORTCUTS[kind]), self)
+            sc.setContext(Qt.ShortcutContext.WindowShortcut)
+            sc.activated.connect(lambda k=kind: self.trigger(k))
+        self.buttons[DecisionKind.APPROVE].setDefault(True)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.feedback)
+        lay.addWidget(self.hint)
+        lay.addLayout(row)
+        self.hint.hide()
+        self.feedback.returnPressed.connect(lambda: self.trigger(DecisionKind.REJECT))
+        self.set_enabled(False)
+
+    def set_enabled(self, enabled: bool) -> None:
+        """Enable the bar while a proposal awaits a decision."""
+        self._enabled = enabled
+        for b in self.buttons.values():
+            b.setEnabled(enabled)
+        self.feedback.setEnabled(enabled)
+        if not enabled:
+            self.hint.hide()
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    def trigger(self, kind: DecisionKind) -> None:
+        if not self._enabled:
+            return
+        if kind is DecisionKind.APPROVE:
+            self.decided.emit(Decision(DecisionKind.APPROVE))
+        elif kind is DecisionKind.ABORT:
+            self.decided.emit(Decision(DecisionKind.ABORT, feedback=self.feedback.text().strip()))
+        elif kind is DecisionKind.REJECT:
+            text = self.feedback.text().strip()
+            if not text:
+                self.hint.setText("Type what is wrong first, then Reject (Enter in the box rejects).")
+                self.hint.show()
+                self.feedback.setFocus()
+                return
+            self.hint.hide()
+            self.decided.emit(Decision(DecisionKind.REJECT, feedback=text))
+            self.feedback.clear()
+        elif kind is DecisionKind.EDIT:
+            self.editRequested.emit()
+        elif kind is DecisionKind.DEMONSTRATE:
+            self.demonstrateRequested.emit()
+
+
+def _capitalise(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,417 @@
+"""The screen view: a mirrored phone frame with toggleable overlay layers.
+
+Shows the newest numpy RGB frame (older frames that arrive before a repaint are
+dropped), the overlay layers of the current ``ScreenParse``, the proposed action's
+marker, and hover / selection highlights.  Mouse input becomes intent signals only:
+selecting an element, picking a point for the action editor, or demonstrating a
+gesture.  It never talks to a device.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTransform
+from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView, QToolTip
+
+from agent.types import Action, ActionType
+from vision.geometry import Point, Rect
+from vision.types import Element, Screen, ScreenParse
+from widgets.frames import rgb_to_display_qimage, rgb_to_qimage
+from widgets.overlays import (
+    DEFAULT_STYLES,
+    HighlightItem,
+    Layer,
+    LayerStyle,
+    OverlayLayerItem,
+    ProposalMarkerItem,
+)
+
+
+class ViewMode(StrEnum):
+    """What a click on the view means."""
+
+    INSPECT = "inspect"  # click selects an element
+    PICK = "pick"  # click picks a point for the action editor
+    DEMONSTRATE = "demonstrate"  # tap / long-press / drag becomes a demonstrated action
+
+
+#: A press held at least this long without moving is a long press.
+LONG_PRESS_MS = 600
+#: A drag longer than this fraction of the screen width is a swipe.
+SWIPE_MIN_FRACTION = 0.03
+
+
+class FrameItem(QGraphicsItem):
+    """Paints one RGB frame in device pixels; keeps a copy pre-scaled to the view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rgb: np.ndarray | None = None
+        self._full: QImage | None = None
+        self._scaled: QImage | None = None
+        self._scaled_key: tuple[float, float] | None = None
+        self._bounds = QRectF(0, 0, 1, 1)
+        self.setZValue(0)
+        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+
+    @property
+    def rgb(self) -> np.ndarray | None:
+        return self._rgb
+
+    def set_rgb(self, rgb: np.ndarray, scale_hint: float | None = None, dpr: float = 1.0) -> None:
+        h, w = rgb.shape[:2]
+        if self._bounds.width() != w or self._bounds.height() != h:
+            self.prepareGeometryChange()
+            self._bounds = QRectF(0, 0, w, h)
+        self._rgb = rgb
+        self._full = None
+        self._scaled = None
+        self._scaled_key = None
+        if scale_hint is not None and 0 < scale_hint < 1:
+            self._prepare(scale_hint, dpr)
+        self.update()
+
+    def _prepare(self, scale: float, dpr: float) -> QImage:
+        assert self._rgb is not None
+        key = (round(scale, 4), dpr)
+        if self._scaled is None or self._scaled_key != key:
+            img = rgb_to_display_qimage(self._rgb, min(1.0, scale * dpr))
+            img.setDevicePixelRatio(dpr)
+            self._scaled, self._scaled_key = img, key
+        return self._scaled
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        if self._rgb is None:
+            return
+        t = painter.worldTransform()
+        scale = t.m11()
+        if t.type().value <= QTransform.TransformationType.TxScale.value and 0 < scale < 1 and abs(scale - t.m22()) < 1e-3:
+            dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+            img = self._prepare(scale, dpr)
+            origin = t.map(QPointF(0, 0))
+            painter.save()
+            painter.resetTransform()
+            painter.drawImage(origin, img)
+            painter.restore()
+            return
+        if self._full is None:
+            self._full = rgb_to_qimage(self._rgb)
+        painter.drawImage(self._bounds, self._full)
+
+
+class ScreenView(QGraphicsView):
+    """The mirror: frame, overlays, proposal marker, hover details and selection."""
+
+    elementSelected = Signal(str)  # element id, "" when the selection was cleared
+    elementHovered = Signal(str)  # element id, "" when nothing is under the pointer
+    pointPicked = Signal(object, str)  # Point (device px), element id under it or ""
+    actionDemonstrated = Signal(object)  # Action performed by the user on the mirror
+    frameShown = Signal(float)  # captured_at of the frame now displayed
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("screenView")
+        self._scene = QGraphicsScene(self)
+        self.setScene(self._scene)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setBackgroundBrush(QColor("#202124"))
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMouseTracking(True)
+        self.setMinimumSize(180, 320)
+
+        self._frame_item = FrameItem()
+        self._scene.addItem(self._frame_item)
+        self._styles: dict[Layer, LayerStyle] = dict(DEFAULT_STYLES)
+        self._layers: dict[Layer, OverlayLayerItem] = {}
+        for i, layer in enumerate(Layer):
+            item = OverlayLayerItem(layer, self._styles[layer], z=10 + i)
+            self._scene.addItem(item)
+            self._layers[layer] = item
+        self._hover_item = HighlightItem("#ffffff", 1.0, z=40)
+        self._selected_item = HighlightItem("#ffea00", 2.0, z=41)
+        self._marker = ProposalMarkerItem()
+        self._demo_trail = HighlightItem("#00e676", 1.0, z=60)
+        for item in (self._hover_item, self._selected_item, self._marker, self._demo_trail):
+            self._scene.addItem(item)
+
+        self._parse: ScreenParse | None = None
+        self._screen_rect: Rect | None = None
+        self._pending: tuple[np.ndarray, float] | None = None
+        self._apply_scheduled = False
+        self._frames_shown = 0
+        self._frames_dropped = 0
+        self._mode = ViewMode.INSPECT
+        self._selected_id = ""
+        self._hovered_id = ""
+        self._hover_details = ""
+        self._press: tuple[QPointF, float] | None = None
+
+    # ---- frames --------------------------------------------------------------------
+    def set_frame(self, frame: np.ndarray | Screen, captured_at: float | None = None) -> None:
+        """Show ``frame`` soon; a newer frame given before the repaint replaces it."""
+        if isinstance(frame, Screen):
+            captured_at = frame.captured_at if captured_at is None else captured_at
+            frame = frame.image
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"expected an HxWx3 uint8 RGB frame, got {frame.shape} {frame.dtype}")
+        if self._pending is not None:
+            self._frames_dropped += 1
+        self._pending = (frame, time.time() if captured_at is None else captured_at)
+        if not self._apply_scheduled:
+            self._apply_scheduled = True
+            QTimer.singleShot(0, self._apply_pending)
+
+    def flush(self) -> None:
+        """Apply a pending frame now (tests and benchmarks)."""
+        self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        self._apply_scheduled = False
+        if self._pending is None:
+            return
+        rgb, captured_at = self._pending
+        self._pending = None
+        h, w = rgb.shape[:2]
+        resized = self._screen_rect is None or (self._screen_rect.width, self._screen_rect.height) != (w, h)
+        self._screen_rect = Rect(0, 0, w, h)
+        scale = self.transform().m11() if not resized else None
+        self._frame_item.set_rgb(rgb, scale_hint=scale, dpr=self.devicePixelRatioF())
+        if resized:
+            self._scene.setSceneRect(QRectF(0, 0, w, h))
+            self._fit()
+        self._frames_shown += 1
+        self.frameShown.emit(captured_at)
+
+    @property
+    def frame(self) -> np.ndarray | None:
+        return self._frame_item.rgb
+
+    @property
+    def frames_shown(self) -> int:
+        return self._frames_shown
+
+    @property
+    def frames_dropped(self) -> int:
+        return self._frames_dropped
+
+    # ---- parse and layers ----------------------------------------------------------
+    def set_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
+        """Draw ``parse`` on the overlay layers (``marks`` maps element id to a set-of-marks id)."""
+        self._parse = parse
+        if parse is not None and self._screen_rect is None:
+            self._screen_rect = Rect(0, 0, parse.screen_size.width, parse.screen_size.height)
+            self._scene.setSceneRect(QRectF(0, 0, parse.screen_size.width, parse.screen_size.height))
+            self._fit()
+        for item in self._layers.values():
+            item.set_parse(parse, marks)
+        if parse is None or (self._selected_id and parse.element(self._selected_id) is None):
+            self._selected_id = ""
+            self._selected_item.set_rect(None, None)
+        elif self._selected_id:
+            el = parse.element(self._selected_id)
+            self._selected_item.set_rect(el.rect if el else None, self._screen_rect)
+        self._set_hover(None)
+
+    @property
+    def parse(self) -> ScreenParse | None:
+        return self._parse
+
+    def layer_style(self, layer: Layer) -> LayerStyle:
+        return self._styles[layer]
+
+    def layer_styles(self) -> dict[Layer, LayerStyle]:
+        return dict(self._styles)
+
+    def set_layer_style(self, layer: Layer, style: LayerStyle) -> None:
+        self._styles[layer] = style
+        self._layers[layer].set_style(style)
+
+    def set_layer_visible(self, layer: Layer, visible: bool) -> None:
+        from dataclasses import replace
+
+        self.set_layer_style(layer, replace(self._styles[layer], visible=visible))
+
+    def layer_item(self, layer: Layer) -> OverlayLayerItem:
+        return self._layers[layer]
+
+    # ---- proposal marker -----------------------------------------------------------
+    def set_proposal(self, action: Action | None) -> None:
+        self._marker.set_action(action, self._screen_rect)
+
+    @property
+    def proposal(self) -> Action | None:
+        return self._marker.action
+
+    # ---- selection -----------------------------------------------------------------
+    def select_element(self, element_id: str) -> None:
+        """Select without emitting (used to sync from the inspector)."""
+        el = self._parse.element(element_id) if (self._parse and element_id) else None
+        self._selected_id = el.id if el else ""
+        self._selected_item.set_rect(el.rect if el else None, self._screen_rect)
+
+    @property
+    def selected_id(self) -> str:
+        return self._selected_id
+
+    @property
+    def hover_details(self) -> str:
+        return self._hover_details
+
+    # ---- modes ---------------------------------------------------------------------
+    def set_mode(self, mode: ViewMode) -> None:
+        self._mode = ViewMode(mode)
+        cursor = {
+            ViewMode.INSPECT: Qt.CursorShape.ArrowCursor,
+            ViewMode.PICK: Qt.CursorShape.CrossCursor,
+            ViewMode.DEMONSTRATE: Qt.CursorShape.PointingHandCursor,
+        }[self._mode]
+        self.viewport().setCursor(cursor)
+
+    @property
+    def mode(self) -> ViewMode:
+        return self._mode
+
+    # ---- geometry ------------------------------------------------------------------
+    def _fit(self) -> None:
+        if self._screen_rect is not None:
+            self.fitInView(self._scene.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def device_point(self, view_pos: QPointF) -> Point | None:
+        """The device pixel under a viewport position, or None off the screen."""
+        if self._screen_rect is None:
+            return None
+        sp = self.mapToScene(view_pos.toPoint())
+        x, y = int(sp.x()), int(sp.y())
+        if not (0 <= x < self._screen_rect.width and 0 <= y < self._screen_rect.height):
+            return None
+        return Point(x, y)
+
+    def view_pos_of(self, p: Point) -> QPointF:
+        """The viewport position showing device pixel ``p`` (for tests and demos)."""
+        return QPointF(self.mapFromScene(QPointF(p.x + 0.5, p.y + 0.5)))
+
+    def element_at(self, p: Point) -> Element | None:
+        if self._parse is None:
+            return None
+        hits = self._parse.elements_at(p.x, p.y)
+        return hits[0] if hits else None
+
+    # ---- mouse ---------------------------------------------------------------------
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        p = self.device_point(event.position())
+        if self._press is not None and self._mode is ViewMode.DEMONSTRATE and p is not None:
+            start = self.device_point(self._press[0])
+            if start is not None:
+                self._demo_trail.set_rect(
+                    Rect(min(start.x, p.x), min(start.y, p.y), max(start.x, p.x) + 1, max(start.y, p.y) + 1),
+                    self._screen_rect,
+                )
+        el = self.element_at(p) if p is not None else None
+        self._set_hover(el)
+        if el is not None and self._hover_details:
+            QToolTip.showText(event.globalPosition().toPoint(), self._hover_details, self)
+        else:
+            QToolTip.hideText()
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        self._set_hover(None)
+        super().leaveEvent(event)
+
+    def _set_hover(self, el: Element | None) -> None:
+        new_id = el.id if el else ""
+        if new_id == self._hovered_id:
+            return
+        self._hovered_id = new_id
+        self._hover_details = element_details(el, self._parse) if el else ""
+        self._hover_item.set_rect(el.rect if el else None, self._screen_rect)
+        self.elementHovered.emit(new_id)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._press = (event.position(), time.monotonic())
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self._press is None:
+            super().mouseReleaseEvent(event)
+            return
+        start_pos, t0 = self._press
+        self._press = None
+        self._demo_trail.set_rect(None, None)
+        held_ms = (time.monotonic() - t0) * 1000
+        start = self.device_point(start_pos)
+        end = self.device_point(event.position())
+        if start is None:
+            return
+        if self._mode is ViewMode.INSPECT:
+            el = self.element_at(start)
+            self._selected_id = el.id if el else ""
+            self._selected_item.set_rect(el.rect if el else None, self._screen_rect)
+            self.elementSelected.emit(self._selected_id)
+        elif self._mode is ViewMode.PICK:
+            el = self.element_at(start)
+            self.pointPicked.emit(start, el.id if el else "")
+        else:
+            action = gesture_to_action(start, end or start, held_ms, self._screen_rect, self.element_at(start))
+            self.actionDemonstrated.emit(action)
+        event.accept()
+
+
+def gesture_to_action(start: Point, end: Point, held_ms: float, screen: Rect | None, element: Element | None) -> Action:
+    """Turn a press/drag/release on the mirror into a tap, long press or swipe."""
+    from agent.types import Target
+
+    width = screen.width if screen is not None else 1080
+    if start.distance_to(end) >= SWIPE_MIN_FRACTION * width:
+        swipe = Action.swipe(start.x, start.y, end.x, end.y, duration_ms=max(100, min(2000, int(held_ms))))
+        from dataclasses import replace
+
+        return replace(swipe, direction=swipe.finger_direction())
+    target = None
+    if element is not None:
+        target = Target(element_id=element.id, point=start, description=element.display_name or element.kind.value)
+    if held_ms >= LONG_PRESS_MS:
+        return Action(ActionType.LONG_PRESS, touch=start, target=target, duration_ms=int(held_ms))
+    return Action.tap(start.x, start.y, target=target)
+
+
+def element_details(el: Element, parse: ScreenParse | None) -> str:
+    """The multi-line description shown when hovering an element."""
+    lines = [f"{el.kind.value.replace('_', ' ')}  ·  {el.id}"]
+    if el.text:
+        lines.append(f"text: {el.text}")
+    if el.label:
+        lines.append(f"label: {el.label}")
+    if el.resource_id:
+        lines.append(f"id: {el.resource_id}")
+    flags = [n for n in ("clickable", "checkable", "scrollable", "focused", "selected") if getattr(el, n)]
+    if el.checked is not None:
+        flags.append("checked" if el.checked else "unchecked")
+    if not el.enabled:
+        flags.append("disabled")
+    if flags:
+        lines.append(", ".join(flags))
+    lines.append(f"source: {el.source.value}  conf {el.confidence:.2f}")
+    lines.append(f"bounds: {el.rect.to_bounds_string()}")
+    if parse is not None:
+        block = parse.block_of(el.id)
+        if block is not None:
+            lines.append(f"block: {block.caption or block.role}")
+    return "\n".join(lines)
