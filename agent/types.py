@@ -102,6 +102,7 @@ class Fingerprint:
     rel_x: float | None = None
     rel_y: float | None = None
     crop_hash: str = ""
+    index_in_block: int | None = None  # ordinal among same-kind elements of its block, reading order
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,6 +509,7 @@ class MacroStep:
     screen_before: str = ""
     screen_after: str = ""
     expected_package: str | None = None
+    expect_checked: bool | None = None  # a toggle step: the state the switch/checkbox should end in
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,7 +119,7 @@ def _attach_subcommands() -> None:
     entries = [
         ("app.sim.cli", "sim_app", "sim", True),
         ("app.device.cli", "devices_app", "devices", True),
-        ("app.cli_parse", "parse", "parse", False),
+        ("app.cli_parse", "parse_cmd", "parse", False),
         ("app.cli_run", "run", "run", False),
         ("app.cli_bench", "bench_app", "bench", True),
         ("app.cli_macro", "macro_app", "macro", True),
@@ -134,10 +134,39 @@ def _attach_subcommands() -> None:
                 continue
             raise
         obj = getattr(module, attr)
+        if name == "sim":
+            _add_sim_serving(obj)
         if is_group:
             app.add_typer(obj, name=name)
         else:
             app.command(name=name)(obj)
+
+
+def _add_sim_serving(sim_app: typer.Typer) -> None:
+    """``tapwise sim --serve [--port N]`` (and ``tapwise sim serve``): the virtual phone
+    served over the ADB protocol, driven by the real adb like a phone."""
+    try:
+        from app.device.cli import serve
+    except ModuleNotFoundError:
+        return
+    sim_app.command("serve")(serve)
+
+    @sim_app.callback(invoke_without_command=True)
+    def sim_main(
+        ctx: typer.Context,
+        serve_flag: bool = typer.Option(False, "--serve", help="Serve the virtual phone over adb on loopback."),
+        port: int = typer.Option(5555, "--port", help="Loopback port for --serve (0 picks a free one)."),
+        profile: str = typer.Option("phone", help="With --serve: phone, small or tablet."),
+        theme: str = typer.Option("light", help="With --serve: light or dark."),
+        lang: str = typer.Option("en", help="With --serve: UI language."),
+        connect_adb: bool = typer.Option(False, "--connect", help="With --serve: also run `adb connect`."),
+    ) -> None:
+        if serve_flag:
+            ctx.invoke(serve, port=port, profile=profile, theme=theme, lang=lang, seed=0,
+                       require_auth=False, connect_adb=connect_adb)
+            raise typer.Exit()
+        if ctx.invoked_subcommand is None:
+            typer.echo(ctx.get_help())
 
 
 _attach_subcommands()

@@ -90,8 +90,8 @@ def _parse_bounds(text: str) -> Rect | None:
     m = _BOUNDS_RE.search(text or "")
     if not m:
         return None
-    l, t, r, b = (int(g) for g in m.groups())
-    return Rect(l, t, max(l, r), max(t, b))
+    left, top, right, bottom = (int(g) for g in m.groups())
+    return Rect(left, top, max(left, right), max(top, bottom))
 
 
 def _node_from_attrib(a: Mapping[str, str]) -> TreeNode:
@@ -191,8 +191,8 @@ def read_rico_json(data: Mapping[str, Any], *, scale: float = 1.0) -> tuple[list
             return None
         b = d.get("bounds") or [0, 0, 0, 0]
         try:
-            l, t, r, bt = (round(float(v) * scale) for v in b[:4])
-            rect = Rect(l, t, max(l, r), max(t, bt))
+            left, top, right, bottom = (round(float(v) * scale) for v in b[:4])
+            rect = Rect(left, top, max(left, right), max(top, bottom))
         except (TypeError, ValueError, IndexError):
             rect = Rect(0, 0, 0, 0)
         desc = d.get("content-desc")
@@ -482,18 +482,20 @@ def parse_uiautomator(xml_text: str | bytes | None, screen: Size, *, collapse: b
         raise HierarchyError(warnings[0] if warnings else "empty hierarchy", "capture the dump again")
     if screen.width == 0 or screen.height == 0:
         screen = _infer_size(roots)
+    total = _count(roots)
     cleaned = clean_tree(roots, screen, collapse=collapse)
     parse = tree_to_parse(cleaned, screen)
-    return TreeParse(parse.elements, parse.blocks, tuple(warnings), _count(roots), parse.kept_count)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count)
 
 
 def parse_rico(data: Mapping[str, Any], image_size: Size, *, device_width: int = 1440, collapse: bool = True) -> TreeParse:
     """Rico JSON -> ``TreeParse`` in screenshot pixels (bounds scaled by ``image_width/device_width``)."""
     scale = image_size.width / device_width if device_width else 1.0
     roots, warnings = read_rico_json(data, scale=scale)
+    total = _count(roots)
     cleaned = clean_tree(roots, image_size, collapse=collapse)
     parse = tree_to_parse(cleaned, image_size)
-    return TreeParse(parse.elements, parse.blocks, tuple(warnings), _count(roots), parse.kept_count)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count)
 
 
 def _infer_size(roots: list[TreeNode]) -> Size:

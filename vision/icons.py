@@ -14,7 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -96,7 +96,7 @@ class OnnxIconClassifier:
             )
         self._labels = list(labels) if labels else self._load_labels(Path(self._path))
         self._threads = threads
-        self._session = None
+        self._session: Any = None
         self._lock = threading.Lock()
 
     @staticmethod
@@ -142,7 +142,7 @@ class ClipIconClassifier:
         if not Path(weights).is_file():
             raise BackendUnavailable(f"OpenCLIP weights not found: {weights}", "point to a local state-dict file")
         self._weights, self._name, self._labels = Path(weights), model_name, list(labels)
-        self._state = None
+        self._state: Any = None
 
     def _load(self):  # pragma: no cover - optional extra
         if self._state is None:

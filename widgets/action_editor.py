@@ -46,14 +46,14 @@ class ActionEditor(QDialog):
 
         self.type_combo = QComboBox()
         for t in ActionType:
-            self.type_combo.addItem(t.value.replace("_", " "), t)
+            self.type_combo.addItem(t.value.replace("_", " "), t.value)
         self.touch_x, self.touch_y, self.lift_x, self.lift_y = (self._coord(i % 2 == 0) for i in range(4))
         self.pick_touch = QPushButton(icon("mdi6.crosshairs-gps"), "Pick on mirror")
         self.pick_lift = QPushButton(icon("mdi6.crosshairs-gps"), "Pick on mirror")
         self.direction = QComboBox()
         self.direction.addItem("(from points)", None)
         for d in Direction:
-            self.direction.addItem(f"finger {d.value}", d)
+            self.direction.addItem(f"finger {d.value}", d.value)
         self.text = QLineEdit()
         self.app = QLineEdit(placeholderText="app name or package")
         self.duration = QSpinBox()
@@ -110,7 +110,7 @@ class ActionEditor(QDialog):
 
     # ---- fields ---------------------------------------------------------------------
     def action_type(self) -> ActionType:
-        return self.type_combo.currentData()
+        return ActionType(self.type_combo.currentData())
 
     def _update_fields(self) -> None:
         t = self.action_type()
@@ -128,7 +128,7 @@ class ActionEditor(QDialog):
         self.error.setText("")
 
     def set_action(self, action: Action) -> None:
-        self.type_combo.setCurrentIndex(self.type_combo.findData(action.type))
+        self.type_combo.setCurrentIndex(self.type_combo.findData(action.type.value))
         if action.touch is not None:
             self.touch_x.setValue(action.touch.x)
             self.touch_y.setValue(action.touch.y)
@@ -138,7 +138,7 @@ class ActionEditor(QDialog):
         if action.lift is not None:
             self.lift_x.setValue(action.lift.x)
             self.lift_y.setValue(action.lift.y)
-        self.direction.setCurrentIndex(max(0, self.direction.findData(action.direction)))
+        self.direction.setCurrentIndex(max(0, self.direction.findData(action.direction.value if action.direction else None)))
         self.text.setText(action.text or "")
         self.app.setText(action.app or "")
         self.duration.setValue(action.duration_ms or 0)
@@ -183,7 +183,8 @@ class ActionEditor(QDialog):
             a = Action(t, touch=touch, target=self._target, duration_ms=duration if t is ActionType.LONG_PRESS else None)
         elif t is ActionType.SWIPE:
             lift = Point(self.lift_x.value(), self.lift_y.value())
-            a = Action(t, touch=touch, lift=lift, direction=self.direction.currentData(), duration_ms=duration)
+            d = self.direction.currentData()
+            a = Action(t, touch=touch, lift=lift, direction=Direction(d) if d else None, duration_ms=duration)
             if a.direction is None:
                 a = replace(a, direction=a.finger_direction())
         elif t is ActionType.TYPE:

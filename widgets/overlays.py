@@ -22,7 +22,7 @@ from PySide6.QtGui import (
     QPicture,
     QPolygonF,
 )
-from PySide6.QtWidgets import QGraphicsObject
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from agent.types import Action, ActionType
 from vision.geometry import Rect
@@ -118,6 +118,9 @@ class _PictureLayer(QGraphicsObject):
         self.setZValue(z)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setAcceptHoverEvents(False)
+        # replaying vector drawing every frame is the mirror's main cost: cache it as a
+        # pixmap at screen resolution, redrawn only when the layer or the zoom changes
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -146,6 +149,7 @@ class OverlayLayerItem(_PictureLayer):
         self.style = style
         self._parse: ScreenParse | None = None
         self._marks: dict[str, str] = {}
+        self.font_px: int | None = None  # None: default_font_px of the screen
         self.setVisible(style.visible)
         self.setOpacity(style.opacity)
 
@@ -156,6 +160,13 @@ class OverlayLayerItem(_PictureLayer):
         self.setOpacity(style.opacity)
         if recolor:
             self._redraw()
+
+    def set_font_px(self, font_px: int | None) -> None:
+        """Label size in device pixels (the view keeps labels readable when zoomed out)."""
+        if font_px != self.font_px:
+            self.font_px = font_px
+            if self._parse is not None:
+                self._redraw()
 
     def set_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
         self._parse = parse
@@ -169,15 +180,21 @@ class OverlayLayerItem(_PictureLayer):
             return
         size = parse.screen_size
         bounds = QRectF(0, 0, size.width, size.height)
-        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, self.style.color, self._marks))
+        font_px = self.font_px or default_font_px(size.width)
+        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, self.style.color, self._marks, font_px))
 
 
 # ---- drawing of each layer ----------------------------------------------------------
 
 
-def _label_font(screen_width: int) -> QFont:
+def default_font_px(screen_width: int) -> int:
+    """Label size in device pixels when the screen is shown at its native size."""
+    return max(12, screen_width // 45)
+
+
+def _label_font(font_px: int) -> QFont:
     f = QFont()
-    f.setPixelSize(max(12, screen_width // 45))
+    f.setPixelSize(max(8, int(font_px)))
     f.setBold(True)
     return f
 
@@ -212,9 +229,9 @@ def _line_width(parse: ScreenParse) -> float:
     return max(2.0, parse.screen_size.width / 360)
 
 
-def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = _line_width(parse)
-    font = _label_font(parse.screen_size.width)
+    font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
     for e in parse.elements:
         if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR:
@@ -228,7 +245,7 @@ def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, 
                  e.kind.value.replace("_", " "), with_alpha(c, 210), font)
 
 
-def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = max(1.5, _line_width(parse) * 0.6)
     p.setBrush(Qt.BrushStyle.NoBrush)
     p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
@@ -237,9 +254,9 @@ def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict
             p.drawRect(qrect(e.rect))
 
 
-def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = max(1.5, _line_width(parse) * 0.6)
-    font = _label_font(parse.screen_size.width)
+    font = _label_font(font_px)
     font.setBold(False)
     font.setPixelSize(max(10, font.pixelSize() * 2 // 3))
     fm = QFontMetricsF(font)
@@ -253,8 +270,8 @@ def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]
         _tag(p, QPointF(s.rect.left, s.rect.top - fm.height() - 3), s.text[:40], with_alpha(color, 220), font)
 
 
-def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
-    font = _label_font(parse.screen_size.width)
+def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+    font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
     lw = _line_width(parse)
     for e in parse.elements:
@@ -266,9 +283,9 @@ def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[s
                  with_alpha(color, 230), font, QColor("black"))
 
 
-def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = _line_width(parse) * 1.6
-    font = _label_font(parse.screen_size.width)
+    font = _label_font(font_px)
     for b in parse.blocks:
         p.setBrush(with_alpha(color, 18))
         p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
@@ -285,16 +302,16 @@ def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, s
         _tag(p, QPointF(b.rect.left + 4, b.rect.top + 4), caption[:48], with_alpha(color, 225), font)
 
 
-def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
-    font = _label_font(parse.screen_size.width)
+def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+    font = _label_font(font_px)
     for e in parse.elements:
         mark = marks.get(e.id, e.id)
         _tag(p, QPointF(e.rect.left + 2, e.rect.top + 2), mark, with_alpha(color, 235), font)
 
 
-def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]) -> None:
+def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = _line_width(parse) * 1.5
-    font = _label_font(parse.screen_size.width)
+    font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
     for d in parse.disagreements:
         brush = QBrush(with_alpha(color, 110), Qt.BrushStyle.BDiagPattern)

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTransform
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPixmapCache, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView, QToolTip
 
 from agent.types import Action, ActionType
@@ -28,6 +28,7 @@ from widgets.overlays import (
     LayerStyle,
     OverlayLayerItem,
     ProposalMarkerItem,
+    default_font_px,
 )
 
 
@@ -38,6 +39,12 @@ class ViewMode(StrEnum):
     PICK = "pick"  # click picks a point for the action editor
     DEMONSTRATE = "demonstrate"  # tap / long-press / drag becomes a demonstrated action
 
+
+#: Pixmap cache size (KiB) for the overlay layers: about 12 screen-sized ARGB pixmaps.
+PIXMAP_CACHE_KB = 160 * 1024
+
+#: Smallest on-screen size (logical px) of overlay labels, whatever the zoom.
+MIN_LABEL_PX = 12
 
 #: A press held at least this long without moving is a long press.
 LONG_PRESS_MS = 600
@@ -129,6 +136,9 @@ class ScreenView(QGraphicsView):
         self.setMouseTracking(True)
         self.setMinimumSize(180, 320)
 
+        # every overlay layer keeps a screen-sized pixmap cache (see overlays.py); Qt's
+        # default 10 MB pixmap cache holds only a few, so raise it (never lower it)
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._frame_item = FrameItem()
         self._scene.addItem(self._frame_item)
         self._styles: dict[Layer, LayerStyle] = dict(DEFAULT_STYLES)
@@ -285,6 +295,18 @@ class ScreenView(QGraphicsView):
     def _fit(self) -> None:
         if self._screen_rect is not None:
             self.fitInView(self._scene.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+            self._update_label_size()
+
+    def _update_label_size(self) -> None:
+        """Keep overlay labels at least MIN_LABEL_PX on screen however small the mirror is."""
+        scale = self.transform().m11()
+        if self._screen_rect is None or scale <= 0:
+            return
+        font_px = max(default_font_px(self._screen_rect.width), round(MIN_LABEL_PX / scale))
+        current = self._layers[Layer.BLOCKS].font_px
+        if current is None or abs(font_px - current) > 0.1 * current:
+            for item in self._layers.values():
+                item.set_font_px(font_px)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -386,10 +408,25 @@ def gesture_to_action(start: Point, end: Point, held_ms: float, screen: Rect | N
         return replace(swipe, direction=swipe.finger_direction())
     target = None
     if element is not None:
-        target = Target(element_id=element.id, point=start, description=element.display_name or element.kind.value)
+        target = Target(element_id=element.id, point=start, description=element_words(element))
     if held_ms >= LONG_PRESS_MS:
         return Action(ActionType.LONG_PRESS, touch=start, target=target, duration_ms=int(held_ms))
     return Action.tap(start.x, start.y, target=target)
+
+
+_STATEFUL = ("switch", "check_box", "radio_group", "seek_bar", "rating_bar")
+
+
+def element_words(el: Element) -> str:
+    """How a person names an element: "Airplane mode switch", "Bluetooth", "search button"."""
+    kind = el.kind.value.replace("_", " ")
+    if el.kind.value in _STATEFUL:
+        name = el.label or el.text
+        return f"{name} {kind}".strip()
+    name = el.display_name
+    if not name:
+        return kind
+    return name if el.text else f"{name} {kind}" if el.kind.value == "button" else name
 
 
 def element_details(el: Element, parse: ScreenParse | None) -> str:

@@ -55,14 +55,22 @@ def _editor_for(annotation: Any, value: Any) -> _Editor:
         return _Editor(w, w.isChecked, lambda v: w.setChecked(bool(v)), optional)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         w = QComboBox()
-        for member in tp:
-            w.addItem(str(member.value), member)
-        return _Editor(w, w.currentData, lambda v: w.setCurrentIndex(max(0, w.findData(v))), optional)
+        members = list(tp)
+        for member in members:
+            w.addItem(str(member.value))
+        return _Editor(
+            w, lambda: members[w.currentIndex()], lambda v: w.setCurrentIndex(members.index(v) if v in members else 0),
+            optional,
+        )
     if origin is typing.Literal:
         w = QComboBox()
-        for choice in typing.get_args(tp):
-            w.addItem(str(choice), choice)
-        return _Editor(w, w.currentData, lambda v: w.setCurrentIndex(max(0, w.findData(v))), optional)
+        choices = list(typing.get_args(tp))
+        for choice in choices:
+            w.addItem(str(choice))
+        return _Editor(
+            w, lambda: choices[w.currentIndex()], lambda v: w.setCurrentIndex(choices.index(v) if v in choices else 0),
+            optional,
+        )
     if tp is int:
         w = QSpinBox()
         w.setRange(-(2**31) + 1, 2**31 - 1)

@@ -24,22 +24,23 @@ from PySide6.QtWidgets import (
 
 from widgets.icons import icon
 
-#: Planner ids and what the user sees.  The six latent-state variants first.
+#: Planner ids (as the agent names them: ``+`` with latent-state estimation, ``-`` without)
+#: and what the user sees.  The six latent-state variants first.
 PLANNERS: tuple[tuple[str, str], ...] = (
-    ("zeroshot", "Zero-shot"),
-    ("zeroshot+ls", "Zero-shot + latent state"),
-    ("cotsc", "CoT self-consistency"),
-    ("cotsc+ls", "CoT self-consistency + latent state"),
-    ("react", "ReAct"),
-    ("react+ls", "ReAct + latent state"),
+    ("zeroshot-", "Zero-shot"),
+    ("zeroshot+", "Zero-shot + latent state"),
+    ("cotsc-", "CoT self-consistency"),
+    ("cotsc+", "CoT self-consistency + latent state"),
+    ("react-", "ReAct"),
+    ("react+", "ReAct + latent state"),
     ("visiontasker", "VisionTasker step planner"),
-    ("chain_of_action", "Chain-of-action"),
+    ("chain", "Chain-of-action (Auto-UI)"),
     ("prompt2task", "Prompt2Task pipeline"),
 )
 
 AUTONOMY_MODES: tuple[tuple[str, str], ...] = (
     ("approve_all", "Approve every step"),
-    ("ask_when_unsure", "Ask only when unsure or sensitive"),
+    ("confident", "Ask only when unsure or sensitive"),
     ("auto", "Fully automatic"),
 )
 
@@ -73,7 +74,7 @@ class TaskPanel(QWidget):
         self.planner = QComboBox()
         for pid, title in PLANNERS:
             self.planner.addItem(title, pid)
-        self.planner.setCurrentIndex(1)
+        self.planner.setCurrentIndex(1)  # zero-shot with latent state
         self.autonomy = QComboBox()
         for mid, title in AUTONOMY_MODES:
             self.autonomy.addItem(title, mid)
@@ -110,6 +111,13 @@ class TaskPanel(QWidget):
         self._state = RunState.IDLE
         self.set_state(RunState.IDLE)
 
+    def set_defaults(self, planner: str = "", autonomy: str = "") -> None:
+        """Preselect a planner and autonomy mode by id (unknown ids are ignored)."""
+        if planner and self.planner.findData(planner) >= 0:
+            self.planner.setCurrentIndex(self.planner.findData(planner))
+        if autonomy and self.autonomy.findData(autonomy) >= 0:
+            self.autonomy.setCurrentIndex(self.autonomy.findData(autonomy))
+
     def set_models(self, models: list[str], current: str = "") -> None:
         keep = current or self.model.currentText()
         self.model.clear()
@@ -120,6 +128,8 @@ class TaskPanel(QWidget):
                 self.model.setCurrentIndex(i)
             else:
                 self.model.setEditText(keep)
+        elif models:
+            self.model.setCurrentIndex(0)
 
     def request(self) -> TaskRequest:
         return TaskRequest(

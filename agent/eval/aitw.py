@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from agent.types import AitwActionType, Action, ActionType, NotRepresentable
+from agent.types import Action, ActionType, AitwActionType, NotRepresentable
 from vision.geometry import Rect, Size
 
 #: Two tap points closer than this (normalised screen distance) match.

@@ -96,7 +96,7 @@ def trajectories_from_records(records: Sequence[Any], source: str = "") -> list[
             raise LoadError(f"{source}: record {n} is not a JSON object")
         eid = str(rec.get("episode_id", "episode"))
         try:
-            order = int(rec.get("step_id", rec.get("step", n)))
+            order = int(rec.get("step_id", rec.get("step", n)) or 0)
         except (TypeError, ValueError):
             raise LoadError(f"{source}: record {n} has a non-numeric step_id {rec.get('step_id')!r}") from None
         grouped.setdefault(eid, []).append((order, n, rec))
@@ -104,7 +104,7 @@ def trajectories_from_records(records: Sequence[Any], source: str = "") -> list[
     out = []
     for eid, items in grouped.items():
         steps = []
-        for order, n, rec in sorted(items, key=lambda t: (t[0], t[1])):
+        for order, _n, rec in sorted(items, key=lambda t: (t[0], t[1])):
             try:
                 steps.append(_step_from_record(rec))
             except ValueError as exc:
@@ -294,4 +294,4 @@ def trajectory_to_dict(t: Trajectory) -> dict[str, Any]:
 def dump_trajectories(trajectories: Sequence[Trajectory]) -> str:
     """The nested AITW form (``{"format": "aitw", "episodes": [...]}``) as JSON text."""
     doc = {"format": FORMAT, "episodes": [trajectory_to_dict(t) for t in trajectories]}
-    return json.dumps(doc, ensure_ascii=False, indent=1)
+    return json.dumps(doc, ensure_ascii=False)

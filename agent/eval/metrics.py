@@ -7,8 +7,8 @@ virtual phone's oracle rather than by annotators:
   whether or not the agent stopped at the right time;
 * **partial completion** — the fraction of the task's checkpoints reached at any
   point of the episode (1.0 when the task succeeded);
-* **success with strict stop** — success, and the agent declared ``complete`` right
-  after the action that first made the task succeed (no extra actions);
+* **success with strict stop** — success, and the agent stopped right after the action
+  that first made the task succeed (no extra actions);
 * **premature stop** — the agent declared ``complete`` or ``impossible`` while the
   task was not done.
 
@@ -36,6 +36,7 @@ STOP_IMPOSSIBLE = "impossible"
 STOP_MAX_STEPS = "max_steps"
 STOP_REPEAT = "repeated_action"
 STOP_ERROR = "error"
+STOP_AGENT_ERROR = "agent_error"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class EpisodeResult:
     stage_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
     step_records: tuple[dict[str, Any], ...] = ()
+    note: str = ""
+    goal: str = ""
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -86,7 +89,7 @@ class EpisodeResult:
     def strict_success(self) -> bool:
         return (
             self.success
-            and self.stopped_by == STOP_COMPLETE
+            and self.stopped
             and self.first_success_action is not None
             and self.actions == self.first_success_action
         )

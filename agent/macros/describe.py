@@ -7,6 +7,7 @@ steps an LLM can follow.  Pure functions; no device, no LLM.
 
 from __future__ import annotations
 
+from agent.macros.fingerprint import inner_text
 from agent.types import Action, ActionType
 from vision.types import Block, Element, ElementKind, ScreenParse
 
@@ -52,11 +53,23 @@ def kind_noun(element: Element, block: Block | None = None) -> str:
     return _KIND_NOUN.get(element.kind, "element")
 
 
+def toggle_inside(element: Element, parse: ScreenParse) -> Element | None:
+    """The switch or checkbox that tapping ``element`` toggles (itself or one inside it)."""
+    if element.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX) and element.checked is not None:
+        return element
+    inside = [e for e in parse.elements if e.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX)
+              and e.checked is not None and element.rect.contains_rect(e.rect)]
+    return inside[0] if len(inside) == 1 else None
+
+
 def element_phrase(element: Element, parse: ScreenParse) -> str:
     """A noun phrase naming the element and where it sits: "the 'Alarm' tab in the top tab bar"."""
     block = parse.block_of(element.id)
     noun = kind_noun(element, block)
-    name = element.text or element.label
+    toggle = toggle_inside(element, parse)
+    if toggle is not None and toggle is not element:
+        noun = kind_noun(toggle, None)
+    name = inner_text(parse, element) or element.label
     if not name and element.resource_id:
         name = element.display_name
     if name:
@@ -81,8 +94,9 @@ def describe_step(action: Action, element: Element | None, parse: ScreenParse | 
     t = action.type
     phrase = element_phrase(element, parse) if element is not None and parse is not None else ""
     if t is ActionType.TAP:
-        if element is not None and element.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX) and element.checked is not None:
-            state = "off" if element.checked else "on"
+        toggle = toggle_inside(element, parse) if element is not None and parse is not None else None
+        if toggle is not None:
+            state = "off" if toggle.checked else "on"
             return f"turn {state} {phrase}"
         return f"tap {phrase}" if phrase else action.describe()
     if t is ActionType.LONG_PRESS:
@@ -90,7 +104,11 @@ def describe_step(action: Action, element: Element | None, parse: ScreenParse | 
     if t is ActionType.SWIPE:
         d = action.finger_direction()
         content = d.opposite.value if d else "down"
-        return f"scroll {content} in {phrase}" if phrase else f"scroll {content}"
+        if element is not None and parse is not None:
+            block = parse.block_of(element.id)
+            where = f"the '{block.caption}' list" if block is not None and block.caption else "the list"
+            return f"scroll {content} in {where}"
+        return f"scroll {content}"
     if t is ActionType.TYPE:
         return f"type '{action.text}' into {phrase}" if phrase else f"type '{action.text}'"
     if t is ActionType.OPEN_APP:

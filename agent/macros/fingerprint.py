@@ -24,6 +24,7 @@ from vision.types import Block, Element, ElementKind, ScreenParse
 #: Kinds that are page furniture rather than content: never part of a signature.
 _CHROME = {ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR}
 _HASH_SIDE = 8
+_MAX_IDS = 40
 
 
 # ---- image crop signature -----------------------------------------------------------
@@ -33,7 +34,9 @@ def crop_hash(image: np.ndarray | None, rect: Rect) -> str:
     """A 64-bit difference hash (dHash) of the element's pixels, as 16 hex digits.
 
     Gray levels are compared between horizontal neighbours on a 9x8 thumbnail, so the
-    hash ignores scale.  Returns ``""`` when there is no image or the crop is empty.
+    hash ignores scale.  A crop whose border is darker than its inside is inverted
+    first, so a dark theme hashes like the light one.  Returns ``""`` when there is no
+    image or the crop is empty.
     """
     if image is None or image.ndim != 3:
         return ""
@@ -45,6 +48,9 @@ def crop_hash(image: np.ndarray | None, rect: Rect) -> str:
 
     crop = np.ascontiguousarray(image[r.top : r.bottom, r.left : r.right])
     gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
+    border = np.concatenate([gray[0], gray[-1], gray[:, 0], gray[:, -1]])
+    if float(border.mean()) < float(gray.mean()):
+        gray = 255 - gray  # normalise polarity: dark-theme crops hash like light ones
     small = cv2.resize(gray, (_HASH_SIDE + 1, _HASH_SIDE), interpolation=cv2.INTER_AREA).astype(np.int16)
     bits = (small[:, 1:] > small[:, :-1]).flatten()
     value = 0
@@ -86,12 +92,49 @@ def frame_of(parse: ScreenParse, element: Element) -> tuple[Block | None, Rect]:
     return block, Rect(0, 0, parse.screen_size.width, parse.screen_size.height)
 
 
+def inner_text(parse: ScreenParse, element: Element) -> str:
+    """The element's text, or for a row whose words are children, the first child text
+    (reading order): the name a user would read off it."""
+    if element.text:
+        return element.text
+    inside = [e for e in parse.elements
+              if e.id != element.id and e.text and element.rect.contains_rect(e.rect)
+              and e.kind not in (ElementKind.SWITCH, ElementKind.CHECK_BOX)]
+    inside.sort(key=lambda e: (e.rect.top, e.rect.left))
+    return inside[0].text if inside else ""
+
+
+def crop_rect(parse: ScreenParse, element: Element) -> Rect:
+    """Where an element's pixels are most its own: the icon inside a row (which no
+    language or theme changes), else the element itself."""
+    if element.kind in (ElementKind.IMAGE, ElementKind.SWITCH, ElementKind.CHECK_BOX):
+        return element.rect
+    icons = [e for e in parse.elements if e.id != element.id and e.kind is ElementKind.IMAGE
+             and element.rect.contains_rect(e.rect) and e.rect.width >= 8 and e.rect.height >= 8]
+    if icons:
+        icons.sort(key=lambda e: (e.rect.left, e.rect.top))
+        return icons[0].rect
+    return element.rect
+
+
+def index_in_block(parse: ScreenParse, element: Element, block: Block | None) -> int | None:
+    """Ordinal of ``element`` among the same-kind elements of its block (reading order)."""
+    if block is None:
+        return None
+    same = [e for e in (parse.element(i) for i in block.element_ids) if e is not None and e.kind == element.kind]
+    same.sort(key=lambda e: (e.rect.top, e.rect.left))
+    for n, e in enumerate(same):
+        if e.id == element.id:
+            return n
+    return None
+
+
 def fingerprint_of(element: Element, parse: ScreenParse, image: np.ndarray | None = None) -> Fingerprint:
     """Everything that helps re-identify ``element`` on a changed screen."""
     block, frame = frame_of(parse, element)
     rx, ry = relative_position(element.rect, frame)
     return Fingerprint(
-        text=element.text,
+        text=inner_text(parse, element),
         label=element.label,
         resource_id=element.resource_id,
         class_name=element.class_name,
@@ -100,7 +143,8 @@ def fingerprint_of(element: Element, parse: ScreenParse, image: np.ndarray | Non
         block_role=block.role if block else "",
         rel_x=round(rx, 4),
         rel_y=round(ry, 4),
-        crop_hash=crop_hash(image, element.rect),
+        crop_hash=crop_hash(image, crop_rect(parse, element)),
+        index_in_block=index_in_block(parse, element, block),
     )
 
 
@@ -126,8 +170,12 @@ WEIGHTS: dict[str, float] = {
     "block_role": 1.0,
     "block_caption": 1.0,
     "position": 1.5,
-    "crop": 1.5,
+    "index": 2.0,
+    "crop": 2.0,
 }
+#: Text and icon labels that disagree may only mean another language: such evidence
+#: against a match counts with this weight instead of the full one.
+DISAGREEING_WORDS_WEIGHT = 0.5
 
 
 def _id_tail(rid: str) -> str:
@@ -135,36 +183,52 @@ def _id_tail(rid: str) -> str:
 
 
 def fingerprint_similarity(fp: Fingerprint, element: Element, parse: ScreenParse,
-                           image: np.ndarray | None = None) -> Similarity:
-    """A weighted similarity in [0, 1] between a stored fingerprint and an element."""
-    parts: list[tuple[str, float]] = []
+                           image: np.ndarray | None = None, *, layout_weight: float = 1.0) -> Similarity:
+    """A weighted similarity in [0, 1] between a stored fingerprint and an element.
+
+    ``layout_weight`` scales the position and ordinal features: after a scroll, where
+    a list stops differs between screens, so they say less."""
+    parts: list[tuple[str, float, float]] = []  # (feature, value, weight)
+
+    def add(name: str, value: float, weight: float | None = None) -> None:
+        parts.append((name, value, WEIGHTS[name] if weight is None else weight))
+
     if fp.resource_id and element.resource_id:
-        parts.append(("resource_id", 1.0 if _id_tail(fp.resource_id) == _id_tail(element.resource_id) else 0.0))
-    if fp.text and element.text:
-        parts.append(("text", fuzz.ratio(fp.text.casefold(), element.text.casefold()) / 100.0))
+        add("resource_id", 1.0 if _id_tail(fp.resource_id) == _id_tail(element.resource_id) else 0.0)
+    text = inner_text(parse, element)
+    if fp.text and text:
+        r = fuzz.ratio(fp.text.casefold(), text.casefold()) / 100.0
+        add("text", r, None if r >= 0.6 else DISAGREEING_WORDS_WEIGHT)
     if fp.label and element.label:
-        parts.append(("label", 1.0 if fp.label.casefold() == element.label.casefold() else 0.0))
+        same = fp.label.casefold() == element.label.casefold()
+        add("label", 1.0 if same else 0.0, None if same else DISAGREEING_WORDS_WEIGHT)
     if fp.kind:
-        parts.append(("kind", 1.0 if fp.kind == element.kind.value else 0.0))
+        add("kind", 1.0 if fp.kind == element.kind.value else 0.0)
     if fp.class_name and element.class_name:
-        parts.append(("class", 1.0 if fp.class_name == element.class_name else 0.0))
+        add("class", 1.0 if fp.class_name == element.class_name else 0.0)
     block, frame = frame_of(parse, element)
     if fp.block_role and block is not None and block.role:
-        parts.append(("block_role", 1.0 if fp.block_role == block.role else 0.0))
+        add("block_role", 1.0 if fp.block_role == block.role else 0.0)
     if fp.block_caption and block is not None and block.caption:
-        parts.append(("block_caption", fuzz.ratio(fp.block_caption.casefold(), block.caption.casefold()) / 100.0))
+        r = fuzz.ratio(fp.block_caption.casefold(), block.caption.casefold()) / 100.0
+        add("block_caption", r, None if r >= 0.6 else DISAGREEING_WORDS_WEIGHT)
     if fp.rel_x is not None and fp.rel_y is not None:
         rx, ry = relative_position(element.rect, frame)
         d = ((rx - fp.rel_x) ** 2 + (ry - fp.rel_y) ** 2) ** 0.5
-        parts.append(("position", max(0.0, 1.0 - 2.0 * d)))
+        add("position", max(0.0, 1.0 - 2.0 * d), WEIGHTS["position"] * layout_weight)
+    if fp.index_in_block is not None and fp.kind == element.kind.value:
+        idx = index_in_block(parse, element, block)
+        if idx is not None:
+            gap = abs(idx - fp.index_in_block)
+            add("index", 1.0 if gap == 0 else 0.4 if gap == 1 else 0.0, WEIGHTS["index"] * layout_weight)
     if fp.crop_hash and image is not None:
-        hs = hash_similarity(fp.crop_hash, crop_hash(image, element.rect))
+        hs = hash_similarity(fp.crop_hash, crop_hash(image, crop_rect(parse, element)))
         if hs is not None:
             # 0.5 is what two unrelated hashes score; stretch the useful range to 0..1.
-            parts.append(("crop", max(0.0, (hs - 0.5) * 2.0)))
-    total = sum(WEIGHTS[k] for k, _ in parts)
-    score = sum(WEIGHTS[k] * v for k, v in parts) / total if total else 0.0
-    return Similarity(score=round(score, 4), parts=tuple(parts))
+            add("crop", max(0.0, (hs - 0.5) * 2.0))
+    total = sum(w for _, _, w in parts)
+    score = sum(w * v for _, v, w in parts) / total if total else 0.0
+    return Similarity(score=round(score, 4), parts=tuple((k, round(v, 3)) for k, v, _ in parts))
 
 
 # ---- screen signatures ------------------------------------------------------------------
@@ -177,17 +241,29 @@ def _h8(items: list[str]) -> str:
 
 
 def screen_signature(parse: ScreenParse, package: str | None = None) -> str:
-    """A compact signature of a screen: ``pkg=..;ids=..;txt=..;kinds=..``.
+    """A compact signature of a screen: ``pkg=..;ids=a,b,..;txt=..;kinds=..``.
 
-    ``ids`` hashes the set of resource ids (stable across language, theme and size when
-    the parse came from the accessibility tree), ``txt`` the set of visible texts,
-    ``kinds`` the set of element kinds present.  Compare with ``compare_signatures``.
+    ``ids`` lists the resource ids present (stable across language and theme when the
+    parse came from the accessibility tree; a bigger screen may show more of them),
+    ``txt`` hashes the set of visible texts, ``kinds`` the set of element kinds.
+    Compare with ``compare_signatures`` / ``id_overlap``.
     """
     content = [e for e in parse.elements if e.kind not in _CHROME]
-    ids = sorted({_id_tail(e.resource_id) for e in content if e.resource_id})
+    ids = sorted({_id_tail(e.resource_id)[:32].replace(",", "_").replace(";", "_")
+                  for e in content if e.resource_id})[:_MAX_IDS]
     texts = sorted({e.text.strip().casefold() for e in content if e.text.strip()})
     kinds = sorted({e.kind.value for e in content})
-    return f"pkg={package or ''};ids={_h8(ids)};txt={_h8(texts)};kinds={_h8(kinds)}"
+    return f"pkg={package or ''};ids={','.join(ids) or '-'};txt={_h8(texts)};kinds={_h8(kinds)}"
+
+
+def id_overlap(a: str, b: str) -> float | None:
+    """How much the resource ids of two signatures overlap (intersection over the
+    smaller set), or ``None`` when either has none."""
+    ia = {x for x in parse_signature(a).get("ids", "").split(",") if x and x != "-"}
+    ib = {x for x in parse_signature(b).get("ids", "").split(",") if x and x != "-"}
+    if not ia or not ib:
+        return None
+    return len(ia & ib) / min(len(ia), len(ib))
 
 
 def parse_signature(sig: str) -> dict[str, str]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agent.macros.describe import describe_step
-from agent.macros.fingerprint import fingerprint_of, screen_signature
+from agent.macros.describe import describe_step, toggle_inside
+from agent.macros.fingerprint import fingerprint_of, inner_text, screen_signature
 from agent.types import Action, ActionType, Macro, MacroStep, Target
 from vision.types import Element, ElementKind, Screen, ScreenParse
 
@@ -63,16 +63,6 @@ def element_under(parse: ScreenParse, x: int, y: int) -> Element | None:
     return hits[0]
 
 
-def inner_text(parse: ScreenParse, element: Element) -> str:
-    """Text of the elements drawn inside ``element`` (for rows whose label is a child)."""
-    if element.text:
-        return element.text
-    inside = [e for e in parse.elements
-              if e.id != element.id and e.text and element.rect.contains_rect(e.rect)]
-    inside.sort(key=lambda e: (e.rect.top, e.rect.left))
-    return inside[0].text if inside else ""
-
-
 def scroll_container(parse: ScreenParse, x: int, y: int) -> Element | None:
     """The scrollable element under the point, if any."""
     hits = [e for e in parse.elements_at(x, y) if e.scrollable]
@@ -101,25 +91,41 @@ def target_element(action: Action, parse: ScreenParse, last_tapped: Element | No
     return None
 
 
+def is_launcher(package: str | None) -> bool:
+    return bool(package) and ("launcher" in package.lower() or package.lower().endswith(".home"))
+
+
 def make_step(action: Action, before: Observation, after: Observation | None = None,
               last_tapped: Element | None = None) -> MacroStep:
-    """One semantic step from an action and the screens around it."""
+    """One semantic step from an action and the screens around it.
+
+    A tap on the home screen that brings another app to the front is recorded as
+    "open that app" (by package), which survives icon moves and other languages.
+    """
     parse = before.parse
+    if (action.type is ActionType.TAP and after is not None and after.package
+            and after.package != before.package and is_launcher(before.package)):
+        el = target_element(action, parse)
+        name = (inner_text(parse, el) or el.label) if el is not None else ""
+        opened = Action.open_app(after.package)
+        return MacroStep(
+            action=opened,
+            description=f"open the '{name}' app" if name else f"open {after.package}",
+            screen_before=before.signature,
+            screen_after=after.signature,
+            expected_package=after.package,
+        )
     element = target_element(action, parse, last_tapped)
     description = describe_step(action, element, parse)
     target: Target | None = None
     if element is not None:
         fp = fingerprint_of(element, parse, before.image)
-        if not fp.text:
-            borrowed = inner_text(parse, element)
-            if borrowed:
-                fp = replace(fp, text=borrowed)
-                if description.startswith(("tap the item", "tap the element", "long-press the item")):
-                    description = describe_step(action, replace(element, text=borrowed), parse)
         target = Target(element_id=element.id, point=action.touch, description=description, fingerprint=fp)
     elif action.touch is not None:
         target = Target(point=action.touch, description=description)
+    toggle = toggle_inside(element, parse) if element is not None and action.type is ActionType.TAP else None
     return MacroStep(
+        expect_checked=(not toggle.checked) if toggle is not None else None,
         action=action if target is None else replace(action, target=target),
         description=description,
         target=target,

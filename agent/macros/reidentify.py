@@ -36,10 +36,11 @@ class MatchLevel(StrEnum):
     FINGERPRINT = "fingerprint"
     LLM = "llm_grounder"
     COORDINATES = "coordinates"  # no element was recorded: the scaled raw point is used
-    NONE = "none"
+    NOT_NEEDED = "not_needed"  # the step needs no element (open app, type, keys)
+    NONE = "none"  # nothing matched
 
 
-#: The order of the cascade (``COORDINATES`` and ``NONE`` are not levels one tries).
+#: The order of the cascade (the other members are outcomes, not levels one tries).
 CASCADE: tuple[MatchLevel, ...] = (
     MatchLevel.EXACT_ID, MatchLevel.RESOURCE_ID, MatchLevel.TEXT, MatchLevel.ICON_LABEL,
     MatchLevel.FINGERPRINT, MatchLevel.LLM,
@@ -73,8 +74,9 @@ def _candidates(parse: ScreenParse) -> list[Element]:
     return [e for e in parse.elements if e.kind not in _CHROME and e.enabled]
 
 
-def _best(fp: Fingerprint, els: list[Element], parse: ScreenParse, image: np.ndarray | None) -> tuple[Element, float]:
-    scored = [(fingerprint_similarity(fp, e, parse, image).score, -e.rect.area, i, e) for i, e in enumerate(els)]
+def _best(fp: Fingerprint, els: list[Element], parse: ScreenParse, image: np.ndarray | None,
+          lw: float = 1.0) -> tuple[Element, float]:
+    scored = [(fingerprint_similarity(fp, e, parse, image, layout_weight=lw).score, -e.rect.area, i, e) for i, e in enumerate(els)]
     scored.sort(key=lambda t: (t[0], t[1], -t[2]), reverse=True)
     return scored[0][3], scored[0][0]
 
@@ -86,8 +88,11 @@ def _tail(rid: str) -> str:
 def reidentify(target: Target | None, parse: ScreenParse, image: np.ndarray | None = None,
                grounder: Grounder | None = None, *, description: str = "",
                thresholds: Thresholds | None = None,
-               skip: tuple[MatchLevel, ...] = ()) -> Match:
-    """Find ``target``'s element on ``parse``; ``Match.level`` says which level found it."""
+               skip: tuple[MatchLevel, ...] = (), layout_weight: float = 1.0) -> Match:
+    """Find ``target``'s element on ``parse``; ``Match.level`` says which level found it.
+
+    ``layout_weight`` < 1 trusts positions less (use it after a scroll)."""
+    lw = layout_weight
     th = thresholds or Thresholds()
     fp = target.fingerprint if target is not None else None
     words = description or (target.description if target is not None else "")
@@ -98,7 +103,7 @@ def reidentify(target: Target | None, parse: ScreenParse, image: np.ndarray | No
         if MatchLevel.EXACT_ID not in skip and target is not None and target.element_id:
             el = parse.element(target.element_id)
             if el is not None and el.kind not in _CHROME:
-                sim = fingerprint_similarity(fp, el, parse, image)
+                sim = fingerprint_similarity(fp, el, parse, image, layout_weight=lw)
                 if sim.score >= th.exact_id_min_similarity:
                     return Match(el, MatchLevel.EXACT_ID, sim.score, sim.explain())
         # 2. resource id
@@ -117,17 +122,17 @@ def reidentify(target: Target | None, parse: ScreenParse, image: np.ndarray | No
             if good:
                 top = max(s for s, _ in scored)
                 exact = [e for s, e in scored if s == top]
-                el, sim = _best(fp, exact, parse, image)
+                el, sim = _best(fp, exact, parse, image, lw)
                 return Match(el, MatchLevel.TEXT, top / 100.0, f"text {fp.text!r} ({len(exact)} candidate(s))")
         # 4. icon label
         if MatchLevel.ICON_LABEL not in skip and fp.label:
             same = [e for e in cands if e.label and e.label.casefold() == fp.label.casefold()]
             if same:
-                el, sim = _best(fp, same, parse, image)
+                el, sim = _best(fp, same, parse, image, lw)
                 return Match(el, MatchLevel.ICON_LABEL, 1.0, f"icon label {fp.label!r} ({len(same)} candidate(s))")
         # 5. fingerprint similarity
         if MatchLevel.FINGERPRINT not in skip and cands:
-            scored2 = sorted(((fingerprint_similarity(fp, e, parse, image), e) for e in cands),
+            scored2 = sorted(((fingerprint_similarity(fp, e, parse, image, layout_weight=lw), e) for e in cands),
                              key=lambda t: t[0].score, reverse=True)
             best_sim, best = scored2[0]
             runner = scored2[1][0].score if len(scored2) > 1 else 0.0
@@ -147,3 +152,21 @@ def reidentify(target: Target | None, parse: ScreenParse, image: np.ndarray | No
                 return Match(el, MatchLevel.LLM, 0.5, f"grounder chose {eid} for {words!r}")
             log.warning("grounder returned unknown element id %r", eid)
     return Match(None, MatchLevel.NONE, 0.0, "no level of the cascade found the element")
+
+
+def grounder_from_agent(agent_grounder: object, goal: str = "") -> Grounder:
+    """Adapt an ``agent.grounding`` grounder (e.g. ``LLMGrounder``) to the cascade's last
+    level: it is asked to ground "tap <the step's words>" and its element is used."""
+    from agent.grounding.base import GroundContext, GroundingError
+    from agent.types import Action, ActionType
+
+    def ground(words: str, parse: ScreenParse) -> str | None:
+        action = Action(ActionType.TAP, target=Target(description=words))
+        try:
+            grounded = agent_grounder.ground(action, GroundContext(goal or words, parse))  # type: ignore[attr-defined]
+        except GroundingError as exc:
+            log.info("agent grounder found nothing for %r: %s", words, exc)
+            return None
+        return grounded.element.id if grounded.element is not None else None
+
+    return ground

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.device import Device, DeviceError, Key
+from agent.macros.describe import toggle_inside
 from agent.macros.editing import fill_parameters, next_version
-from agent.macros.fingerprint import compare_signatures, same_screen
-from agent.macros.recorder import Observation, make_step
+from agent.macros.fingerprint import compare_signatures, id_overlap, same_screen
+from agent.macros.recorder import Observation, element_under, make_step
 from agent.macros.reidentify import Grounder, Match, MatchLevel, Thresholds, reidentify
 from agent.types import Action, ActionType, Decision, DecisionKind, Direction, Macro, MacroStep
 from vision.geometry import NormPoint, Point, Size
@@ -113,22 +114,31 @@ ReplayEvent = AppMissing | NeedApproval | NeedDemonstration | StepDone
 
 
 def check_effect(step: MacroStep, before: Observation, after: Observation) -> EffectCheck:
-    """Did the step do on this screen what it did when it was recorded?"""
+    """Did the step do on this screen what it did when it was recorded?
+
+    Lenient where layouts legitimately differ: a scroll may move nothing on a bigger
+    screen, and a bigger screen shows more ids.  Strict where they do not: the wrong
+    app in front, nothing happening where something did, or a step that started on
+    the recorded screen and ended on a clearly different one.
+    """
     if step.expected_package and after.package and after.package != step.expected_package:
         return EffectCheck(False, "wrong_app",
                            f"expected {step.expected_package} in front, found {after.package}")
     if not step.screen_after:
         return EffectCheck(True, "unchecked", "the recording has no after-screen")
+    if step.action.type in (ActionType.SWIPE, ActionType.TYPE, ActionType.WAIT):
+        return EffectCheck(True, "unchecked", f"a {step.action.type.value} step may legitimately change nothing")
     recorded_changed = same_screen(step.screen_before, step.screen_after) is False
     now_same = same_screen(before.signature, after.signature)
-    if recorded_changed and now_same is True and step.action.type is not ActionType.TYPE:
+    if recorded_changed and now_same is True:
         return EffectCheck(False, "no_change", "the step changed the screen when recorded, but nothing changed now")
-    cmp = compare_signatures(step.screen_after, after.signature)
-    started_alike = compare_signatures(step.screen_before, before.signature).get("ids")
-    if started_alike is True and cmp.get("ids") is False:
+    start = id_overlap(step.screen_before, before.signature)
+    end = id_overlap(step.screen_after, after.signature)
+    if start is not None and start >= 0.8 and end is not None and end < 0.5:
         return EffectCheck(False, "wrong_screen",
                            "the step started on the recorded screen but led to a different one")
-    if cmp.get("ids") is True or cmp.get("txt") is True:
+    cmp = compare_signatures(step.screen_after, after.signature)
+    if cmp.get("txt") is True or (end is not None and end >= 0.999 and cmp.get("kinds") is True):
         return EffectCheck(True, "confirmed", "the screen matches the recorded after-screen")
     return EffectCheck(True, "plausible", "the screen differs from the recording, as expected on another layout")
 
@@ -228,6 +238,8 @@ class Replayer:
     settle: Callable[[], None] = field(default=lambda: None)
     thresholds: Thresholds = field(default_factory=Thresholds)
     start_in_app: bool = True
+    after_scroll_layout_weight: float = 0.25
+    skip_levels: tuple[MatchLevel, ...] = ()  # cascade levels not to use (ablations)
 
     def run(self, macro: Macro, params: dict[str, str] | None = None
             ) -> Generator[ReplayEvent, Any, ReplayResult]:
@@ -241,6 +253,7 @@ class Replayer:
         reports: list[StepReport] = []
         new_steps: list[MacroStep] = []
         repaired = False
+        self._scrolled = False
 
         # the app must be there before any step runs
         if macro.app:
@@ -262,6 +275,7 @@ class Replayer:
         for i, (orig, step) in enumerate(zip(macro.steps, concrete.steps, strict=True)):
             before = self.observe()
             match, action = self._resolve(step, before)
+            self._scrolled = step.action.type is ActionType.SWIPE
             decision: Decision | None = None
             if action is not None and self.approve_each:
                 decision = yield NeedApproval(i, step, action, match)
@@ -290,6 +304,15 @@ class Replayer:
                 repaired = True
                 continue
 
+            if step.expect_checked is not None and match.element is not None:
+                toggle = toggle_inside(match.element, before.parse)
+                if toggle is not None and toggle.checked == step.expect_checked:
+                    # "turn on X" when X is already on: done, and tapping would undo it
+                    reports.append(StepReport(i, step.description, match.level.value, match.element.id,
+                                              match.score, "already_set"))
+                    new_steps.append(orig)
+                    yield StepDone(reports[-1], None)
+                    continue
             execute(self.device, action)
             self.settle()
             after = self.observe()
@@ -318,19 +341,21 @@ class Replayer:
 
     # ---- pieces ---------------------------------------------------------------------------------
 
+    _scrolled: bool = False  # the previous step was a scroll: positions say less
+
     def _resolve(self, step: MacroStep, obs: Observation) -> tuple[Match, Action | None]:
         """Find the step's element and build the concrete action, or (no match, None)."""
         a = step.action
         t = a.type
         if t not in (ActionType.TAP, ActionType.LONG_PRESS, ActionType.SWIPE):
-            return Match(None, MatchLevel.NONE, 1.0, "no element needed"), a
+            return Match(None, MatchLevel.NOT_NEEDED, 1.0, "no element needed"), a
         size = obs.parse.screen_size
         has_fp = step.target is not None and step.target.fingerprint is not None
         if t is ActionType.SWIPE:
             d = a.finger_direction() or Direction.UP
             if has_fp:
                 m = reidentify(step.target, obs.parse, obs.image, None, description=step.description,
-                               thresholds=self.thresholds)
+                               thresholds=self.thresholds, skip=self.skip_levels)
                 if m.element is not None:
                     r = m.element.rect
                     return m, _swipe_in(r.left, r.top, r.right, r.bottom, d)
@@ -342,9 +367,16 @@ class Replayer:
             return Match(None, MatchLevel.COORDINATES, 0.0, "no element was recorded"), replace(
                 a, touch=p, lift=None if a.lift is None else p)
         m = reidentify(step.target, obs.parse, obs.image, self.grounder, description=step.description,
-                       thresholds=self.thresholds)
+                       thresholds=self.thresholds, skip=self.skip_levels,
+                       layout_weight=self.after_scroll_layout_weight if self._scrolled else 1.0)
         if m.element is None:
             return m, None
+        if not (m.element.clickable or m.element.checkable):
+            # a label inside a row: act on (and check the toggle of) the row it belongs to
+            c0 = m.element.rect.center
+            holder = element_under(obs.parse, c0.x, c0.y)
+            if holder is not None and holder.rect.contains_rect(m.element.rect):
+                m = replace(m, element=holder)
         c = m.element.rect.center
         return m, replace(a, touch=c, lift=None if a.lift is None else c)
 

@@ -15,7 +15,7 @@ import logging
 from functools import lru_cache
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 log = logging.getLogger(__name__)
 
@@ -99,26 +99,74 @@ def icon_mask(name: str, px: int) -> Image.Image:
     return img
 
 
+@lru_cache(maxsize=512)
+def _corner(r: int) -> Image.Image:
+    """An anti-aliased top-left quarter disc of radius ``r`` (255 inside)."""
+    s = 4
+    big = Image.new("L", (2 * r * s, 2 * r * s), 0)
+    ImageDraw.Draw(big).ellipse((0, 0, 2 * r * s - 1, 2 * r * s - 1), fill=255)
+    return big.resize((2 * r, 2 * r), Image.Resampling.LANCZOS).crop((0, 0, r, r))
+
+
+@lru_cache(maxsize=1024)
+def corner_masks(r: int, ring: int = 0) -> tuple[Image.Image, Image.Image, Image.Image, Image.Image]:
+    """Anti-aliased corner patches (top-left, top-right, bottom-left, bottom-right) of a
+    rounded rectangle with radius ``r``; with ``ring`` only the outline ``ring`` px wide."""
+    s = 4
+    big = Image.new("L", (2 * r * s, 2 * r * s), 0)
+    d = ImageDraw.Draw(big)
+    d.ellipse((0, 0, 2 * r * s - 1, 2 * r * s - 1), fill=255)
+    if ring and ring < r:
+        d.ellipse((ring * s, ring * s, 2 * r * s - 1 - ring * s, 2 * r * s - 1 - ring * s), fill=0)
+    tl = big.resize((2 * r, 2 * r), Image.Resampling.LANCZOS).crop((0, 0, r, r))
+    return (tl, tl.transpose(Image.Transpose.FLIP_LEFT_RIGHT), tl.transpose(Image.Transpose.FLIP_TOP_BOTTOM),
+            tl.transpose(Image.Transpose.ROTATE_180))
+
+
+def _rounded(w: int, h: int, r: int) -> Image.Image:
+    m = Image.new("L", (w, h), 255)
+    r = max(0, min(r, w // 2, h // 2))
+    if r:
+        c = _corner(r)
+        m.paste(c, (0, 0))
+        m.paste(c.transpose(Image.Transpose.FLIP_LEFT_RIGHT), (w - r, 0))
+        m.paste(c.transpose(Image.Transpose.FLIP_TOP_BOTTOM), (0, h - r))
+        m.paste(c.transpose(Image.Transpose.ROTATE_180), (w - r, h - r))
+    return m
+
+
 @lru_cache(maxsize=4096)
 def shape_mask(w: int, h: int, radius: int, ellipse: bool = False, ring: int = 0) -> Image.Image:
-    """An anti-aliased mask of a rounded rectangle (or ellipse), supersampled 4x."""
+    """An anti-aliased mask of a rounded rectangle or ellipse (optionally only its
+    outline, ``ring`` pixels wide).  Corners are supersampled; the rest is exact."""
     w, h = max(1, int(w)), max(1, int(h))
-    s = 4
-    big = Image.new("L", (w * s, h * s), 0)
-    d = ImageDraw.Draw(big)
-    box = (0, 0, w * s - 1, h * s - 1)
     if ellipse:
-        d.ellipse(box, fill=255)
+        s = 4 if w * h < 250_000 else 2
+        big = Image.new("L", (w * s, h * s), 0)
+        d = ImageDraw.Draw(big)
+        d.ellipse((0, 0, w * s - 1, h * s - 1), fill=255)
         if ring:
             d.ellipse((ring * s, ring * s, w * s - 1 - ring * s, h * s - 1 - ring * s), fill=0)
-    else:
-        r = min(radius, w // 2, h // 2) * s
-        d.rounded_rectangle(box, radius=r, fill=255)
-        if ring:
-            inner = (ring * s, ring * s, w * s - 1 - ring * s, h * s - 1 - ring * s)
-            d.rounded_rectangle(inner, radius=max(0, r - ring * s), fill=0)
-    return big.resize((w, h), Image.Resampling.LANCZOS)
+        return big.resize((w, h), Image.Resampling.LANCZOS)
+    outer = _rounded(w, h, radius)
+    if not ring or w <= 2 * ring or h <= 2 * ring:
+        return outer
+    inner = Image.new("L", (w, h), 0)
+    inner.paste(_rounded(w - 2 * ring, h - 2 * ring, max(0, radius - ring)), (ring, ring))
+    return ImageChops.subtract(outer, inner)
 
 
+@lru_cache(maxsize=16384)
 def text_width(text: str, px: int, weight: str = "regular") -> float:
     return font(px, weight).getlength(text)
+
+
+@lru_cache(maxsize=8192)
+def text_mask(text: str, px: int, weight: str, anchor: str) -> tuple[Image.Image, int, int]:
+    """The rasterised text as an alpha mask plus its offset from the anchor point.
+    Cached, so a string drawn in many frames is rasterised once."""
+    f = font(px, weight)
+    left, top, right, bottom = f.getbbox(text, anchor=anchor)
+    img = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=255, anchor=anchor)
+    return img, left, top

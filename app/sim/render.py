@@ -45,19 +45,55 @@ def _photo(w: int, h: int, seed: int, icon_name: str, radius: int) -> tuple[Imag
     top, bottom = _PHOTO_COLOURS[seed % len(_PHOTO_COLOURS)]
     img = _gradient(w, h, top, bottom).copy()
     px = int(min(w, h) * 0.55)
-    if px > 4:
+    if px > 4 and icon_name:
         m = assets.icon_mask(icon_name, px)
         shade = tuple(max(0, c - 90) for c in bottom)
         img.paste(shade, ((w - px) // 2, (h - px) // 2), m)
     return img, assets.shape_mask(w, h, radius)
 
 
-def _paste_shape(im: Image.Image, l: int, t: int, r: int, b: int, fill, radius: int, ellipse: bool = False,
+def _paste_shape(im: Image.Image, x0: int, t: int, r: int, b: int, fill, radius: int, ellipse: bool = False,
                  ring: int = 0) -> None:
-    w, h = r - l, b - t
+    w, h = r - x0, b - t
     if w <= 0 or h <= 0:
         return
-    im.paste(fill, (l, t), assets.shape_mask(w, h, radius, ellipse, ring))
+    im.paste(fill, (x0, t), assets.shape_mask(w, h, radius, ellipse, ring))
+
+
+def _rounded_rect(im: Image.Image, draw: ImageDraw.ImageDraw, x0: int, t: int, r: int, b: int, fill,
+                  radius: int, ring: int = 0) -> None:
+    """A rounded rectangle drawn as straight rectangles plus four anti-aliased corner
+    patches (much cheaper than a full-size mask for large cards)."""
+    w, h = r - x0, b - t
+    rr = min(radius, w // 2, h // 2)
+    if w <= 0 or h <= 0:
+        return
+    if rr <= 0:
+        if ring:
+            draw.rectangle((x0, t, r - 1, b - 1), outline=fill, width=ring)
+        else:
+            draw.rectangle((x0, t, r - 1, b - 1), fill=fill)
+        return
+    if ring >= rr:
+        _paste_shape(im, x0, t, r, b, fill, radius, ring=ring)
+        return
+    tl, tr, bl, br = assets.corner_masks(rr, ring)
+    im.paste(fill, (x0, t), tl)
+    im.paste(fill, (r - rr, t), tr)
+    im.paste(fill, (x0, b - rr), bl)
+    im.paste(fill, (r - rr, b - rr), br)
+    if ring:
+        if r - rr - 1 >= x0 + rr:
+            draw.rectangle((x0 + rr, t, r - rr - 1, t + ring - 1), fill=fill)
+            draw.rectangle((x0 + rr, b - ring, r - rr - 1, b - 1), fill=fill)
+        if b - rr - 1 >= t + rr:
+            draw.rectangle((x0, t + rr, x0 + ring - 1, b - rr - 1), fill=fill)
+            draw.rectangle((r - ring, t + rr, r - 1, b - rr - 1), fill=fill)
+    else:
+        if r - rr - 1 >= x0 + rr:
+            draw.rectangle((x0 + rr, t, r - rr - 1, b - 1), fill=fill)
+        if b - rr - 1 >= t + rr:
+            draw.rectangle((x0, t + rr, r - 1, b - rr - 1), fill=fill)
 
 
 def paint(im: Image.Image, ops: Iterable[tuple]) -> None:
@@ -65,46 +101,42 @@ def paint(im: Image.Image, ops: Iterable[tuple]) -> None:
     for op in ops:
         kind = op[0]
         if kind == "rect":
-            _, l, t, r, b, fill, radius, outline, width = op
+            _, x0, t, r, b, fill, radius, outline, width = op
             if fill is not None:
-                if radius > 0:
-                    _paste_shape(im, l, t, r, b, fill, radius)
-                else:
-                    draw.rectangle((l, t, r - 1, b - 1), fill=fill)
+                _rounded_rect(im, draw, x0, t, r, b, fill, radius)
             if outline is not None and width > 0:
-                if radius > 0:
-                    _paste_shape(im, l, t, r, b, outline, radius, ring=width)
-                else:
-                    draw.rectangle((l, t, r - 1, b - 1), outline=outline, width=width)
+                _rounded_rect(im, draw, x0, t, r, b, outline, radius, ring=width)
         elif kind == "text":
             _, x, y, s, px, weight, color, anchor = op
-            draw.text((x, y), s, font=assets.font(px, weight), fill=color, anchor=anchor)
+            if s:
+                mask, dx, dy = assets.text_mask(s, px, weight, anchor)
+                im.paste(color, (x + dx, y + dy), mask)
         elif kind == "icon":
             _, cx, cy, name, px, color = op
             im.paste(color, (cx - px // 2, cy - px // 2), assets.icon_mask(name, px))
         elif kind == "oval":
-            _, l, t, r, b, fill, outline, width = op
+            _, x0, t, r, b, fill, outline, width = op
             if fill is not None:
-                _paste_shape(im, l, t, r, b, fill, 0, ellipse=True)
+                _paste_shape(im, x0, t, r, b, fill, 0, ellipse=True)
             if outline is not None and width:
-                _paste_shape(im, l, t, r, b, outline, 0, ellipse=True, ring=width)
+                _paste_shape(im, x0, t, r, b, outline, 0, ellipse=True, ring=width)
         elif kind == "ring":
-            _, l, t, r, b, color, width = op
-            _paste_shape(im, l, t, r, b, color, 0, ellipse=True, ring=width)
+            _, x0, t, r, b, color, width = op
+            _paste_shape(im, x0, t, r, b, color, 0, ellipse=True, ring=width)
         elif kind == "line":
             _, x1, y1, x2, y2, color, width = op
             draw.line((x1, y1, x2, y2), fill=color, width=width)
         elif kind == "shadow":
-            _, l, t, r, b, radius = op
-            m, pad = _shadow(r - l, b - t, radius)
-            im.paste((0, 0, 0), (l - pad, t - pad), m)
+            _, x0, t, r, b, radius = op
+            m, pad = _shadow(r - x0, b - t, radius)
+            im.paste((0, 0, 0), (x0 - pad, t - pad), m)
         elif kind == "grad":
-            _, l, t, r, b, top, bottom = op
-            im.paste(_gradient(r - l, b - t, top, bottom), (l, t))
+            _, x0, t, r, b, top, bottom = op
+            im.paste(_gradient(r - x0, b - t, top, bottom), (x0, t))
         elif kind == "photo":
-            _, l, t, r, b, seed, name, radius = op
-            img, mask = _photo(r - l, b - t, seed, name, radius)
-            im.paste(img, (l, t), mask)
+            _, x0, t, r, b, seed, name, radius = op
+            img, mask = _photo(r - x0, b - t, seed, name, radius)
+            im.paste(img, (x0, t), mask)
         elif kind == "scrim":
             _, alpha = op
             dark = Image.new("RGB", im.size, (0, 0, 0))

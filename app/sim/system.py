@@ -186,6 +186,7 @@ class Dialog:
     kind: str = "alert"
     rid: str = "alertTitle"
     data: dict = field(default_factory=dict)
+    on_submit: Callable[[], Any] | None = None
 
 
 def dialog_nodes(ui: Ui, d: Dialog, close: Callable[[], None], focus_field: Callable[[], None],
@@ -310,7 +311,6 @@ def _shift_op(op: tuple, dy: int) -> tuple:
 
 
 def toast_node(ui: Ui, text: str) -> Node:
-    p = ui.p
     px = ui.sp(14)
     s = ui.tr(text)
     w = min(ui.W - ui.dp(64), ui.measure(s, px, "regular") + ui.dp(32))

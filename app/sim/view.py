@@ -247,7 +247,7 @@ def button(ui: Ui, rect: Rect, text: str, on_tap: Callback | None, *, style: str
     return n
 
 
-def switch(ui: Ui, right: int, cy: int, checked: bool, on_tap: Callback | None, *, rid: str = "switch_widget",
+def switch(ui: Ui, right: int, cy: int, checked: bool, on_tap: Callback | None, *, rid: str = "android:id/switch_widget",
            desc: str = "") -> Node:
     p = ui.p
     w, h = ui.dp(52), ui.dp(32)
@@ -269,7 +269,7 @@ def switch(ui: Ui, right: int, cy: int, checked: bool, on_tap: Callback | None, 
     return n
 
 
-def checkbox(ui: Ui, cx: int, cy: int, checked: bool, on_tap: Callback | None, *, rid: str = "checkbox",
+def checkbox(ui: Ui, cx: int, cy: int, checked: bool, on_tap: Callback | None, *, rid: str = "android:id/checkbox",
              text: str = "") -> Node:
     p = ui.p
     t = ui.dp(48)
@@ -528,7 +528,7 @@ def tabs(ui: Ui, rect: Rect, items: list[tuple[str, str]], active: int, on_selec
 def list_row(ui: Ui, top: int, title: str, *, subtitle: str = "", icon_name: str = "", on_tap: Callback | None = None,
              trailing: str = "", checked: bool = False, on_toggle: Callback | None = None, height: float = 0,
              rid: str = "", translate_title: bool = True, lead: Node | None = None, left: int = 0,
-             right: int = 0, title_rid: str = "title", sub_rid: str = "summary", on_long: Callback | None = None,
+             right: int = 0, title_rid: str = "android:id/title", sub_rid: str = "android:id/summary", on_long: Callback | None = None,
              title_weight: str = "regular") -> Node:
     """A settings-style row: optional leading icon, title and summary, and a trailing
     switch, checkbox, radio or chevron.  Tapping the row toggles its switch."""

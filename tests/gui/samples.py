@@ -91,6 +91,6 @@ def sample_proposal(action: Action | None = None) -> Proposal:
         evidence=("element e2 'Wi-Fi' is a switch in block 'Network settings'",),
         confidence=0.72,
         plan=("tap Wi-Fi switch", "check it is off", "complete"),
-        planner="zeroshot+ls",
+        planner="zeroshot+",
         llm_calls=(LLMCall("plan", "fake:1b", "PROMPT TEXT: turn wifi off", reply='{"action": "tap"}', latency_ms=120),),
     )

@@ -124,14 +124,14 @@ class FakePhone:
     def parse(self) -> ScreenParse:
         sx, sy = self.v.size.width / 1000, self.v.size.height / 2000
         els, blocks_members = [], {}
-        for n, (eid, kind, (l, t, r, b), text, label, rid, block) in enumerate(SCREENS[self.screen]):
+        for n, (eid, kind, (x0, t, r, b), text, label, rid, block) in enumerate(SCREENS[self.screen]):
             if self.v.shift_save and eid == "save":
-                l, t, r, b = 50, 1800, 300, 1900
-                text, rid = "OK", "confirm"
+                x0, t, r, b = 50, 1000, 300, 1100
+                kind, text, rid, block = ElementKind.IMAGE, "OK", "confirm", "footer"
             text = self.v.lang.get(text, text)
             real_id = f"{eid}#{n + 7}" if self.v.renumber_ids else eid
             els.append(Element(
-                id=real_id, kind=kind, rect=Rect(round(l * sx), round(t * sy), round(r * sx), round(b * sy)),
+                id=real_id, kind=kind, rect=Rect(round(x0 * sx), round(t * sy), round(r * sx), round(b * sy)),
                 text=text + (self.typed[-1] if kind is ElementKind.EDIT_TEXT and self.typed else ""),
                 label=label,
                 resource_id="" if self.v.drop_resource_ids or not rid else f"{PKG}:id/{rid}",
@@ -153,7 +153,13 @@ class FakePhone:
         img = np.full((self.v.size.height, self.v.size.width, 3), 30 if self.v.dark else 230, np.uint8)
         for e in self.parse().elements:
             r = e.rect
-            img[r.top:r.bottom, r.left:r.left + max(1, r.width // 3)] = 230 if self.v.dark else 30
+            # a pattern of its own per element (by its base id), like a distinct icon
+            seed = sum(map(ord, e.id.split("#")[0]))
+            for k in range(4):
+                if (seed >> k) & 1:
+                    x0 = r.left + k * r.width // 4
+                    img[r.top + r.height // 4:r.bottom - r.height // 4, x0:x0 + max(1, r.width // 8)] = (
+                        230 if self.v.dark else 30)
         return img
 
     def observe(self) -> Observation:

@@ -56,7 +56,7 @@ def test_replay_on_the_same_phone_matches_by_exact_id():
     phone = FakePhone()
     result = run_unattended(replayer_for(phone), macro)
     assert result.succeeded, result.message
-    assert result.levels == ("exact_id", "exact_id", "none", "exact_id")
+    assert result.levels == ("exact_id", "exact_id", "not_needed", "exact_id")
     assert phone.screen == "saved" and phone.typed == ["Wake up"]
     assert not result.repaired and result.macro.version == 1
 
@@ -75,7 +75,7 @@ def test_without_resource_ids_text_and_icon_label_levels_carry_the_replay():
     phone = FakePhone(Variant(size=Size(1440, 3200), drop_resource_ids=True, renumber_ids=True, dark=True))
     result = run_unattended(replayer_for(phone), macro)
     assert result.succeeded, result.message
-    assert result.levels == ("text", "icon_label", "none", "text")
+    assert result.levels == ("text", "icon_label", "not_needed", "text")
 
 
 def test_french_without_ids_falls_back_to_fingerprint_similarity():
@@ -228,3 +228,19 @@ def test_demonstrated_text_equal_to_a_parameter_value_stays_a_parameter():
     except StopIteration as stop:
         result = stop.value
     assert result.repaired and result.macro.steps[2].action.text == "{label}"
+
+
+def test_an_agent_grounder_can_serve_as_the_last_cascade_level():
+    from agent.grounding.base import Grounded
+    from agent.macros.reidentify import grounder_from_agent
+
+    class PickOK:
+        def ground(self, action, ctx):
+            el = [e for e in ctx.parse.elements if e.text == "OK"][0]
+            assert action.target.description == "tap the 'Save' button in the form"
+            return Grounded(action, element=el)
+
+    macro = record_new_alarm(FakePhone())
+    phone = FakePhone(Variant(drop_resource_ids=True, renumber_ids=True, shift_save=True, lang=FRENCH))
+    result = run_unattended(replayer_for(phone, grounder=grounder_from_agent(PickOK())), macro)
+    assert result.succeeded and result.levels[3] == "llm_grounder"

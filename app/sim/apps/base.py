@@ -50,11 +50,11 @@ class App:
     def page(self) -> Page:
         return self.stack[-1]
 
-    def push(self, name: str, **args: Any) -> None:
+    def push(self, name: str, /, **args: Any) -> None:
         self.phone.clear_focus()
         self.stack.append(Page(name, dict(args)))
 
-    def replace(self, name: str, **args: Any) -> None:
+    def replace(self, name: str, /, **args: Any) -> None:
         self.phone.clear_focus()
         self.stack[-1] = Page(name, dict(args))
 

@@ -72,9 +72,13 @@ class Stream:
             if self._closed:
                 raise StreamClosed(f"stream {self.destination!r} closed by the host")
             self._acked.clear()
-            self.transport.send(
-                Message(A_WRTE, self.local_id, self.remote_id, bytes(view[start : start + step]))
-            )
+            try:
+                self.transport.send(
+                    Message(A_WRTE, self.local_id, self.remote_id, bytes(view[start : start + step]))
+                )
+            except OSError as exc:
+                self._mark_closed()
+                raise StreamClosed(f"connection lost while writing {self.destination!r}: {exc}") from exc
 
     def read(self, n: int = 65536, timeout: float | None = None) -> bytes:
         """Up to ``n`` bytes; ``b""`` once the host closed the stream."""
@@ -298,7 +302,8 @@ class AdbTransportServer:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> AdbTransportServer:
-        self._thread.start()
+        if not self._thread.is_alive() and not self._stopped.is_set():
+            self._thread.start()
         return self
 
     def _accept_loop(self) -> None:

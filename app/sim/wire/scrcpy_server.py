@@ -124,13 +124,14 @@ def split_config(data: bytes) -> tuple[bytes, bytes]:
 class H264Encoder:
     """libx264 through PyAV, tuned like a phone's realtime encoder."""
 
-    def __init__(self, width: int, height: int, bit_rate: int, gop: int = 30) -> None:
+    def __init__(self, width: int, height: int, bit_rate: int, gop: int = 30, fps: int = 60) -> None:
         import av
 
         ctx = av.CodecContext.create("libx264", "w")
         ctx.width, ctx.height = width, height
         ctx.pix_fmt = "yuv420p"
         ctx.time_base = Fraction(1, 1_000_000)
+        ctx.framerate = Fraction(fps)  # x264 budgets bits per frame from this, not from time_base
         ctx.bit_rate = bit_rate
         ctx.options = {"preset": "ultrafast", "tune": "zerolatency", "g": str(gop), "bf": "0"}
         self.ctx = ctx
@@ -148,6 +149,26 @@ class H264Encoder:
         return [(bytes(p), bool(p.is_keyframe)) for p in self.ctx.encode(frame)]
 
 
+class _NewestSlot:
+    """Holds one item; ``put`` replaces an untaken one (the newest frame wins)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._item: tuple[np.ndarray, int] | None = None
+
+    def put(self, item: tuple[np.ndarray, int]) -> None:
+        with self._cond:
+            self._item = item
+            self._cond.notify()
+
+    def take(self, timeout: float) -> tuple[np.ndarray, int] | None:
+        with self._cond:
+            if self._item is None:
+                self._cond.wait(timeout)
+            item, self._item = self._item, None
+            return item
+
+
 class AbstractNamespace:
     """The phone's abstract Unix socket names: who listens on what."""
 
@@ -155,15 +176,21 @@ class AbstractNamespace:
         self._listeners: dict[str, Callable[[Stream], None]] = {}
         self._lock = threading.Lock()
 
-    def listen(self, name: str, handler: Callable[[Stream], None]) -> None:
-        with self._lock:
-            if name in self._listeners:
+    def listen(self, name: str, handler: Callable[[Stream], None], wait: float = 2.0) -> None:
+        """Bind ``name``; waits up to ``wait`` seconds for a previous owner to let go."""
+        deadline = time.monotonic() + wait
+        while True:
+            with self._lock:
+                if name not in self._listeners:
+                    self._listeners[name] = handler
+                    return
+            if time.monotonic() >= deadline:
                 raise OSError(f"abstract socket @{name} already in use")
-            self._listeners[name] = handler
+            time.sleep(0.05)
 
     def unlisten(self, name: str, handler: Callable[[Stream], None]) -> None:
         with self._lock:
-            if self._listeners.get(name) is handler:
+            if self._listeners.get(name) == handler:  # bound methods are equal, never identical
                 del self._listeners[name]
 
     def lookup(self, name: str) -> Callable[[Stream], None] | None:
@@ -212,8 +239,7 @@ class ScrcpyServer:
                 if parent_closed(0.1):
                     break
         finally:
-            self.namespace.unlisten("scrcpy", self._accept)
-            self.stop.set()
+            self._shutdown()
             for s in (self._video, self._control):
                 if s is not None:
                     s.close()
@@ -274,7 +300,12 @@ class ScrcpyServer:
         except StreamClosed:
             log.debug("scrcpy video socket closed")
         finally:
-            self.stop.set()
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        """The server is ending: free the socket name at once so a new server can start."""
+        self.stop.set()
+        self.namespace.unlisten("scrcpy", self._accept)
 
     def _send_packet(self, stream: Stream, data: bytes, pts: int) -> None:
         if self.opts.send_frame_meta:
@@ -283,35 +314,56 @@ class ScrcpyServer:
             stream.write(data)
 
     def _encode_loop(self, stream: Stream, w: int, h: int) -> None:
-        encoder = H264Encoder(w, h, self.opts.bit_rate)
-        max_fps = self.opts.max_fps or 60
-        interval = 1.0 / max_fps
+        """Encode and send the newest captured frame; capture runs on its own thread so
+        rendering the next frame overlaps encoding this one (PyAV encodes without the GIL)."""
+        encoder = H264Encoder(w, h, self.opts.bit_rate, fps=self.opts.max_fps or 60)
+        slot = _NewestSlot()
+        done = threading.Event()
+        capture = threading.Thread(target=self._capture_loop, args=(slot, done), name="scrcpy-capture", daemon=True)
+        capture.start()
+        sent_config = False
+        try:
+            while not self.stop.is_set() and not stream.closed and capture.is_alive():
+                item = slot.take(timeout=0.1)
+                if item is None:
+                    continue
+                rgb, pts = item
+                for data, key in encoder.encode(rgb, pts):
+                    if not sent_config:
+                        config, data = split_config(data)
+                        if config:
+                            self._send_packet(stream, config, PACKET_FLAG_CONFIG)
+                        sent_config = True
+                    if data:
+                        self._send_packet(stream, data, pts | (PACKET_FLAG_KEY_FRAME if key else 0))
+                        self.frames_sent += 1
+        finally:
+            done.set()
+            capture.join(timeout=2)
+
+    def _capture_loop(self, slot: _NewestSlot, done: threading.Event) -> None:
+        """Grab a frame whenever the screen changed (and once a second anyway), at most
+        ``max_fps`` a second; an unsent older frame is simply replaced."""
+        interval = 1.0 / (self.opts.max_fps or 60)
         t0 = time.monotonic()
         last_id: int | None = None
-        last_sent = 0.0
-        sent_config = False
-        while not self.stop.is_set() and not stream.closed:
-            now = time.monotonic()
-            fid = self.phone.frame_id()
-            if fid == last_id and now - last_sent < 1.0:
-                self.phone.wait_change(min(interval, 0.05))
-                continue
-            last_id = fid
-            rgb = self.phone.rgb()
-            pts = int((time.monotonic() - t0) * 1e6)
-            for data, key in encoder.encode(rgb, pts):
-                if not sent_config:
-                    config, data = split_config(data)
-                    if config:
-                        self._send_packet(stream, config, PACKET_FLAG_CONFIG)
-                    sent_config = True
-                if data:
-                    self._send_packet(stream, data, pts | (PACKET_FLAG_KEY_FRAME if key else 0))
-                    self.frames_sent += 1
-            last_sent = time.monotonic()
-            spare = interval - (last_sent - now)
-            if spare > 0:
-                time.sleep(spare)
+        last_grab = 0.0
+        try:
+            while not done.is_set() and not self.stop.is_set():
+                now = time.monotonic()
+                fid = self.phone.frame_id()
+                if fid == last_id and now - last_grab < 1.0:
+                    self.phone.wait_change(min(interval, 0.05))
+                    continue
+                last_id = fid
+                rgb = self.phone.rgb()
+                slot.put((rgb, int((time.monotonic() - t0) * 1e6)))
+                last_grab = time.monotonic()
+                spare = interval - (last_grab - now)
+                if spare > 0:
+                    time.sleep(spare)
+        except DeviceError as exc:
+            log.info("scrcpy capture stopped: %s", exc)
 
     # -- control -----------------------------------------------------------------------
     def _serve_control(self, stream: Stream) -> None:
@@ -325,7 +377,7 @@ class ScrcpyServer:
         except ValueError as exc:
             log.warning("scrcpy control stream desynchronised: %s", exc)
         finally:
-            self.stop.set()
+            self._shutdown()
 
     def _handle(self, kind: int, stream: Stream, pointers: dict[int, tuple[int, int, float]]) -> None:
         read = stream.read_exact

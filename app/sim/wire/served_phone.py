@@ -79,7 +79,9 @@ class ServedPhone:
         items = raw.items() if isinstance(raw, dict) else raw
         for item in items:
             if isinstance(item, tuple | list) and len(item) >= 2:
-                out.append((str(item[0]), str(item[1])))
+                a, b = str(item[0]), str(item[1])
+                # accept (package, label) and (label, package): the package is the dotted id
+                out.append((b, a) if _looks_like_package(b) and not _looks_like_package(a) else (a, b))
             elif isinstance(item, str):
                 out.append((item, item))
             else:
@@ -129,3 +131,7 @@ class ServedPhone:
         with self.lock:
             self.phone.open_app(package)
             self._changed()
+
+
+def _looks_like_package(text: str) -> bool:
+    return "." in text and " " not in text and text == text.lower()

@@ -70,6 +70,8 @@ class DeviceState:
     screen_on: bool = True
     adb_keyboard: bool = True
     default_ime: str = ADB_KEYBOARD_IME
+    #: The next N ``uiautomator dump`` calls fail the way real ones sometimes do.
+    dump_failures: int = 0
 
 
 class Shell:
@@ -80,6 +82,7 @@ class Shell:
         self.state = state
         self.app_process = app_process
         self.live_write: Callable[[bytes], None] | None = None
+        self.stdin = b""
         self.status = 0
 
     # -- driver ------------------------------------------------------------------------
@@ -91,12 +94,17 @@ class Shell:
             return 2
         status = 0
         skip = False
+        piped: bytes | None = None
         for step in steps:
             if not skip:
                 cmd = step.command
                 argv = [expand_status(a, status) for a in cmd.argv]
                 sub = Output()
+                self.stdin, piped = piped or b"", None
                 status = self._run_one(argv, cmd.env, sub) if argv else 0
+                if cmd.pipe_to_next:
+                    piped, sub.stdout = bytes(sub.stdout), bytearray()
+                    status = 0
                 stderr = bytes(sub.stderr)
                 if cmd.stderr_to_stdout:
                     sub.stdout += stderr
@@ -136,6 +144,10 @@ class Shell:
         except (ValueError, IndexError) as exc:
             out.err(f"{name}: bad arguments ({exc})\n")
             return 2
+        except Exception as exc:  # a bug in the phone must read like a failing command
+            log.exception("virtual phone command %r failed", " ".join(argv)[:200])
+            out.err(f"Exception occurred while executing '{name}': {type(exc).__name__}: {exc}\n")
+            return 1
 
     # -- coreutils ---------------------------------------------------------------------
     def cmd_echo(self, args: list[str], out: Output) -> int:
@@ -160,7 +172,28 @@ class Shell:
         out.err("sh: interactive shells are not supported by the virtual phone\n")
         return 2
 
+    def cmd_grep(self, args: list[str], out: Output) -> int:
+        import re
+
+        flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+        words = [a for a in args if not a.startswith("-")]
+        if not words:
+            out.err("usage: grep [-Eiqv] PATTERN\n")
+            return 2
+        try:  # basic and extended regexes both read as Python regexes: close enough here
+            pattern = re.compile(words[0], re.IGNORECASE if "i" in flags else 0)
+        except re.error:
+            pattern = re.compile(re.escape(words[0]), re.IGNORECASE if "i" in flags else 0)
+        hits = [line for line in self.stdin.decode("utf-8", "replace").splitlines(keepends=True)
+                if bool(pattern.search(line)) != ("v" in flags)]
+        if "q" not in flags:
+            out.out("".join(hits))
+        return 0 if hits else 1
+
     def cmd_cat(self, args: list[str], out: Output) -> int:
+        if not args:
+            out.out(self.stdin)
+            return 0
         status = 0
         for path in args:
             try:
@@ -265,6 +298,10 @@ class Shell:
             return 1
         files = [a for a in args[1:] if not a.startswith("--")]
         target = files[0] if files else "/sdcard/window_dump.xml"
+        if self.state.dump_failures > 0:
+            self.state.dump_failures -= 1
+            out.out("ERROR: could not get idle state.\n")
+            return 1
         xml = self.phone.hierarchy()
         if target in ("/dev/tty", "/dev/stdout"):
             out.out(xml)

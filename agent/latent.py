@@ -1,0 +1,160 @@
+"""Latent-state estimation: the five aspects, chained, or fused into one structured call.
+
+Chain order (each estimate feeds the later ones): performed action (vs. the commanded
+one, from the screens before and after) -> screen summary -> progression -> mistakes;
+completion is asked last, once the planner has a candidate next action, because seeing
+the contemplated step helps judge whether anything is left to do.  The fused variant
+asks for all five in a single JSON reply.  Estimators only talk to the LLM; they keep
+no state between calls (the runner passes the history in).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from agent import prompts
+from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError
+from agent.types import LatentState, LLMCall
+
+
+@dataclass(frozen=True, slots=True)
+class LatentInput:
+    """What an estimate may look at."""
+
+    goal: str
+    screen: str  # fenced description of the current screen
+    previous_screen: str = ""  # fenced description of the screen before the last action
+    commanded: str = ""  # the last action as it was commanded ("" on the first step)
+    commanded_history: tuple[str, ...] = ()
+    performed_history: tuple[str, ...] = ()  # earlier estimates of performed actions
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    latent: LatentState
+    calls: tuple[LLMCall, ...] = ()
+    complete: bool = False  # True when ``completion`` is already decided (fused variant)
+
+
+class LatentEstimator(Protocol):
+    name: str
+
+    def estimate(self, inp: LatentInput, cancel: CancelToken | None = None) -> Estimate: ...
+
+    def completion(self, inp: LatentInput, latent: LatentState, next_action: str,
+                   cancel: CancelToken | None = None) -> Estimate: ...
+
+
+def numbered(items: tuple[str, ...] | list[str], empty: str) -> str:
+    return "\n".join(f"{i}) {s}" for i, s in enumerate(items, 1)) if items else empty
+
+
+NO_MISTAKES = "No mistakes."
+
+
+def _first_yes_no(text: str) -> bool | None:
+    m = re.match(r"\W*(yes|no)\b", text.strip(), re.I)
+    if m:
+        return m.group(1).lower() == "yes"
+    low = text.lower()
+    if re.search(r"\b(not (?:yet )?(?:complete|completed|achieved|done)|no\b)", low):
+        return False
+    if re.search(r"\b(yes|is complete|is done|achieved)\b", low):
+        return True
+    return None
+
+
+@dataclass
+class ChainedEstimator:
+    """Five prompts, one per aspect, in the paper's order (four before planning, one after)."""
+
+    client: LLMClient
+    name: str = "chain"
+    max_tokens: int = 160
+
+    def _ask(self, purpose: str, prompt: str, calls: list[LLMCall], cancel: CancelToken | None) -> str:
+        system = prompts.render("system")
+        try:
+            reply = self.client.chat(
+                ChatRequest(prompt, purpose=purpose, system=system, max_tokens=self.max_tokens), cancel)
+        except LLMError as exc:
+            calls.extend(exc.calls)
+            raise LLMError(f"latent estimate {purpose!r} failed: {exc.message}", tuple(calls), exc.hint) from None
+        calls.extend(reply.calls)
+        return reply.text.strip()
+
+    def estimate(self, inp: LatentInput, cancel: CancelToken | None = None) -> Estimate:
+        calls: list[LLMCall] = []
+        if inp.commanded and inp.previous_screen:
+            performed = self._ask("latent.performed_action", prompts.render(
+                "latent_performed", commanded=inp.commanded, previous_screen=inp.previous_screen, screen=inp.screen),
+                calls, cancel)
+        else:
+            performed = "Nothing yet; this is the first screen." if not inp.commanded else inp.commanded
+        summary = self._ask("latent.screen_summary", prompts.render(
+            "latent_summary", screen=inp.screen, performed=performed), calls, cancel)
+        history = (*inp.performed_history, performed) if inp.commanded else inp.performed_history
+        progression = self._ask("latent.progression", prompts.render(
+            "latent_progression", history=numbered(history, "Nothing yet: the task is just starting."),
+            summary=summary, screen=inp.screen), calls, cancel)
+        mistakes = self._ask("latent.mistakes", prompts.render(
+            "latent_mistakes", goal=inp.goal, progression=progression, screen=inp.screen), calls, cancel)
+        latent = LatentState(performed_action=performed, screen_summary=summary,
+                             progression=progression, mistakes=mistakes)
+        return Estimate(latent, tuple(calls))
+
+    def completion(self, inp: LatentInput, latent: LatentState, next_action: str,
+                   cancel: CancelToken | None = None) -> Estimate:
+        calls: list[LLMCall] = []
+        history = (*inp.performed_history, latent.performed_action) if inp.commanded else inp.performed_history
+        text = self._ask("latent.completion", prompts.render(
+            "latent_completion", goal=inp.goal, history=numbered(history, "Nothing yet: the task is just starting."),
+            summary=latent.screen_summary, next_action=next_action), calls, cancel)
+        verdict = _first_yes_no(text)
+        return Estimate(replace(latent, completion=bool(verdict), completion_reason=text), tuple(calls),
+                        complete=bool(verdict))
+
+
+@dataclass
+class FusedEstimator:
+    """All five aspects in one JSON reply (cheaper; compared against the chain in the benchmark)."""
+
+    client: LLMClient
+    name: str = "fused"
+    max_tokens: int = 400
+
+    def estimate(self, inp: LatentInput, cancel: CancelToken | None = None) -> Estimate:
+        prompt = prompts.render(
+            "latent_fused", goal=inp.goal, history=numbered(inp.commanded_history, "None yet."),
+            commanded=inp.commanded or "none (first step)", previous_screen=inp.previous_screen or "(none)",
+            screen=inp.screen)
+        try:
+            reply = self.client.chat(ChatRequest(prompt, purpose="latent.fused", system=prompts.render("system"),
+                                                 json_schema=True, max_tokens=self.max_tokens), cancel)
+        except LLMError as exc:
+            raise LLMError(f"fused latent estimate failed: {exc.message}", exc.calls, exc.hint) from None
+        data = reply.data if isinstance(reply.data, dict) else {}
+        completed = data.get("completed")
+        if isinstance(completed, str):
+            completed = completed.strip().lower() in ("true", "yes", "1")
+        conf = data.get("confidence")
+        try:
+            conf = min(1.0, max(0.0, float(conf))) if conf is not None else None
+        except (TypeError, ValueError):
+            conf = None
+        latent = LatentState(
+            performed_action=str(data.get("performed_action", "")),
+            screen_summary=str(data.get("screen_summary", "")),
+            progression=str(data.get("progression", "")),
+            mistakes=str(data.get("mistakes", "")) or NO_MISTAKES,
+            completion=bool(completed),
+            completion_reason=str(data.get("completion_reason", "")),
+            confidence=conf,
+        )
+        return Estimate(latent, reply.calls, complete=bool(completed))
+
+    def completion(self, inp: LatentInput, latent: LatentState, next_action: str,
+                   cancel: CancelToken | None = None) -> Estimate:
+        return Estimate(latent, (), complete=bool(latent.completion))

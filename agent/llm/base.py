@@ -1,0 +1,251 @@
+"""The LLM client contract: requests, replies, errors, cancellation and retries.
+
+``LLMClient`` is the protocol every backend implements (``OllamaClient``,
+``OpenAIClient``, test doubles).  ``RetryingClient`` holds the behaviour the backends
+share: a timeout per attempt, retries with exponential backoff on transport errors,
+timeouts, empty replies and unparseable JSON, cancellation through a ``CancelToken``,
+and one ``LLMCall`` record per attempt.  Backends only implement ``_send``.
+This module does no prompting and knows nothing about phones.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
+
+from agent.types import LLMCall
+
+log = logging.getLogger(__name__)
+
+
+class LLMError(RuntimeError):
+    """An LLM request failed for good; ``calls`` records every attempt that was made."""
+
+    def __init__(self, message: str, calls: tuple[LLMCall, ...] = (), hint: str = "") -> None:
+        super().__init__(message if not hint else f"{message} — {hint}")
+        self.message = message
+        self.calls = calls
+        self.hint = hint
+
+
+class Cancelled(LLMError):
+    """The request was cancelled through its ``CancelToken``."""
+
+
+class TransientError(RuntimeError):
+    """Raised by a backend's ``_send`` for failures worth retrying."""
+
+
+class CancelToken:
+    """A thread-safe flag: set it to abandon in-flight and future LLM requests."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True if cancelled meanwhile."""
+        return self._event.wait(seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One prompt to a model.  ``json_schema`` asks for JSON (``True`` for any JSON object)."""
+
+    prompt: str
+    purpose: str = "chat"
+    system: str = ""
+    temperature: float = 0.0
+    json_schema: bool | dict[str, Any] = False
+    images: tuple[bytes, ...] = ()
+    max_tokens: int | None = 512
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LLMReply:
+    """The text of a successful reply, its parsed JSON (if asked) and the accounting."""
+
+    text: str
+    call: LLMCall
+    data: Any = None
+    failed_attempts: tuple[LLMCall, ...] = ()
+
+    @property
+    def calls(self) -> tuple[LLMCall, ...]:
+        return (*self.failed_attempts, self.call)
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    """What planners and estimators need from a model server."""
+
+    model: str
+
+    def chat(self, request: ChatRequest, cancel: CancelToken | None = None) -> LLMReply: ...
+
+    def list_models(self) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How hard to try: attempts in total, first backoff and its growth, per-attempt timeout."""
+
+    attempts: int = 3
+    backoff_s: float = 0.5
+    backoff_factor: float = 2.0
+    max_backoff_s: float = 8.0
+    timeout_s: float = 120.0
+
+    def delay(self, attempt: int) -> float:
+        return min(self.max_backoff_s, self.backoff_s * self.backoff_factor ** max(0, attempt - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class RawReply:
+    """What a backend got back: text and token counts (None when the server does not say)."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+def parse_json_reply(text: str) -> Any:
+    """The JSON object in a reply, tolerating code fences and chatter around it.
+
+    Raises ``ValueError`` when no JSON object can be found.
+    """
+    s = text.strip()
+    if s.startswith("```"):
+        s = s.strip("`")
+        if s[:4].lower() == "json":
+            s = s[4:]
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError:
+        pass
+    decoder = json.JSONDecoder()
+    for i, ch in enumerate(text):
+        if ch in "{[":
+            try:
+                obj, _ = decoder.raw_decode(text[i:])
+                return obj
+            except json.JSONDecodeError:
+                continue
+    raise ValueError(f"no JSON object in reply: {text[:80]!r}")
+
+
+@dataclass
+class RetryingClient:
+    """Shared retry/timeout/cancel/accounting logic; subclasses implement ``_send``."""
+
+    model: str
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    sleep: Callable[[float], None] | None = None  # injectable for tests
+
+    # -- to implement ----------------------------------------------------------------
+    def _send(self, request: ChatRequest, timeout_s: float) -> RawReply:  # pragma: no cover
+        raise NotImplementedError
+
+    def list_models(self) -> list[str]:  # pragma: no cover
+        raise NotImplementedError
+
+    def describe_backend(self) -> str:
+        return type(self).__name__
+
+    # -- shared ----------------------------------------------------------------------
+    def chat(self, request: ChatRequest, cancel: CancelToken | None = None) -> LLMReply:
+        failed: list[LLMCall] = []
+        last_error = ""
+        for attempt in range(1, self.policy.attempts + 1):
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled("LLM request cancelled", tuple(failed))
+            t0 = time.perf_counter()
+            try:
+                raw = self._send_cancellable(request, cancel)
+            except Cancelled as exc:
+                raise Cancelled(exc.message, tuple(failed)) from None
+            except TransientError as exc:
+                last_error = str(exc)
+                failed.append(self._record(request, "", t0, attempt, error=last_error))
+            else:
+                call = self._record(request, raw.text, t0, attempt, raw=raw)
+                problem, data = self._check(request, raw.text)
+                if problem is None:
+                    return LLMReply(raw.text, call, data, tuple(failed))
+                last_error = problem
+                failed.append(replace(call, error=problem))
+            log.warning("LLM %s attempt %d/%d failed: %s", request.purpose, attempt, self.policy.attempts, last_error)
+            if attempt < self.policy.attempts:
+                delay = self.policy.delay(attempt)
+                if cancel is not None:
+                    if cancel.wait(delay):
+                        raise Cancelled("LLM request cancelled", tuple(failed))
+                else:
+                    (self.sleep or time.sleep)(delay)
+        raise LLMError(
+            f"{self.describe_backend()} ({self.model}) gave no usable reply for {request.purpose!r} "
+            f"after {self.policy.attempts} attempts: {last_error}",
+            tuple(failed),
+            hint="check that the server is running and the model is loaded, or raise the timeout",
+        )
+
+    def _check(self, request: ChatRequest, text: str) -> tuple[str | None, Any]:
+        if not text.strip():
+            return "empty reply", None
+        if request.json_schema:
+            try:
+                return None, parse_json_reply(text)
+            except ValueError as exc:
+                return f"malformed JSON reply: {exc}", None
+        return None, None
+
+    def _record(self, request: ChatRequest, text: str, t0: float, attempt: int, *, raw: RawReply | None = None,
+                error: str | None = None) -> LLMCall:
+        return LLMCall(
+            purpose=request.purpose,
+            model=self.model,
+            prompt=request.prompt if not request.system else f"[system]\n{request.system}\n[user]\n{request.prompt}",
+            reply=text,
+            latency_ms=round((time.perf_counter() - t0) * 1000, 2),
+            prompt_tokens=raw.prompt_tokens if raw else None,
+            completion_tokens=raw.completion_tokens if raw else None,
+            error=error,
+            attempt=attempt,
+        )
+
+    def _send_cancellable(self, request: ChatRequest, cancel: CancelToken | None) -> RawReply:
+        """Run ``_send`` on a helper thread so that a cancel takes effect at once."""
+        if cancel is None:
+            return self._send(request, self.policy.timeout_s)
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["reply"] = self._send(request, self.policy.timeout_s)
+            except BaseException as exc:  # handed back to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="llm-request", daemon=True).start()
+        while not done.wait(0.05):
+            if cancel.cancelled:
+                raise Cancelled("LLM request cancelled")
+        if "error" in box:
+            raise box["error"]
+        return box["reply"]
+

@@ -1,0 +1,87 @@
+"""``OllamaClient``: chat with a model served by Ollama through the ``ollama`` package.
+
+Supports JSON output (``format="json"`` or a JSON schema), images for vision-language
+models, token accounting from ``prompt_eval_count``/``eval_count``, and model listing.
+Retries, timeouts and cancellation come from ``RetryingClient``.  No prompting here.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from agent.llm.base import ChatRequest, LLMError, RawReply, RetryingClient, TransientError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+@dataclass
+class OllamaClient(RetryingClient):
+    host: str = DEFAULT_HOST
+    keep_alive: str | None = None
+    _clients: dict[float, Any] = field(default_factory=dict, repr=False)
+
+    def describe_backend(self) -> str:
+        return f"Ollama at {self.host}"
+
+    def _client(self, timeout_s: float) -> Any:
+        client = self._clients.get(timeout_s)
+        if client is None:
+            import ollama  # lazily: the package is only needed with this backend
+
+            client = self._clients[timeout_s] = ollama.Client(host=self.host, timeout=timeout_s)
+        return client
+
+    def _send(self, request: ChatRequest, timeout_s: float) -> RawReply:
+        import ollama
+
+        message: dict[str, Any] = {"role": "user", "content": request.prompt}
+        if request.images:
+            message["images"] = list(request.images)
+        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [message]
+        options: dict[str, Any] = {"temperature": request.temperature}
+        if request.max_tokens:
+            options["num_predict"] = request.max_tokens
+        if request.stop:
+            options["stop"] = list(request.stop)
+        if request.seed is not None:
+            options["seed"] = request.seed
+        fmt: Any = None
+        if request.json_schema is True:
+            fmt = "json"
+        elif isinstance(request.json_schema, dict):
+            fmt = request.json_schema
+        try:
+            resp = self._client(timeout_s).chat(
+                model=self.model, messages=messages, format=fmt, options=options, stream=False,
+                keep_alive=self.keep_alive,
+            )
+        except httpx.TimeoutException as exc:
+            raise TransientError(f"timed out after {timeout_s:g} s ({type(exc).__name__})") from None
+        except ConnectionError as exc:
+            raise TransientError(f"cannot reach Ollama at {self.host}: {exc}") from None
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise LLMError(f"Ollama has no model {self.model!r}", hint=f"run `ollama pull {self.model}`") from None
+            raise TransientError(f"Ollama answered {exc.status_code}: {exc.error}") from None
+        except (httpx.HTTPError, ValueError) as exc:  # ValueError covers undecodable bodies
+            raise TransientError(f"bad response from Ollama: {type(exc).__name__}: {exc}") from None
+        content = (resp.message.content if resp.message is not None else "") or ""
+        return RawReply(content, resp.prompt_eval_count, resp.eval_count)
+
+    def list_models(self) -> list[str]:
+        try:
+            listing = self._client(self.policy.timeout_s).list()
+        except Exception as exc:  # any failure becomes one clear error
+            raise LLMError(f"cannot list models at {self.host}: {exc}", hint="is `ollama serve` running?") from None
+        return sorted(m.model for m in listing.models if m.model)
+
+    def close(self) -> None:
+        for c in self._clients.values():
+            c.close()
+        self._clients.clear()

@@ -1,0 +1,92 @@
+"""``OpenAIClient``: chat with an OpenAI-compatible server (llama.cpp, vLLM, LM Studio).
+
+Talks ``POST {base_url}/chat/completions`` and ``GET {base_url}/models`` with httpx.
+JSON mode is requested with ``response_format`` (servers that ignore it still get
+their reply checked).  Retries, timeouts and cancellation come from ``RetryingClient``.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from agent.llm.base import ChatRequest, LLMError, RawReply, RetryingClient, TransientError
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+
+
+@dataclass
+class OpenAIClient(RetryingClient):
+    base_url: str = DEFAULT_BASE_URL
+    api_key: str = "not-needed"
+    _http: httpx.Client | None = field(default=None, repr=False)
+
+    def describe_backend(self) -> str:
+        return f"OpenAI-compatible server at {self.base_url}"
+
+    def _client(self) -> httpx.Client:
+        if self._http is None:
+            self._http = httpx.Client(headers={"Authorization": f"Bearer {self.api_key}"})
+        return self._http
+
+    def _url(self, path: str) -> str:
+        base = self.base_url.rstrip("/")
+        if not base.endswith("/v1"):
+            base += "/v1"
+        return f"{base}/{path}"
+
+    def _send(self, request: ChatRequest, timeout_s: float) -> RawReply:
+        content: Any = request.prompt
+        if request.images:
+            content = [{"type": "text", "text": request.prompt}] + [
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(img).decode()}}
+                for img in request.images
+            ]
+        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [
+            {"role": "user", "content": content}
+        ]
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": request.temperature}
+        if request.max_tokens:
+            body["max_tokens"] = request.max_tokens
+        if request.stop:
+            body["stop"] = list(request.stop)
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if request.json_schema is True:
+            body["response_format"] = {"type": "json_object"}
+        elif isinstance(request.json_schema, dict):
+            body["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        try:
+            r = self._client().post(self._url("chat/completions"), json=body, timeout=timeout_s)
+        except httpx.TimeoutException as exc:
+            raise TransientError(f"timed out after {timeout_s:g} s ({type(exc).__name__})") from None
+        except httpx.HTTPError as exc:
+            raise TransientError(f"cannot reach {self.base_url}: {exc}") from None
+        if r.status_code == 404:
+            raise LLMError(f"{self.base_url} has no chat endpoint or model {self.model!r} (404)",
+                           hint="check --base-url (it usually ends in /v1) and the model name")
+        if r.status_code >= 400:
+            raise TransientError(f"server answered {r.status_code}: {r.text[:200]}")
+        try:
+            data = r.json()
+            text = data["choices"][0]["message"].get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise TransientError(f"malformed completion body: {type(exc).__name__}: {r.text[:120]!r}") from None
+        usage = data.get("usage") or {}
+        return RawReply(text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+
+    def list_models(self) -> list[str]:
+        try:
+            r = self._client().get(self._url("models"), timeout=self.policy.timeout_s)
+            r.raise_for_status()
+            return sorted(str(m.get("id")) for m in r.json().get("data", []) if m.get("id"))
+        except (httpx.HTTPError, ValueError, AttributeError) as exc:
+            raise LLMError(f"cannot list models at {self.base_url}: {exc}", hint="is the server running?") from None
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None

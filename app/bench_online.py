@@ -1,0 +1,497 @@
+"""Glue between the benchmark (``agent.eval``) and the virtual phone (``app.sim``).
+
+``run_cell(job)`` plays one benchmark cell headless: a fresh ``VirtualPhone`` set up for
+the task, the agent loop (``agent.runner.run_episode``) driven with every proposal
+approved, and the phone's oracle consulted after every executed action (success,
+checkpoints) and before every proposal (the truth the latent-state estimates are judged
+against).  Grounding noise is applied here, by ``TruthRecordingDevice``, so the true
+effect of every input is known; pop-ups and missing labels use the phone's own noise
+knobs.  This module is Qt-free and is imported by worker processes.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agent.device import Key
+
+log = logging.getLogger(__name__)
+
+#: Noise profiles selectable with ``--noise``.  ``grounding`` is applied by the
+#: benchmark's device wrapper; the others are the phone's ``NoiseConfig`` knobs.
+NOISE_PROFILES: dict[str, dict[str, Any]] = {
+    "none": {},
+    "grounding": {"tap_sd_px": 45.0, "drop": 0.1},
+    "popups": {"phone": {"ads": 0.15}},
+    "labels": {"phone": {"missing_desc": 0.7, "invisible_nodes": 4}},
+    "all": {"tap_sd_px": 45.0, "drop": 0.1, "phone": {"ads": 0.15, "missing_desc": 0.7, "invisible_nodes": 4}},
+}
+
+
+def check_noises(names: list[str]) -> None:
+    bad = [n for n in names if n not in NOISE_PROFILES]
+    if bad:
+        raise ValueError(f"unknown noise profile(s) {', '.join(bad)}; choose from {', '.join(NOISE_PROFILES)}")
+    if not names:
+        raise ValueError("name at least one noise profile (e.g. none)")
+
+
+# ---- truth of what each input did ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Performed:
+    """What an input really did, next to what was commanded."""
+
+    kind: str
+    commanded: str
+    performed: str
+    target: str = ""
+    text: str = ""
+    matches: bool = True
+
+
+def _label(el: Any, truth: Any = None) -> str:
+    """How a person would name the element: its text or label, else the first text
+    inside it (a list row's title), else its icon, id or kind."""
+    if el is None:
+        return ""
+    if el.text or el.label:
+        return str(el.text or el.label)
+    if truth is not None:
+        inner = [e for e in truth.elements if e is not el and (e.text or e.label) and el.rect.contains_rect(e.rect)]
+        if inner:
+            first = min(inner, key=lambda e: (e.rect.top, e.rect.left))
+            return str(first.text or first.label)
+    return str(getattr(el, "icon", "") or el.resource_id.split("/")[-1] or el.kind.value)
+
+
+def _hit(truth: Any, x: int, y: int) -> Any:
+    """The element a touch at (x, y) lands on: the smallest clickable one containing the
+    point, else the smallest element with text."""
+    inside = [e for e in truth.elements if e.rect.left <= x < e.rect.right and e.rect.top <= y < e.rect.bottom]
+    clickable = [e for e in inside if e.clickable]
+    pool = clickable or [e for e in inside if e.text or e.label]
+    return min(pool, key=lambda e: e.rect.area) if pool else None
+
+
+class TruthRecordingDevice:
+    """Wraps a ``VirtualPhone``: optionally perturbs or drops taps (grounding noise) and
+    records, for every input, what was commanded and what really happened."""
+
+    def __init__(self, phone: Any, *, seed: int = 0, tap_sd_px: float = 0.0, drop: float = 0.0) -> None:
+        self.phone = phone
+        self._rng = random.Random(f"bench-grounding-{seed}")
+        self.tap_sd_px = tap_sd_px
+        self.drop = drop
+        self.log: list[Performed] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.phone, name)
+
+    @property
+    def info(self) -> Any:
+        return self.phone.info
+
+    def screen_size(self) -> Any:
+        return self.phone.screen_size()
+
+    def screenshot(self, *, with_hierarchy: bool = False) -> Any:
+        return self.phone.screenshot(with_hierarchy=with_hierarchy)
+
+    def dump_hierarchy(self) -> str:
+        return self.phone.dump_hierarchy()
+
+    def foreground(self) -> tuple[str, str]:
+        return self.phone.foreground()
+
+    def close(self) -> None:
+        self.phone.close()
+
+    def _touch(self, x: int, y: int, kind: str, do: Any) -> None:
+        truth = self.phone.ground_truth()
+        intended = _hit(truth, x, y)
+        if self.drop and self._rng.random() < self.drop:
+            self.log.append(Performed(kind, f"{kind} {_label(intended, truth)}".strip(), "", "", "", False))
+            return
+        ax, ay = x, y
+        if self.tap_sd_px:
+            size = self.phone.screen_size()
+            ax = min(max(0, round(x + self._rng.gauss(0, self.tap_sd_px))), size.width - 1)
+            ay = min(max(0, round(y + self._rng.gauss(0, self.tap_sd_px))), size.height - 1)
+        actual = _hit(truth, ax, ay)
+        same = (intended is None and actual is None) or (
+            intended is not None and actual is not None and intended.id == actual.id
+        )
+        do(ax, ay)
+        self.log.append(
+            Performed(kind, f"{kind} {_label(intended, truth)}".strip(), f"{kind} {_label(actual, truth)}".strip(),
+                      _label(actual, truth), "", same)
+        )
+
+    def tap(self, x: int, y: int) -> None:
+        self._touch(x, y, "tap", self.phone.tap)
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._touch(x, y, "tap", lambda ax, ay: self.phone.long_press(ax, ay, duration_ms))
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self.phone.swipe(x1, y1, x2, y2, duration_ms)
+        d = "down" if y2 < y1 else "up" if abs(y2 - y1) >= abs(x2 - x1) else ("right" if x2 < x1 else "left")
+        self.log.append(Performed("scroll", f"scroll {d}", f"scroll {d}"))
+
+    def input_text(self, text: str) -> None:
+        self.phone.input_text(text)
+        self.log.append(Performed("type", f"type {text!r}", f"type {text!r}", "", text, True))
+
+    def key(self, key: Key | str) -> None:
+        k = Key(key) if not isinstance(key, Key) else key
+        self.phone.key(k)
+        name = k.value.lower()
+        self.log.append(Performed(name, f"press {name}", f"press {name}"))
+
+    def open_app(self, name_or_package: str) -> None:
+        self.phone.open_app(name_or_package)
+        self.log.append(Performed("open_app", f"open {name_or_package}", f"open {name_or_package}", name_or_package))
+
+
+# ---- tasks ------------------------------------------------------------------------------
+
+
+def _task_files(entry: str) -> list[Any]:
+    from pathlib import Path
+
+    p = Path(entry)
+    if p.is_dir():
+        return sorted(list(p.glob("*.yaml")) + list(p.glob("*.yml")) + list(p.glob("*.json")))
+    return [p]
+
+
+@functools.cache
+def _load_source(source: str) -> tuple[tuple[Any, ...], tuple[tuple[str, str], ...]]:
+    """Tasks named by ``source`` and the problems met loading them.
+
+    ``source`` is a comma-separated list of ``all`` (the built-in tasks), paths (task
+    files or folders) and task ids.  A file that fails to load is reported and skipped;
+    the other files still count.  Cached per process (workers reload by source).
+    """
+    from pathlib import Path
+
+    from app.sim.tasks import BUILTIN_DIR, TaskError, load_task_file
+
+    entries = [e.strip() for e in source.split(",") if e.strip()] or ["all"]
+    files: list[Path] = []
+    ids: list[str] = []
+    for e in entries:
+        if e == "all":
+            files += _task_files(str(BUILTIN_DIR))
+        elif Path(e).exists():
+            files += _task_files(e)
+        elif e.endswith((".yaml", ".yml", ".json")) or "/" in e:
+            raise ValueError(f"{e}: no such task file or folder")
+        else:
+            ids.append(e)
+    if ids and not any(x == "all" for x in entries):
+        files = _task_files(str(BUILTIN_DIR)) + files
+    tasks: dict[str, Any] = {}
+    problems: list[tuple[str, str]] = []
+    for f in dict.fromkeys(files):
+        try:
+            loaded = load_task_file(f)
+        except TaskError as exc:
+            problems.append((str(f), str(exc)))
+            continue
+        for t in loaded:
+            if t.id in tasks:
+                problems.append((str(f), f"task id {t.id!r} is already defined in {tasks[t.id].source}; skipped"))
+                continue
+            tasks[t.id] = t
+    if ids:
+        missing = [i for i in ids if i not in tasks]
+        if missing:
+            raise ValueError(f"unknown task id(s) {', '.join(missing)}; known: {', '.join(sorted(tasks)) or 'none'}")
+        chosen = [tasks[i] for i in ids]
+        if any(x == "all" for x in entries) or any(Path(x).exists() for x in entries):
+            chosen += [t for t in tasks.values() if t.id not in ids]
+        return tuple(chosen), tuple(problems)
+    return tuple(tasks.values()), tuple(problems)
+
+
+def select_tasks(source: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Task ids to run and (file, message) problems for the files that failed to load."""
+    tasks, problems = _load_source(source)
+    return [t.id for t in tasks], list(problems)
+
+
+def find_task(source: str, task_id: str) -> Any:
+    tasks, _ = _load_source(source)
+    for t in tasks:
+        if t.id == task_id:
+            return t
+    raise ValueError(f"task {task_id!r} is not in {source!r}")
+
+
+def describe_condition(cond: dict[str, Any]) -> str:
+    """Words for a checkpoint condition, for judging progression estimates."""
+    if "all" in cond or "any" in cond:
+        return " and ".join(describe_condition(c) for c in cond.get("all", cond.get("any", [])))
+    if "not" in cond:
+        return "not " + describe_condition(cond["not"])
+    if "visited" in cond:
+        page = str(cond["visited"]).split("/")[-1]
+        return page.replace("_", " ").replace("-", " ")
+    path = str(cond.get("path", "")).split(".")
+    words = [p for p in path[1:] if not p.lstrip("-").isdigit()] or path
+    return " ".join(words).replace("_", " ")
+
+
+def gold_trajectories(source: str, task_ids: list[str]) -> tuple[list[Any], list[tuple[str, str]]]:
+    """Replay each task's reference solution on a fresh phone and record it in AITW form:
+    the action with the screen's element boxes before it, plus a final ``complete``."""
+    from agent.eval.aitw import AitwAction, AitwStep, Trajectory, boxes_from_rects
+    from agent.types import ActionType
+    from app.sim.phone import VirtualPhone
+    from app.sim.tasks import StepError, perform
+
+    out: list[Any] = []
+    failures: list[tuple[str, str]] = []
+    for tid in task_ids:
+        task = find_task(source, tid)
+        phone = VirtualPhone(seed=0)
+        task.setup(phone)
+        steps: list[Any] = []
+        at = 0
+        try:
+            for step in task.solution:
+                at += 1
+                if step.kind == "key":
+                    step.execute(phone)
+                    continue
+                size = phone.screen_size()
+                truth = phone.ground_truth()
+                boxes = boxes_from_rects([e.rect for e in truth.elements if e.clickable or e.text], size)
+                action = step.to_action(phone)
+                steps.append(AitwStep(AitwAction.from_action(action, size), boxes, action.describe()))
+                if not action.is_terminal:
+                    perform(phone, action)
+        except (StepError, ValueError) as exc:
+            failures.append((task.source or tid, f"task {tid}: reference step {at}: {exc}"))
+            continue
+        finally:
+            phone.close()
+        if not steps or steps[-1].action.category.value not in ("complete", "impossible"):
+            steps.append(AitwStep(AitwAction.from_action(_terminal(ActionType.COMPLETE), size)))
+        out.append(Trajectory(tid, task.goal, tuple(steps), f"task:{tid}"))
+    return out, failures
+
+
+def _terminal(kind: Any) -> Any:
+    from agent.types import Action
+
+    return Action(kind)
+
+
+# ---- one benchmark cell ------------------------------------------------------------------
+
+PLANNER_HINT = "zeroshot+, zeroshot-, cotsc+, cotsc-, react+, react-, visiontasker, chain"
+
+
+def check_planners(names: list[str]) -> None:
+    from agent.planners.registry import PLANNER_NAMES
+
+    if not names:
+        raise ValueError(f"name at least one planner ({PLANNER_HINT})")
+    aliases = {"vt", "chain-of-action", "coa", "autoui"}
+    bad = [n for n in names if n.strip().lower() not in PLANNER_NAMES and n.strip().lower() not in aliases]
+    if bad:
+        raise ValueError(f"unknown planner(s) {', '.join(bad)}; choose from {', '.join(PLANNER_NAMES)}")
+
+
+def _combine(entries: list[Performed]) -> Performed | None:
+    """One step may send several inputs (typing taps its field first): the last one names
+    the kind; the step did what was commanded only if every input did."""
+    if not entries:
+        return None
+    last = entries[-1]
+    return Performed(
+        kind=last.kind,
+        commanded=" then ".join(e.commanded for e in entries),
+        performed=" then ".join(e.performed for e in entries if e.performed),
+        target=last.target,
+        text=last.text,
+        matches=all(e.matches for e in entries),
+    )
+
+
+def _stage(purpose: str) -> str:
+    return (purpose or "llm").split(".")[0].split(":")[0] or "llm"
+
+
+def run_cell(job: Any) -> Any:
+    """Play one cell (``agent.eval.online.Job``) on a fresh virtual phone; see the module docstring."""
+    from agent.eval.metrics import (
+        STOP_AGENT_ERROR,
+        STOP_COMPLETE,
+        STOP_IMPOSSIBLE,
+        STOP_MAX_STEPS,
+        STOP_REPEAT,
+        EpisodeResult,
+    )
+    from agent.events import Autonomy, ErrorEvent, Executed, Finished, Parsed, Proposed, RunSettings
+    from agent.llm import RetryPolicy, make_client
+    from agent.planners.registry import make_planner
+    from agent.runner import drive, run_episode
+    from agent.types import ActionType, EpisodeStatus
+    from app.sim.noise import NoiseConfig
+    from app.sim.phone import VirtualPhone
+    from vision.config import PipelineConfig
+    from vision.pipeline import ScreenParser
+
+    s = job.settings
+    task = find_task(s.get("tasks_source", "all"), job.task_id)
+    profile = NOISE_PROFILES[job.noise]
+    phone = VirtualPhone(seed=job.seed, noise=NoiseConfig(**profile.get("phone", {})))
+    task.setup(phone)
+    device = TruthRecordingDevice(phone, seed=job.seed, tap_sd_px=profile.get("tap_sd_px", 0.0),
+                                  drop=profile.get("drop", 0.0))
+    model = str(s.get("model", ""))
+    client = make_client(str(s.get("backend", "ollama")), model, str(s.get("base_url", "")) or None,
+                         policy=RetryPolicy(attempts=int(s.get("attempts", 2)), timeout_s=float(s.get("timeout_s", 120.0))))
+    planner = make_planner(job.planner, client, samples=int(s.get("samples", 8)),
+                           temperature=float(s.get("sample_temperature", 0.5)))
+    mode = str(s.get("parse_mode", "tree"))
+    parser = ScreenParser(PipelineConfig(mode=mode, ocr="none" if mode == "tree" else "rapidocr",  # type: ignore[arg-type]
+                                         detector="none" if mode == "tree" else "auto",
+                                         icons="none" if mode == "tree" else "auto"))
+    run_settings = RunSettings(mode=Autonomy.AUTO, max_steps=int(s.get("max_steps", task.step_budget)),
+                               allow_sensitive=True, max_wait_s=0.2, model=model)
+    goal = task.goals[job.seed % len(task.goals)]
+    descriptions = [describe_condition(c) for c in task.checkpoints]
+    reached_ever: set[int] = set()
+
+    def reached_now() -> list[int]:
+        return [k for k, ok in enumerate(task.checkpoint_flags(phone)) if ok]
+
+    reached_ever.update(reached_now())
+    actions = 0
+    first_success: int | None = None
+    llm_calls = prompt_tokens = completion_tokens = 0
+    stage_ms: dict[str, float] = {}
+    records: list[dict[str, Any]] = []
+    last_cmd = ""
+    last_perf: Performed | None = None
+    log_mark = 0
+    final_action = None
+    finished = None
+    t0 = time.perf_counter()
+
+    def count(calls: tuple[Any, ...]) -> None:
+        nonlocal llm_calls, prompt_tokens, completion_tokens
+        for c in calls:
+            llm_calls += 1
+            prompt_tokens += c.prompt_tokens or 0
+            completion_tokens += c.completion_tokens or 0
+            stage_ms[_stage(c.purpose)] = stage_ms.get(_stage(c.purpose), 0.0) + float(c.latency_ms or 0.0)
+
+    try:
+        for ev in drive(run_episode(goal, device, parser, planner, None, settings=run_settings)):
+            if isinstance(ev, Parsed):
+                stage_ms["parse"] = stage_ms.get("parse", 0.0) + sum(t.ms for t in ev.parse.timings)
+            elif isinstance(ev, Proposed):
+                count(ev.proposal.llm_calls)
+                lat = ev.proposal.latent
+                now = reached_now()
+                records.append({
+                    "index": ev.step,
+                    "commanded": last_cmd,
+                    "performed": None if last_perf is None else last_perf.performed,
+                    "performed_kind": "" if last_perf is None else last_perf.kind,
+                    "performed_target": "" if last_perf is None else last_perf.target,
+                    "performed_text": "" if last_perf is None else last_perf.text,
+                    "performed_matches_commanded": None if last_perf is None else last_perf.matches,
+                    "estimate": None if lat is None else {
+                        "performed_action": lat.performed_action, "screen_summary": lat.screen_summary,
+                        "progression": lat.progression, "mistakes": lat.mistakes, "completion": lat.completion,
+                    },
+                    "proposed": ev.proposal.action.describe(),
+                    "truth_complete": bool(task.is_success(phone)),
+                    "reached": [descriptions[k] for k in now],
+                    "reached_ever": [descriptions[k] for k in sorted(reached_ever)],
+                    "checkpoints": descriptions,
+                })
+            elif isinstance(ev, ErrorEvent):
+                count(ev.calls)
+            elif isinstance(ev, Executed):
+                if ev.action.is_terminal:
+                    final_action = ev.action
+                    continue
+                actions += 1
+                last_cmd = ev.action.describe()
+                last_perf = _combine(device.log[log_mark:])
+                log_mark = len(device.log)
+                reached_ever.update(reached_now())
+                if first_success is None and not task.impossible and task.is_success(phone):
+                    first_success = actions
+            elif isinstance(ev, Finished):
+                finished = ev
+        success = bool(task.is_success(phone, final_action))
+        if success and task.impossible:
+            first_success = actions
+        status = finished.status if finished else EpisodeStatus.ERROR
+        note = finished.note if finished else "the run ended without a Finished event"
+        if final_action is not None:
+            stopped_by = STOP_COMPLETE if final_action.type is ActionType.COMPLETE else STOP_IMPOSSIBLE
+        elif "budget" in note:
+            stopped_by = STOP_MAX_STEPS
+        elif "repeated" in note:
+            stopped_by = STOP_REPEAT
+        elif status in (EpisodeStatus.ERROR, EpisodeStatus.ABORTED):
+            stopped_by = STOP_AGENT_ERROR
+        else:
+            stopped_by = STOP_MAX_STEPS
+        steps = len(finished.episode.steps) if finished else len(records)
+        return EpisodeResult(
+            planner=job.planner, task_id=job.task_id, seed=job.seed, noise=job.noise, model=model,
+            success=success, checkpoints_total=len(task.checkpoints), checkpoints_reached=len(reached_ever),
+            stopped_by=stopped_by, actions=actions, first_success_action=first_success, steps=steps,
+            llm_calls=llm_calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            wall_s=time.perf_counter() - t0, stage_ms={k: round(v, 1) for k, v in stage_ms.items()},
+            step_records=tuple(records), note=note, goal=goal,
+        )
+    finally:
+        phone.close()
+
+
+# ---- settings --------------------------------------------------------------------------
+
+
+def guess_backend(base_url: str) -> str:
+    """``ollama`` for Ollama-looking URLs (port 11434, ``/api``), else ``openai``."""
+    u = base_url.rstrip("/")
+    if ":11434" in u or u.endswith("/api"):
+        return "ollama"
+    return "openai"
+
+
+def resolve_llm(*, model: str = "", base_url: str = "", backend: str = "") -> dict[str, Any]:
+    """Model, server and backend from the options, falling back to the user's settings."""
+    from app.settings import load_settings
+
+    settings, problem = load_settings()
+    if problem:
+        log.warning("%s", problem)
+    llm = settings.llm
+    if backend and backend not in ("ollama", "openai", "llamacpp"):
+        raise ValueError(f"unknown backend {backend!r}: use 'ollama' or 'openai'")
+    if backend == "llamacpp":
+        backend = "openai"
+    if not backend:
+        backend = guess_backend(base_url) if base_url else llm.backend
+    if not base_url:
+        base_url = llm.ollama_host if backend == "ollama" else llm.openai_base_url
+    return {"model": model or llm.model, "base_url": base_url, "backend": backend}

@@ -1,0 +1,136 @@
+"""``SqliteKnowledgeStore``: the agent's ``KnowledgeStore`` protocol on the project's
+SQLite database (``app.storage.Store``, tables created by its schema migration 2).
+
+Tables used: ``task_repository`` and ``demonstrations`` (task records, by source),
+``instruction_set`` (one row per step description), ``context_library`` (one row per
+user and dotted path, JSON values), ``graph_nodes`` / ``graph_edges`` (the interaction
+graph).  Documents are stored in a schema-versioned envelope built with
+``agent.codec``'s converters.  Macros (with versions) are the ``Store``'s own methods,
+which already satisfy ``agent.knowledge.store.MacroStore``.  No Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from agent import codec
+from agent.knowledge.context import flatten
+from agent.knowledge.types import InstructionMapping, TaskRecord
+from app.storage import Store, StoreError
+
+_DOC_VERSION = 1
+
+
+def _wrap(kind: str, obj: object) -> str:
+    return json.dumps({"schema": kind, "version": _DOC_VERSION, "data": codec.to_data(obj)}, ensure_ascii=False)
+
+
+def _unwrap(kind: str, cls: type, text: str) -> Any:
+    doc = json.loads(text)
+    if not isinstance(doc, dict) or doc.get("schema") != kind:
+        raise StoreError(f"a {kind} row holds something else; the database may be damaged")
+    if int(doc.get("version", 0)) > _DOC_VERSION:
+        raise StoreError(f"a {kind} row was written by a newer Tapwise (version {doc.get('version')}): upgrade")
+    return codec.from_data(cls, doc["data"])
+
+
+def _unflatten(flat: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path, value in flat.items():
+        node = out
+        parts = path.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = value
+    return out
+
+
+class SqliteKnowledgeStore:
+    """Knowledge tables of a Tapwise database.  Pass an open ``Store``."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    # ---- task repository and demonstrations ----
+    def save_task(self, record: TaskRecord) -> None:
+        doc = _wrap("task_record", record)
+        if record.source == "demonstration":
+            self.store.put_row("demonstrations", {"id": record.id, "goal": record.goal,
+                                                  "episode_id": record.episode_id or "",
+                                                  "created_at": record.created_at, "doc": doc}, pk="id")
+        else:
+            self.store.put_row("task_repository", {"id": record.id, "goal": record.goal, "app": record.app or "",
+                                                   "created_at": record.created_at, "doc": doc}, pk="id")
+
+    def tasks(self) -> list[TaskRecord]:
+        out = [_unwrap("task_record", TaskRecord, r["doc"]) for t in ("task_repository", "demonstrations")
+               for r in self.store.rows(t)]
+        return sorted(out, key=lambda r: r.created_at)
+
+    def delete_task(self, record_id: str) -> None:
+        with self.db.conn:
+            for t in ("task_repository", "demonstrations"):
+                self.db[t].delete_where("id = ?", [record_id])
+
+    # ---- instruction set ----
+    def save_mapping(self, mapping: InstructionMapping) -> None:
+        self.store.put_row("instruction_set", {"key": mapping.description.strip().casefold(),
+                                               "description": mapping.description,
+                                               "doc": _wrap("instruction_mapping", mapping),
+                                               "updated_at": mapping.updated_at}, pk="key")
+
+    def mappings(self) -> list[InstructionMapping]:
+        return [_unwrap("instruction_mapping", InstructionMapping, r["doc"]) for r in self.store.rows("instruction_set")]
+
+    # ---- context library ----
+    def load_context(self, user: str) -> dict[str, Any]:
+        prefix = f"{user}/"
+        flat = {r["key"][len(prefix):]: json.loads(r["value"])
+                for r in self.store.rows("context_library", "key LIKE ?", [prefix.replace("%", r"\%") + "%"])
+                if r["key"].startswith(prefix)}
+        return _unflatten(flat)
+
+    def save_context(self, user: str, data: dict[str, Any]) -> None:
+        prefix = f"{user}/"
+        now = time.time()
+        with self.db.conn:
+            self.db["context_library"].delete_where("substr(key, 1, ?) = ?", [len(prefix), prefix])
+            rows = [{"key": prefix + path, "value": json.dumps(value, ensure_ascii=False),
+                     "source": "user", "updated_at": now} for path, value in flatten(data).items()]
+            if rows:
+                self.db["context_library"].upsert_all(rows, pk="key")
+
+    # ---- interaction graph ----
+    def load_graph(self) -> dict[str, Any] | None:
+        nodes = [json.loads(r["doc"]) for r in self.store.rows("graph_nodes")]
+        edges = [{"src": r["src"], "element": r["element"], "dst": r["dst"], "count": r["count"]}
+                 for r in self.store.rows("graph_edges")]
+        if not nodes:
+            return None
+        meta = self.store.rows("context_library", "key = ?", ["_graph/merge_threshold"])
+        threshold = next((json.loads(r["value"]) for r in meta), None)
+        data: dict[str, Any] = {"nodes": nodes, "edges": edges}
+        if threshold is not None:
+            data["merge_threshold"] = threshold
+        return data
+
+    def save_graph(self, data: dict[str, Any]) -> None:
+        now = time.time()
+        with self.db.conn:
+            self.db["graph_nodes"].delete_where()
+            self.db["graph_edges"].delete_where()
+            nodes = [{"id": n["id"], "app": n.get("app", ""), "signature": "|".join(f[0] for f in n.get("features", []))[:500],
+                      "doc": json.dumps(n, ensure_ascii=False), "updated_at": now} for n in data.get("nodes", [])]
+            if nodes:
+                self.db["graph_nodes"].insert_all(nodes, pk="id")
+            edges = [{"src": e["src"], "element": e["element"], "dst": e["dst"], "count": int(e.get("count", 1)),
+                      "updated_at": now} for e in data.get("edges", [])]
+            if edges:
+                self.db["graph_edges"].insert_all(edges, pk=("src", "element", "dst"))
+            if "merge_threshold" in data:
+                self.db["context_library"].upsert({"key": "_graph/merge_threshold",
+                                                   "value": json.dumps(data["merge_threshold"]),
+                                                   "source": "system", "updated_at": now}, pk="key")

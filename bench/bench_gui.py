@@ -1,0 +1,190 @@
+"""GUI benchmarks: mirror display rate with every overlay on, start-up to the first
+mirrored frame, and the longest GUI-thread stall during an agent run.
+
+Run under a real display for figures a person would see (``Xvfb :99 & DISPLAY=:99``),
+or with ``QT_QPA_PLATFORM=offscreen``:
+
+    .venv/bin/python bench/bench_gui.py [--only display|startup|stall] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import widgets  # noqa: F401  (applies the PySide6 guard)
+
+
+def _app():
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication.instance() or QApplication(sys.argv[:1])
+
+
+class StallMeter:
+    """Measures the longest gap between ticks of a fast GUI-thread timer."""
+
+    def __init__(self, interval_ms: int = 5) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.interval = interval_ms / 1000
+        self.max_gap = 0.0
+        self.gaps: list[float] = []
+        self._last = None
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def start(self) -> None:
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        gap = now - self._last
+        self._last = now
+        self.gaps.append(gap)
+        self.max_gap = max(self.max_gap, gap)
+
+
+def _pump(app, seconds: float, until=None) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        if until is not None and until():
+            return
+        time.sleep(0.001)
+
+
+def bench_display(seconds: float = 5.0, width: int = 1080, height: int = 2400) -> dict:
+    """Frames per second the mirror shows (conversion + paint of every overlay layer)."""
+    import numpy as np
+    from PySide6.QtWidgets import QApplication
+
+    from app.sim.phone import VirtualPhone
+    from vision.config import PipelineConfig
+    from vision.pipeline import ScreenParser
+    from widgets.overlays import Layer
+    from widgets.screen_view import ScreenView
+
+    app = _app()
+    phone = VirtualPhone()
+    phone.open_app("Settings")
+    shot = phone.screenshot(with_hierarchy=True)
+    parse = ScreenParser(PipelineConfig(mode="auto")).parse(shot)
+    frames = []
+    for i in range(8):  # distinct frames, like a scrolling list
+        img = np.roll(shot.image, i * 37, axis=0)
+        frames.append(np.ascontiguousarray(img))
+    view = ScreenView()
+    view.resize(560, 1000)
+    view.show()
+    for layer in Layer:
+        view.set_layer_visible(layer, True)
+    view.set_frame(frames[0])
+    view.flush()
+    view.set_parse(parse)
+    from agent.types import Action
+
+    view.set_proposal(Action.swipe(540, 1800, 540, 600))
+    _pump(app, 0.5)
+    shown = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        view.set_frame(frames[shown % len(frames)])
+        view.flush()
+        view.viewport().repaint()  # synchronous paint: the real cost of one displayed frame
+        QApplication.processEvents()
+        shown += 1
+    elapsed = time.perf_counter() - t0
+    view.close()
+    return {
+        "display_fps": round(shown / elapsed, 1),
+        "frame_size": f"{width}x{height}",
+        "overlay_elements": len(parse.elements),
+        "blocks": len(parse.blocks),
+        "layers_on": [layer.value for layer in Layer],
+        "view_size": "560x1000",
+        "platform": app.platformName(),
+    }
+
+
+def bench_startup(timeout: float = 20.0) -> dict:
+    """Seconds from creating the window to the first mirrored virtual-phone frame."""
+    t0 = time.perf_counter()
+    app = _app()
+    from app.gui.window import MainWindow
+    from app.settings import Settings
+
+    win = MainWindow(Settings(), "sim", live_parse=False)
+    win.started_at = t0
+    win.show()
+    _pump(app, timeout, until=lambda: win.first_frame_s is not None)
+    first = win.first_frame_s
+    fps_end = time.perf_counter() + 3
+    _pump(app, 3)
+    fps = win.mirror.fps() if win.mirror else 0.0
+    del fps_end
+    win.close()
+    return {"startup_to_first_frame_s": round(first, 3) if first else None, "mirror_fps_virtual_phone": round(fps, 1)}
+
+
+def bench_stall(steps: int = 6, timeout: float = 240.0) -> dict:
+    """Longest GUI-thread stall while the agent runs a task on the virtual phone
+    (approving every step) against the scripted fake Ollama server."""
+    try:
+        from agent import runner  # noqa: F401
+        from tests.agent.fake_ollama import FakeOllama  # noqa: F401
+    except ImportError as exc:
+        return {"gui_stall_ms": None, "note": f"not measured: {exc}"}
+    from tests.gui.e2e_support import run_scripted_task
+
+    app = _app()
+    meter = StallMeter()
+    meter.start()
+    result = run_scripted_task(app, approve_only=True, timeout=timeout, pump=_pump)
+    meter.stop()
+    gaps = sorted(meter.gaps)
+    return {
+        "gui_stall_max_ms": round(meter.max_gap * 1000, 1),
+        "gui_stall_p99_ms": round(gaps[int(len(gaps) * 0.99)] * 1000, 1) if gaps else None,
+        "agent_steps": result.get("steps"),
+        "episode_status": result.get("status"),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=["display", "startup", "stall"])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "xcb")
+    results: dict = {"threads_at_start": threading.active_count()}
+    if args.only in (None, "startup"):
+        results.update(bench_startup())
+        print("startup:", results, flush=True)
+    if args.only in (None, "display"):
+        results.update(bench_display(args.seconds))
+        print("display:", results, flush=True)
+    if args.only in (None, "stall"):
+        results.update(bench_stall())
+        print("stall:", results, flush=True)
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,275 @@
+"""Vision benchmark: accuracy on unseen virtual-phone screens and real Rico screens, and speed.
+
+    .venv/bin/python bench/bench_vision.py                 # everything
+    .venv/bin/python bench/bench_vision.py --only sim      # sim accuracy (detection, OCR, icons)
+    .venv/bin/python bench/bench_vision.py --only real     # ../shared/real-ui element recall
+    .venv/bin/python bench/bench_vision.py --only speed    # warm timings at 1080x2400
+
+Protocols
+---------
+Sim (virtual phone, ``app.sim``): seeds 1000.. (training used 0..N-1), every profile
+including ``tablet`` (1600x2560, never used in training), both themes and languages.
+Frames come from the same seeded random explorer as the training data.
+* Detection: predicted elements of the 12 VisionTasker classes vs ground-truth elements
+  of those classes; greedy one-to-one matching per class at IoU >= 0.5; P and R per class.
+* OCR string recall: ground-truth TEXT/BUTTON strings; one counts as read when the OCR
+  spans whose centres fall in its box (grown by 4 px) join to a string with rapidfuzz
+  ratio >= 90 (case- and space-insensitive), so wrapped paragraphs count.
+* Icon top-1: ground-truth icons whose glyph is in the vocabulary; the element box is
+  cropped and classified; correct when the top label equals the glyph's function.
+
+Real (``../shared/real-ui/rico-dev``, Rico, CC BY 4.0; never copied into the repo):
+targets are view-hierarchy nodes with ``visible-to-user`` true, a box inside the
+screenshot of at least 8x8 px after scaling (``image_width / 1440``), that are clickable
+or carry text/content-desc; boxes covering > 90 % of the screen are skipped.  A target is
+recalled at IoU >= 0.5 by any predicted element (strict), and "hit" when some predicted
+element's centre lies inside the target and the target's centre inside that element
+(a tap on the prediction would land on the target).  Vision-only parse (no tree).
+
+Speed: warm (models loaded) mean of 5 runs on a 1080x2400 virtual-phone screen: the full
+vision pipeline, an incremental parse after a change confined to one row, and a
+tree-only parse of the phone's uiautomator dump.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from rapidfuzz import fuzz  # noqa: E402
+
+from vision.config import PipelineConfig  # noqa: E402
+from vision.describe import estimate_tokens  # noqa: E402
+from vision.geometry import Rect, Size  # noqa: E402
+from vision.hierarchy import read_rico_json  # noqa: E402
+from vision.icon_vocab import ICON_FUNCTIONS  # noqa: E402
+from vision.imageio import load_rgb  # noqa: E402
+from vision.pipeline import ScreenParser  # noqa: E402
+from vision.types import DETECTOR_CLASSES, ElementKind, Screen  # noqa: E402
+
+REAL = ROOT.parent / "shared" / "real-ui" / "rico-dev"
+GLYPH_TO_FUNCTION = {g: f for f, gs in ICON_FUNCTIONS for g in gs}
+
+
+def _norm(s: str) -> str:
+    return "".join(s.lower().split())
+
+
+def match(preds: list[Rect], truths: list[Rect], thr: float = 0.5) -> int:
+    """Greedy one-to-one matches at IoU >= thr."""
+    pairs = sorted(((p.iou(t), i, j) for i, p in enumerate(preds) for j, t in enumerate(truths)), reverse=True)
+    used_p, used_t, n = set(), set(), 0
+    for iou, i, j in pairs:
+        if iou < thr:
+            break
+        if i in used_p or j in used_t:
+            continue
+        used_p.add(i)
+        used_t.add(j)
+        n += 1
+    return n
+
+
+def sim_frames(n_seeds: int, steps: int):
+    from train_detector import explore
+
+    for k in range(n_seeds):
+        seed = 1000 + k
+        profile = ("phone", "small", "tablet")[k % 3]
+        theme = ("light", "dark")[k % 2]
+        lang = ("en", "de")[(k // 2) % 2]
+        for img, truth in explore(profile, theme, lang, seed, steps):
+            yield img, truth, f"{profile}/{theme}/{lang}/{seed}"
+
+
+def bench_sim(args) -> dict:
+    parsers = {"default": ScreenParser(PipelineConfig(mode="vision"))}
+    parsers["default"].detector()
+    if parsers["default"].detector_name == "yolo" and not args.no_cv:
+        parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv"), ocr=parsers["default"].ocr_backend(),
+                                     icons=parsers["default"].icon_classifier())
+    counts = {name: defaultdict(lambda: [0, 0, 0]) for name in parsers}  # tp, n_pred, n_true
+    ocr_hit = ocr_total = 0
+    icon_hit = icon_total = 0
+    tokens = []
+    frames = 0
+    icons = parsers["default"].icon_classifier()
+    for img, truth, _tag in sim_frames(args.sim_seeds, args.steps):
+        frames += 1
+        parse = None
+        for name, parser in parsers.items():
+            p = parser.parse(Screen(img))
+            if name == "default":
+                parse = p
+            for cls in DETECTOR_CLASSES:
+                preds = [e.rect for e in p.elements if e.kind is cls]
+                gts = [e.rect for e in truth.elements if e.kind is cls]
+                c = counts[name][cls]
+                c[0] += match(preds, gts)
+                c[1] += len(preds)
+                c[2] += len(gts)
+        assert parse is not None
+        tokens.append(estimate_tokens(parse.description))
+        for e in truth.elements:
+            if e.kind not in (ElementKind.TEXT, ElementKind.BUTTON) or not e.text.strip():
+                continue
+            box = Rect(e.rect.left - 4, e.rect.top - 4, e.rect.right + 4, e.rect.bottom + 4)
+            inside = sorted((s for s in parse.text_spans if box.contains(s.rect.center)), key=lambda s: (s.rect.top, s.rect.left))
+            read = " ".join(s.text for s in inside)
+            ocr_total += 1
+            ocr_hit += bool(read) and fuzz.ratio(_norm(read), _norm(e.text)) >= 90
+        if icons is not None:
+            wanted = [e for e in truth.elements if e.icon in GLYPH_TO_FUNCTION and e.rect.width >= 8 and e.rect.height >= 8
+                      and e.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and e.rect.width <= 0.25 * truth.size.width]
+            if wanted:
+                crops = [np.ascontiguousarray(img[e.rect.top : e.rect.bottom, e.rect.left : e.rect.right]) for e in wanted]
+                for e, g in zip(wanted, icons.classify(crops), strict=True):
+                    icon_total += 1
+                    icon_hit += g.label == GLYPH_TO_FUNCTION[e.icon]
+    out: dict = {"frames": frames, "ocr_string_recall": _ratio(ocr_hit, ocr_total), "icon_top1": _ratio(icon_hit, icon_total),
+                 "description_tokens_mean": round(statistics.mean(tokens), 1) if tokens else None, "detection": {}}
+    for name, table in counts.items():
+        rows = {}
+        tp_all = np_all = nt_all = 0
+        for cls in DETECTOR_CLASSES:
+            tp, npred, ntrue = table[cls]
+            tp_all, np_all, nt_all = tp_all + tp, np_all + npred, nt_all + ntrue
+            rows[cls.value] = {"P": _ratio(tp, npred), "R": _ratio(tp, ntrue), "n_true": ntrue, "n_pred": npred}
+        rows["ALL"] = {"P": _ratio(tp_all, np_all), "R": _ratio(tp_all, nt_all), "n_true": nt_all, "n_pred": np_all}
+        out["detection"][f"{name} ({parsers[name].detector_name})"] = rows
+    return out
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a}/{b} = {a / b:.3f}" if b else "n/a (0 cases)"
+
+
+def real_targets(json_path: Path, size: Size) -> list[Rect]:
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    roots, _ = read_rico_json(data, scale=size.width / 1440)
+    screen = Rect(0, 0, size.width, size.height)
+    out: list[Rect] = []
+    stack = [(r, True) for r in roots]
+    while stack:
+        n, vis = stack.pop()
+        vis = vis and n.visible
+        if not vis:
+            continue
+        stack.extend((c, vis) for c in n.children)
+        r = n.rect.intersection(screen)
+        if r is None or r.width < 8 or r.height < 8 or r.area > 0.9 * screen.area:
+            continue
+        if n.clickable or n.text or n.content_desc:
+            out.append(r)
+    return out
+
+
+def bench_real(args) -> dict:
+    if not REAL.is_dir():
+        return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
+    parser = ScreenParser(PipelineConfig(mode="vision"))
+    rows = list(csv.DictReader((REAL / "index.csv").open()))
+    strict = hit = total = 0
+    per_app: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows[: args.real_limit or None]:
+        sid = row.get("rico_id") or next(iter(row.values()))
+        img_path = REAL / "screenshots" / f"{sid}.jpg"
+        js = REAL / "view_hierarchies" / f"{sid}.json"
+        if not img_path.is_file() or not js.is_file():
+            continue
+        img = load_rgb(img_path)
+        size = Size(img.shape[1], img.shape[0])
+        targets = real_targets(js, size)
+        p = parser.parse(Screen(img))
+        preds = [e.rect for e in p.elements]
+        strict += match(preds, targets)
+        for t in targets:
+            ok = any(t.contains(pr.center) and pr.contains(t.center) for pr in preds)
+            hit += ok
+            per_app[row.get("package", "?")][0] += ok
+            per_app[row.get("package", "?")][1] += 1
+        total += len(targets)
+    return {"screens": len(rows[: args.real_limit or None]), "targets": total, "recall_iou50": _ratio(strict, total),
+            "recall_centre_hit": _ratio(hit, total),
+            "per_app_centre_hit": {k: _ratio(*v) for k, v in sorted(per_app.items())}}
+
+
+def bench_speed(args) -> dict:
+    from app.sim.phone import VirtualPhone
+
+    phone = VirtualPhone(profile="phone", seed=4242)
+    phone.open_app("Settings")
+    a = phone.screenshot(with_hierarchy=True)
+    truth = phone.ground_truth()
+    parser = ScreenParser(PipelineConfig(mode="vision"))
+    tree_parser = ScreenParser(PipelineConfig(mode="tree"))
+    parser.parse(Screen(a.image))  # warm up: load every model once
+    full = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        pa = parser.parse(Screen(a.image))
+        full.append(time.perf_counter() - t0)
+    # a change confined to one row: repaint one list row's text area with a different string
+    b_img = a.image.copy()
+    row = next((e for e in truth.elements if e.kind is ElementKind.TEXT and e.rect.top > 600 and e.text), None)
+    import cv2
+
+    r = row.rect if row else Rect(60, 900, 600, 960)
+    b_img[r.top : r.bottom, r.left : r.right] = b_img[r.top, r.left]
+    cv2.putText(b_img, "Changed", (r.left, r.bottom - 8), cv2.FONT_HERSHEY_SIMPLEX, r.height / 40, (30, 30, 30), 2)
+    incr = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        parser.parse(Screen(b_img), previous=(Screen(a.image), pa))
+        incr.append(time.perf_counter() - t0)
+    tree = []
+    scr = Screen(a.image, hierarchy_xml=a.hierarchy_xml)
+    tree_parser.parse(scr)
+    for _ in range(args.repeat * 4):
+        t0 = time.perf_counter()
+        tree_parser.parse(scr)
+        tree.append(time.perf_counter() - t0)
+    last = parser.parse(Screen(a.image))
+    return {"image": f"{a.image.shape[1]}x{a.image.shape[0]}", "detector": parser.detector_name,
+            "full_s_mean": round(statistics.mean(full), 3), "full_s_min": round(min(full), 3),
+            "incremental_s_mean": round(statistics.mean(incr), 3), "incremental_s_min": round(min(incr), 3),
+            "tree_only_ms_mean": round(statistics.mean(tree) * 1000, 2),
+            "stages_ms": {t.stage: t.ms for t in last.timings}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", choices=["sim", "real", "speed"], action="append")
+    ap.add_argument("--sim-seeds", type=int, default=12)
+    ap.add_argument("--steps", type=int, default=6)
+    ap.add_argument("--real-limit", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-cv", action="store_true", help="skip the CV-detector comparison on sim screens")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args()
+    parts = args.only or ["sim", "real", "speed"]
+    results = {}
+    for part in parts:
+        t0 = time.time()
+        results[part] = {"sim": bench_sim, "real": bench_real, "speed": bench_speed}[part](args)
+        results[part]["bench_seconds"] = round(time.time() - t0, 1)
+        print(f"== {part} ==")
+        print(json.dumps(results[part], indent=1, ensure_ascii=False))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

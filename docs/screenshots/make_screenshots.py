@@ -1,0 +1,169 @@
+"""Take the README screenshots of the workbench window, as a person sees it.
+
+Needs a real X display (the window is grabbed from the X server, not rendered by
+itself).  Run from the repository root:
+
+    Xvfb :99 -screen 0 1600x1000x24 &
+    DISPLAY=:99 .venv/bin/python docs/screenshots/make_screenshots.py
+    kill %1
+
+It drives the window on the virtual phone with a scripted fake Ollama server (the
+replies below), so the pictures are reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+OUT = Path(__file__).resolve().parent
+
+import widgets  # noqa: E402,F401  (PySide6 guard)
+
+GOAL = "Turn on airplane mode"
+
+
+def scripted_server():
+    from tests.agent.fake_ollama import FakeLLMServer
+
+    s = FakeLLMServer()
+    has = lambda text: (lambda prompt: text in prompt)  # noqa: E731
+    s.on(has("what action really happened"), "Opened the Settings app.", "Tapped Network & internet.",
+         "Turned the Airplane mode switch on.")
+    s.on(has("Below is the content of the screen"),
+         "The phone's home screen: a clock and weather widget and app icons (Clock, Calendar, Settings, Shop…).",
+         "The Settings app's main list: Network & internet, Connected devices, Apps, Notifications, Display…",
+         "The Network & internet page: Internet, SIMs, Airplane mode (off), Hotspot, Data Saver.",
+         "The Network & internet page; the Airplane mode switch is now on.")
+    s.on(has("Summarise what has been done so far"), "Nothing has been done yet.", "Settings is open.",
+         "Settings → Network & internet is open.", "Airplane mode was switched on in Network & internet.")
+    s.on(has("Has anything gone wrong"), "No mistakes.")
+    s.on(has("Is the goal already fully achieved"),
+         "No: Settings has not been opened yet.", "No: airplane mode is still off.",
+         "No: the switch has not been turned on yet.", "Yes: airplane mode is now on.")
+    s.on(has("The user asked you to do this"), "open Settings", "tap Network & internet",
+         "tap the Airplane mode switch", "done")
+    return s.start()
+
+
+def grab(win, name: str) -> Path:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    for _ in range(20):
+        app.processEvents()
+        time.sleep(0.02)
+    screen = win.screen()
+    g = win.frameGeometry()
+    pix = screen.grabWindow(0, g.x(), g.y(), g.width(), g.height())  # from the X server: what is on screen
+    path = OUT / name
+    pix.save(str(path), "PNG")
+    print("saved", path, pix.width(), "x", pix.height())
+    return path
+
+
+def pump(seconds: float, until=None) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    end = time.time() + seconds
+    while time.time() < end:
+        app.processEvents()
+        if until is not None and until():
+            return
+        time.sleep(0.01)
+    if until is not None:
+        raise TimeoutError("the window did not reach the expected state")
+
+
+def main() -> int:
+    if not os.environ.get("DISPLAY"):
+        print("needs an X display: run under Xvfb (see the module docstring)")
+        return 2
+    from PySide6.QtWidgets import QApplication
+
+    from agent.types import DecisionKind
+    from app.gui.window import MainWindow
+    from app.settings import LLMSettings, Settings
+    from vision.geometry import Point
+    from widgets.overlays import Layer
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Tapwise")
+    server = scripted_server()
+    tmp = Path(tempfile.mkdtemp(prefix="tapwise-shots-"))
+    settings = Settings(data_dir=tmp, llm=LLMSettings(ollama_host=server.url, model="fake-model:latest"))
+    win = MainWindow(settings, "sim")  # lists phones (none here) and connects the virtual phone
+    win.move(0, 0)
+    win.resize(1600, 1000)
+    win.show()
+    pump(30, until=lambda: win.device is not None and win.view.frame is not None)
+
+    # 1. inspecting a parse: Settings open, full vision + tree parse, an element selected
+    win.executor.call(lambda: win.device.open_app("Settings"))
+    pump(120, until=lambda: win.inspector.parse is not None and "com.android.settings" in win.inspector.description.toPlainText())
+    for layer in (Layer.WIDGETS, Layer.BLOCKS, Layer.ICON_LABELS, Layer.DISAGREEMENTS, Layer.OCR_TEXT):
+        win.layer_panel.checks[layer].setChecked(True)
+    el = win.view.element_at(Point(540, 1985))
+    if el is not None:
+        win.inspector.select_element(el.id)
+        win.view.select_element(el.id)
+    win.inspector.tabs.setCurrentIndex(0)
+    grab(win, "01-inspect-parse.png")
+
+    # 2. a task waiting for approval: proposal card, marker, latent state
+    win.executor.call(lambda: win.device.key("HOME"))
+    win.layer_panel.checks[Layer.OCR_TEXT].setChecked(False)
+    win.task_panel.set_models(["fake-model:latest", "llama3.2:3b", "qwen2.5:7b"], current="fake-model:latest")
+    win.task_panel.goal.setPlainText(GOAL)
+    win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot+"))
+    pump(3)
+    win.task_panel.start.click()
+    bar = win.decision_bar
+    pump(180, until=lambda: bar.enabled)
+    bar.trigger(DecisionKind.APPROVE)
+    pump(10, until=lambda: not bar.enabled)
+    pump(180, until=lambda: bar.enabled)
+    grab(win, "02-approve-step.png")
+    bar.trigger(DecisionKind.APPROVE)
+    pump(10, until=lambda: not bar.enabled)
+    pump(180, until=lambda: bar.enabled)
+
+    # 3. editing the proposed action, target picked on the mirror
+    bar.trigger(DecisionKind.EDIT)
+    editor = win._editor
+    editor.move(win.geometry().x() + 560, win.geometry().y() + 260)
+    editor.pick_touch.click()
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     win.view.view_pos_of(Point(970, 693)).toPoint())
+    pump(1)
+    grab(win, "03-edit-action.png")
+    editor._try_accept()
+    pump(10, until=lambda: not bar.enabled)
+    pump(180, until=lambda: bar.enabled or win.run.driver is None)
+    if bar.enabled:
+        bar.trigger(DecisionKind.APPROVE)
+    pump(180, until=lambda: win.run.driver is None)
+
+    # 4. reviewing a past step: its screen, the prompts and the raw replies
+    win.timeline.select_step(1)
+    win.timeline.tabs.setCurrentIndex(1)
+    win.timeline_dock.raise_()
+    pump(1)
+    grab(win, "04-review-step.png")
+
+    win.close()
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

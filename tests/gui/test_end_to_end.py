@@ -1,0 +1,40 @@
+"""End to end: the window on the virtual phone, a scripted fake Ollama server over real
+HTTP, a task run in approve-every-step mode where the user approves, rejects with
+feedback, edits (target picked on the mirror), demonstrates on the mirror and approves
+the finish; the database then holds the episode and every decision."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("app.sim.phone", reason="needs the virtual phone")
+pytest.importorskip("agent.runner", reason="needs the agent loop")
+pytest.importorskip("tests.agent.fake_ollama", reason="needs the fake Ollama server")
+
+from agent.types import DecisionKind, EpisodeStatus, StepOutcome  # noqa: E402
+from app.storage import Store  # noqa: E402
+
+from .e2e_support import run_scripted_task  # noqa: E402
+
+
+@pytest.mark.slow
+def test_a_supervised_task_with_every_kind_of_decision_is_stored(qtbot, tmp_path):
+    result = run_scripted_task(qtbot=qtbot, tmp=tmp_path)
+    assert result["status"] == "succeeded", result
+    assert result["phone_state"]["settings"]["airplane_mode"] is True
+    with Store(result["db"]) as store:
+        episode = store.load_episode(result["episode_id"])
+    assert episode.status is EpisodeStatus.SUCCEEDED
+    assert episode.goal == "Turn on airplane mode"
+    decisions = [s.decision.kind for s in episode.steps]
+    assert decisions == [DecisionKind.APPROVE, DecisionKind.REJECT, DecisionKind.EDIT,
+                         DecisionKind.DEMONSTRATE, DecisionKind.APPROVE]
+    rejected = episode.steps[1]
+    assert rejected.outcome is StepOutcome.REJECTED
+    assert "Network & internet" in rejected.decision.feedback
+    edited = episode.steps[2]
+    assert edited.executed.target.description.startswith("Network & internet")
+    demo = episode.steps[3]
+    assert demo.executed.target is not None and "Airplane" in demo.executed.target.description
+    assert all(s.screenshot is not None for s in episode.steps)
+    assert result["steps"] == 5  # the timeline shows every step, the rejected one too

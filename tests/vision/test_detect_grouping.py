@@ -1,0 +1,71 @@
+import numpy as np
+
+from vision.detect import CvDetector, Detection
+from vision.geometry import Rect
+from vision.grouping import build_elements
+from vision.icons import IconGuess
+from vision.ocr import RapidOcrBackend
+from vision.types import ElementKind, TextSpan
+
+
+def _spans(image):
+    return RapidOcrBackend().read(image)
+
+
+def test_cv_detector_finds_switches_status_bar_and_field(settings_image):
+    dets = CvDetector().detect(settings_image, _spans(settings_image))
+    kinds = [d.kind for d in dets]
+    assert kinds.count(ElementKind.SWITCH) == 4
+    assert ElementKind.STATUS_BAR in kinds
+    assert ElementKind.EDIT_TEXT in kinds
+
+
+def test_cv_detector_on_blank_or_tiny_image_finds_nothing():
+    assert CvDetector().detect(np.full((800, 400, 3), 255, np.uint8)) == []
+    assert CvDetector().detect(np.zeros((8, 8, 3), np.uint8)) == []
+
+
+def test_switch_is_matched_to_the_text_on_its_row_and_state_read_from_colour(settings_image):
+    spans = _spans(settings_image)
+    dets = CvDetector().detect(settings_image, spans)
+    els, _ = build_elements(settings_image, dets, spans)
+    switches = sorted((e for e in els if e.kind is ElementKind.SWITCH), key=lambda e: e.rect.top)
+    assert [s.label for s in switches] == ["Wi-Fi", "Bluetooth", "Airplane mode", "Dark theme"]
+    assert [s.checked for s in switches] == [True, False, False, True]
+
+
+def test_text_inside_a_widget_becomes_its_text():
+    img = np.full((400, 400, 3), 255, np.uint8)
+    dets = [Detection(ElementKind.BUTTON, Rect(50, 50, 250, 110))]
+    spans = [TextSpan("Save", Rect(120, 65, 180, 95))]
+    els, _ = build_elements(img, dets, spans)
+    (button,) = els
+    assert button.text == "Save" and button.clickable
+
+
+def test_unmatched_icon_button_gets_the_icon_classifier_label():
+    img = np.full((400, 400, 3), 255, np.uint8)
+
+    class FakeIcons:
+        def classify(self, crops):
+            return [IconGuess("search", 0.9) for _ in crops]
+
+    els, stats = build_elements(img, [Detection(ElementKind.BUTTON, Rect(300, 20, 348, 68))], [], icons=FakeIcons())
+    assert els[0].label == "search" and stats["icon_labels"] == 1
+
+
+def test_low_confidence_icon_guess_is_not_used():
+    img = np.full((400, 400, 3), 255, np.uint8)
+
+    class Unsure:
+        def classify(self, crops):
+            return [IconGuess("search", 0.1) for _ in crops]
+
+    els, _ = build_elements(img, [Detection(ElementKind.BUTTON, Rect(300, 20, 348, 68))], [], icons=Unsure())
+    assert els[0].label == ""
+
+
+def test_free_text_becomes_text_elements():
+    img = np.full((400, 400, 3), 255, np.uint8)
+    els, _ = build_elements(img, [], [TextSpan("Hello", Rect(10, 10, 80, 30), 0.99)])
+    assert [(e.kind, e.text) for e in els] == [(ElementKind.TEXT, "Hello")]

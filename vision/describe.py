@@ -1,0 +1,115 @@
+"""The screen description handed to LLMs: blocks top to bottom, one line per element.
+
+Each line carries the element id, kind, text or label and state (on/off, checked,
+selected, focused, disabled), e.g. ``[7] switch "Wi-Fi" on``.  Text that merely repeats
+a clickable element's own name is not listed twice, and the status bar is one line, so
+a typical screen costs a few hundred tokens.  Pure string building; no I/O, no models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vision.geometry import Size
+from vision.types import Block, Element, ElementKind
+
+_KIND_WORD = {
+    ElementKind.BUTTON: "button", ElementKind.EDIT_TEXT: "text field", ElementKind.IMAGE: "image",
+    ElementKind.PAGE_INDICATOR: "page indicator", ElementKind.SEEK_BAR: "slider", ElementKind.RATING_BAR: "rating",
+    ElementKind.CHECK_BOX: "checkbox", ElementKind.RADIO_GROUP: "radio", ElementKind.SPINNER: "dropdown",
+    ElementKind.SWITCH: "switch", ElementKind.TEXT: "text", ElementKind.CONTAINER: "list",
+    ElementKind.UNKNOWN: "element", ElementKind.STATUS_BAR: "status bar", ElementKind.NAVIGATION_BAR: "navigation bar",
+}
+
+
+def _clip(s: str, n: int = 80) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def element_line(e: Element) -> str:
+    """``[id] kind "text" (label) state`` for one element."""
+    word = "item" if e.class_name == "list_item" else _KIND_WORD.get(e.kind, e.kind.value)
+    parts = [f"[{e.id}]", word]
+    name = e.text or ""
+    if e.kind is ElementKind.SWITCH and name.upper() in ("ON", "OFF"):
+        name = ""
+    if e.password and name:
+        name = "•••"
+    if name:
+        parts.append(f'"{_clip(name)}"')
+    if e.label and e.label != name:
+        parts.append(f"({_clip(e.label, 60)})")
+    elif not name and e.resource_id:
+        parts.append(f"({e.resource_id.rsplit('/', 1)[-1].replace('_', ' ')})")
+    state = []
+    if e.kind is ElementKind.SWITCH and e.checked is not None:
+        state.append("on" if e.checked else "off")
+    elif e.checkable and e.checked is not None:
+        state.append("checked" if e.checked else "unchecked")
+    if e.selected:
+        state.append("selected")
+    if e.focused:
+        state.append("focused")
+    if not e.enabled:
+        state.append("disabled")
+    if e.scrollable:
+        state.append("scrollable")
+    if state:
+        parts.append(", ".join(state))
+    return " ".join(parts)
+
+
+def _absorbed(e: Element, others: Sequence[Element]) -> bool:
+    """Plain text already named by a clickable element that contains it."""
+    if e.kind is not ElementKind.TEXT or not e.text:
+        return False
+    for o in others:
+        if o is e or not (o.clickable or o.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.EDIT_TEXT)):
+            continue
+        if o.rect.contains_rect(e.rect) and (e.text in o.text or e.text in o.label.split(" · ")):
+            return True
+    return False
+
+
+def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *, app: str | None = None) -> str:
+    """The compact, LLM-facing description of a parsed screen."""
+    head = f"Screen {size.width}x{size.height}" + (f", app {app}" if app else "")
+    if not elements:
+        return head + ": nothing recognised."
+    by_id = {e.id: e for e in elements}
+    lines = [head + ":"]
+    seen: set[str] = set()
+    for b in sorted(blocks, key=lambda b: (b.rect.top, b.rect.left)):
+        members = [by_id[i] for i in b.element_ids if i in by_id and i not in seen]
+        if not members:
+            continue
+        seen.update(m.id for m in members)
+        if b.role == "status_bar":
+            bar = next((m for m in members if m.kind is ElementKind.STATUS_BAR and m.text), None)
+            words = [bar.text] if bar else [m.text for m in members if m.text]
+            lines.append("Status bar: " + (_clip(" ".join(words), 60) if words else "(icons)"))
+            continue
+        if b.role == "navigation_bar" and all(not m.text and not m.label for m in members):
+            lines.append(f"Navigation bar [{members[0].id}]")
+            continue
+        title = b.role.replace("_", " ")
+        if b.caption:
+            title += f' "{_clip(b.caption, 50)}"'
+        lines.append(f"{title[:1].upper()}{title[1:]}:")
+        for m in sorted(members, key=lambda m: (m.rect.top // 8, m.rect.left)):
+            if _absorbed(m, members) or (b.caption and m.kind is ElementKind.TEXT and m.text == b.caption):
+                continue
+            lines.append("  " + element_line(m))
+    rest = [e for e in elements if e.id not in seen]
+    if rest:
+        lines.append("Other:")
+        for m in sorted(rest, key=lambda m: (m.rect.top // 8, m.rect.left)):
+            if not _absorbed(m, rest):
+                lines.append("  " + element_line(m))
+    return "\n".join(lines)
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (about four characters per token for English UI text)."""
+    return max(1, round(len(text) / 4))

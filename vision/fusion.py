@@ -1,0 +1,80 @@
+"""Fusion of the accessibility tree with what the pixels show.
+
+The tree is the backbone (exact boxes, states, ids).  Vision then fills gaps: tree
+elements without any words get OCR text found inside them or the icon label of a
+detection at the same place; visible widgets and text with no tree counterpart are
+added.  Where the two disagree, a ``Disagreement`` records it: ``missing_in_tree``
+(seen, not in the dump), ``text_mismatch`` (the dump's text is not what OCR reads) and
+``not_visible`` (a text node over a blank, uniform area: stale or hidden).  Pure
+functions over elements; the image is only used to measure blankness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from vision.geometry import Rect
+from vision.types import Disagreement, Element, ElementKind, ElementSource, TextSpan
+
+_SKIP_ADD = {ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR, ElementKind.CONTAINER, ElementKind.UNKNOWN}
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.lower().split())
+
+
+def _blank(image: np.ndarray | None, r: Rect) -> bool:
+    if image is None or r.is_empty():
+        return False
+    crop = image[r.top : r.bottom, r.left : r.right]
+    return crop.size > 0 and float(crop.reshape(-1, 3).std(axis=0).max()) < 2.0
+
+
+def fuse(
+    tree: Sequence[Element],
+    vision: Sequence[Element],
+    texts: Sequence[TextSpan],
+    image: np.ndarray | None = None,
+    *,
+    add_iou: float = 0.3,
+) -> tuple[list[Element], list[Disagreement]]:
+    """Tree elements improved by vision, plus vision-only elements; and the disagreements."""
+    out: list[Element] = []
+    notes: list[Disagreement] = []
+    for e in tree:
+        inside = [t for t in texts if e.rect.contains(t.rect.center)]
+        seen = " ".join(t.text for t in sorted(inside, key=lambda t: (t.rect.top, t.rect.left)))
+        if not e.text and not e.label:
+            filled = None
+            if seen and e.kind not in (ElementKind.CONTAINER,) and e.rect.height < 0.2 * max(1, (image.shape[0] if image is not None else 10**6)):
+                filled = replace(e, label=seen, source=ElementSource.FUSED)
+            else:
+                match = max((v for v in vision if v.label and v.rect.iou(e.rect) > 0.5), key=lambda v: v.rect.iou(e.rect), default=None)
+                if match is not None:
+                    filled = replace(e, label=match.label, source=ElementSource.FUSED)
+            if filled is not None:
+                e = filled
+        elif e.text and e.kind in (ElementKind.TEXT, ElementKind.BUTTON) and not e.password:
+            if inside:
+                if fuzz.partial_ratio(_norm(e.text), _norm(seen)) < 60:
+                    notes.append(Disagreement("text_mismatch", e.rect, f"tree says {e.text!r}, screen shows {seen!r}", e.id))
+            elif _blank(image, e.rect):
+                notes.append(Disagreement("not_visible", e.rect, f"tree text {e.text!r} over a blank area", e.id))
+        out.append(e)
+    tree_text = [_norm(e.text or e.label) for e in tree if e.text or e.label]
+    for v in vision:
+        if v.kind in _SKIP_ADD:
+            continue
+        overlapping = [e for e in tree if e.rect.iou(v.rect) >= add_iou or (e.rect.contains_rect(v.rect) and e.kind not in (ElementKind.CONTAINER,) and e.rect.area < 4 * max(1, v.rect.area))]
+        if overlapping:
+            continue
+        if v.kind is ElementKind.TEXT and any(_norm(v.text) and (_norm(v.text) in t or fuzz.ratio(_norm(v.text), t) > 85) for t in tree_text):
+            continue  # the tree has this text, just with a different box
+        out.append(replace(v, source=ElementSource.FUSED if v.source is ElementSource.DETECTOR else v.source))
+        what = f"{v.kind.value} {v.display_name!r}".strip()
+        notes.append(Disagreement("missing_in_tree", v.rect, f"{what} is visible but absent from the accessibility tree", v.id))
+    return out, notes

@@ -1,0 +1,170 @@
+"""Semantic grouping of detections and text (VisionTasker §4.3.1-4.3.2).
+
+* Text inside a widget becomes that widget's text.
+* Text-less widgets (switches, check boxes, fields, icons) are matched to the nearest
+  text on the same row, or to a caption directly below an icon (home-screen apps), by
+  proximity; the matched text becomes the widget's label.
+* Buttons still unnamed go to the icon classifier ("search", "settings", ...).
+* Text not inside any widget becomes a ``text`` element.
+
+Pure functions over plain data; the only model touched is the injected icon classifier.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from vision.detect import Detection
+from vision.geometry import Rect
+from vision.icons import IconClassifier
+from vision.types import Element, ElementKind, ElementSource, TextSpan
+
+log = logging.getLogger(__name__)
+
+_NEEDS_LABEL = {
+    ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP, ElementKind.SEEK_BAR,
+    ElementKind.EDIT_TEXT, ElementKind.SPINNER, ElementKind.BUTTON, ElementKind.IMAGE, ElementKind.RATING_BAR,
+}
+_CLICKABLE = {
+    ElementKind.BUTTON, ElementKind.EDIT_TEXT, ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP,
+    ElementKind.SPINNER, ElementKind.SEEK_BAR,
+}
+
+
+def _join(spans: Sequence[TextSpan]) -> str:
+    ordered = sorted(spans, key=lambda t: (t.rect.top // max(1, t.rect.height // 2 or 1), t.rect.left))
+    return " ".join(t.text for t in ordered)
+
+
+def _v_overlap(a: Rect, b: Rect) -> float:
+    inter = min(a.bottom, b.bottom) - max(a.top, b.top)
+    return max(0, inter) / max(1, min(a.height, b.height))
+
+
+def _checked_state(kind: ElementKind, crop: np.ndarray | None) -> bool | None:
+    """On/off from pixels: a saturated (accent-coloured) switch or box is on."""
+    if crop is None or crop.size == 0 or kind not in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP):
+        return None
+    c = crop.reshape(-1, 3).astype(np.int16)
+    sat = c.max(axis=1) - c.min(axis=1)
+    return bool((sat > 60).mean() > 0.12)
+
+
+def build_elements(
+    image: np.ndarray,
+    detections: Sequence[Detection],
+    texts: Sequence[TextSpan],
+    *,
+    icons: IconClassifier | None = None,
+    icon_min_confidence: float = 0.45,
+) -> tuple[list[Element], dict[str, int]]:
+    """Detections + OCR spans -> elements (provisional ids ``v1..``) and counters for logs."""
+    H, W = image.shape[:2]
+    unit = W / 411.0
+    widgets = [d for d in detections if d.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+    bars = [d for d in detections if d.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+    # 1. text inside widgets (smallest containing widget wins)
+    owner: dict[int, int] = {}
+    for ti, t in enumerate(texts):
+        c = t.rect.center
+        best, best_area = -1, None
+        for wi, d in enumerate(widgets):
+            if d.rect.contains(c) and (best_area is None or d.rect.area < best_area):
+                if d.kind in (ElementKind.IMAGE,) and t.rect.area > 0.5 * d.rect.area:
+                    continue
+                best, best_area = wi, d.rect.area
+        if best >= 0:
+            owner[ti] = best
+    inner: dict[int, list[TextSpan]] = {}
+    for ti, wi in owner.items():
+        inner.setdefault(wi, []).append(texts[ti])
+    free = [t for ti, t in enumerate(texts) if ti not in owner]
+
+    elements: list[Element] = []
+    labels: dict[int, str] = {}
+    # 2. proximity matching for text-less widgets
+    for wi, d in enumerate(widgets):
+        if wi in inner or d.kind not in _NEEDS_LABEL:
+            continue
+        r = d.rect
+        best_t, best_dist = None, None
+        for t in free:
+            if _v_overlap(r, t.rect) >= 0.4:  # same row: left or right neighbour
+                gap = t.rect.left - r.right if t.rect.left >= r.right else r.left - t.rect.right
+                limit = 0.75 * W if d.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP, ElementKind.SEEK_BAR) else 24 * unit
+            elif 0 <= t.rect.top - r.bottom <= 16 * unit and abs(t.rect.center.x - r.center.x) < max(r.width, t.rect.width) * 0.6:
+                gap = t.rect.top - r.bottom  # caption under an icon (launcher, bottom tabs)
+                limit = 16 * unit
+            elif d.kind in (ElementKind.SEEK_BAR, ElementKind.EDIT_TEXT, ElementKind.SPINNER) and 0 <= r.top - t.rect.bottom <= 24 * unit and abs(t.rect.left - r.left) < 32 * unit:
+                gap = r.top - t.rect.bottom  # a field's title above it
+                limit = 24 * unit
+            else:
+                continue
+            if gap < -4 or gap > limit:
+                continue
+            score = (int(gap // (48 * unit)), t.rect.top)  # near first, then the row's title line
+            if best_dist is None or score < best_dist:
+                best_t, best_dist = t, score
+        if best_t is not None:
+            labels[wi] = best_t.text
+    # 3. icon labels for buttons still unnamed
+    unnamed = [wi for wi, d in enumerate(widgets) if d.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and wi not in inner
+               and wi not in labels and d.rect.width <= 96 * unit and d.rect.height <= 96 * unit]
+    icon_labels: dict[int, str] = {}
+    if icons is not None and unnamed:
+        crops = [np.ascontiguousarray(image[widgets[wi].rect.top : widgets[wi].rect.bottom, widgets[wi].rect.left : widgets[wi].rect.right]) for wi in unnamed]
+        try:
+            guesses = icons.classify(crops)
+        except Exception as exc:  # a broken optional model must not break the parse
+            log.warning("icon classifier failed: %s", exc)
+            guesses = []
+        for wi, g in zip(unnamed, guesses, strict=False):
+            if g.label and g.confidence >= icon_min_confidence:
+                icon_labels[wi] = g.label
+    for wi, d in enumerate(widgets):
+        r = d.rect
+        text = _join(inner.get(wi, []))
+        kind = d.kind
+        if kind is ElementKind.IMAGE and wi in icon_labels:
+            kind = ElementKind.BUTTON  # an icon with a recognisable function acts as a button
+        crop = image[r.top : r.bottom, r.left : r.right]
+        checked = _checked_state(kind, crop)
+        elements.append(Element(
+            id=f"v{len(elements) + 1}", kind=kind, rect=r, text=text,
+            label=labels.get(wi) or icon_labels.get(wi, ""),
+            clickable=kind in _CLICKABLE, checkable=checked is not None, checked=checked,
+            source=ElementSource.DETECTOR, confidence=d.confidence,
+        ))
+    for d in bars:
+        covered = [t for t in free if d.rect.contains(t.rect.center)]
+        elements.append(Element(id=f"v{len(elements) + 1}", kind=d.kind, rect=d.rect, text=_join(covered) if d.kind is ElementKind.STATUS_BAR else "",
+                                source=ElementSource.DETECTOR, confidence=d.confidence))
+    for t in free:
+        elements.append(Element(id=f"v{len(elements) + 1}", kind=ElementKind.TEXT, rect=t.rect, text=t.text,
+                                source=ElementSource.OCR, confidence=t.confidence))
+    stats = {"widgets": len(widgets), "texts_inside": len(owner), "proximity_labels": len(labels), "icon_labels": len(icon_labels)}
+    return elements, stats
+
+
+def label_from_neighbours(elements: Sequence[Element], width: int) -> list[Element]:
+    """Tree path helper: give text-less toggles and fields the text on their row."""
+    unit = width / 411.0 if width else 1.0
+    texts = [e for e in elements if e.kind is ElementKind.TEXT and e.text]
+    out = []
+    for e in elements:
+        if e.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP, ElementKind.SEEK_BAR) and not e.label and not (e.text and e.text not in ("ON", "OFF")):
+            best, best_gap = None, None
+            for t in texts:
+                if _v_overlap(e.rect, t.rect) < 0.4:
+                    continue
+                gap = e.rect.left - t.rect.right if t.rect.right <= e.rect.left else t.rect.left - e.rect.right
+                if -4 <= gap <= 300 * unit and (best_gap is None or gap < best_gap):
+                    best, best_gap = t, gap
+            if best is not None:
+                e = replace(e, label=best.text)
+        out.append(e)
+    return out

@@ -1,0 +1,221 @@
+"""Text recognition: PP-OCR through rapidocr 3.x (default) or PaddleOCR (extra), plus
+incremental re-reading of only the part of the screen that changed.
+
+Backends return ``TextSpan`` objects in the coordinates of the image they were given and
+keep only spans at or above the confidence bar (VisionTasker keeps > 0.95).  Engines are
+built lazily on first use, once per backend object; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from vision.errors import BackendUnavailable
+from vision.geometry import Rect
+from vision.types import TextSpan
+
+log = logging.getLogger(__name__)
+
+
+class OcrBackend(Protocol):
+    """Reads text lines from an RGB image."""
+
+    def read(self, image: np.ndarray) -> list[TextSpan]: ...
+
+
+def _quad_to_rect(quad: Sequence[Sequence[float]], w: int, h: int) -> Rect:
+    xs = [float(p[0]) for p in quad]
+    ys = [float(p[1]) for p in quad]
+    left, top = max(0, int(min(xs))), max(0, int(min(ys)))
+    right, bottom = min(w, int(round(max(xs)))), min(h, int(round(max(ys))))
+    return Rect(left, top, max(left, right), max(top, bottom))
+
+
+class RapidOcrBackend:
+    """PP-OCR (det + rec; models bundled in the rapidocr wheel) on onnxruntime."""
+
+    def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0) -> None:
+        self.min_confidence = min_confidence
+        self._params = {
+            "Global.log_level": "error",
+            "Global.use_cls": use_cls,
+            "Global.max_side_len": 4096,
+            "Global.text_score": min(0.5, min_confidence),
+            "Det.limit_type": "max",
+            "Det.limit_side_len": det_max_side,
+        }
+        if threads > 0:
+            self._params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def _get(self):
+        with self._lock:
+            if self._engine is None:
+                try:
+                    from rapidocr import RapidOCR
+                except ImportError as exc:
+                    raise BackendUnavailable("rapidocr is not installed", "pip install 'rapidocr>=3,<4' onnxruntime") from exc
+                self._engine = RapidOCR(params=dict(self._params))
+            return self._engine
+
+    def warm_up(self) -> None:
+        self._get()
+
+    def read(self, image: np.ndarray) -> list[TextSpan]:
+        h, w = image.shape[:2]
+        if h < 8 or w < 8:
+            return []
+        engine = self._get()
+        result = engine(np.ascontiguousarray(image[:, :, ::-1]))  # rapidocr expects BGR arrays
+        boxes = getattr(result, "boxes", None)
+        if boxes is None or len(boxes) == 0:
+            return []
+        spans: list[TextSpan] = []
+        for quad, text, score in zip(boxes, result.txts, result.scores, strict=False):
+            text = (text or "").strip()
+            if not text or float(score) < self.min_confidence:
+                continue
+            rect = _quad_to_rect(quad, w, h)
+            if rect.is_empty():
+                continue
+            spans.append(TextSpan(text=text, rect=rect, confidence=float(score)))
+        return spans
+
+
+class PaddleOcrBackend:  # pragma: no cover - optional extra, cannot run offline without local models
+    """PaddleOCR (extra ``paddle``); needs local model folders (none ship on PyPI)."""
+
+    def __init__(self, min_confidence: float = 0.95, **model_dirs: str) -> None:
+        try:
+            import paddleocr  # noqa: F401
+        except ImportError as exc:
+            raise BackendUnavailable("PaddleOCR is not installed", "pip install 'tapwise[paddle]'") from exc
+        self.min_confidence = min_confidence
+        self._dirs = model_dirs
+        self._engine: Any = None
+
+    def read(self, image: np.ndarray) -> list[TextSpan]:
+        from paddleocr import PaddleOCR
+
+        if self._engine is None:
+            self._engine = PaddleOCR(lang="en", **self._dirs)
+        out: list[TextSpan] = []
+        h, w = image.shape[:2]
+        for res in self._engine.predict(image[:, :, ::-1]):
+            for quad, text, score in zip(res["rec_polys"], res["rec_texts"], res["rec_scores"], strict=False):
+                if text and score >= self.min_confidence:
+                    out.append(TextSpan(text, _quad_to_rect(quad, w, h), float(score)))
+        return out
+
+
+class NoOcr:
+    """OCR switched off."""
+
+    def read(self, image: np.ndarray) -> list[TextSpan]:
+        return []
+
+
+# --------------------------------------------------------------------------- incremental
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeMap:
+    """Where two consecutive frames differ: boxes (device px) and the changed fraction."""
+
+    regions: tuple[Rect, ...]
+    fraction: float
+    comparable: bool = True
+
+
+def changed_regions(prev: np.ndarray, cur: np.ndarray, *, threshold: int = 18, margin: int = 12, scale: int = 4) -> ChangeMap:
+    """Boxes around pixels that changed between two frames of the same size."""
+    if prev.shape != cur.shape:
+        return ChangeMap((), 1.0, comparable=False)
+    h, w = cur.shape[:2]
+    a = cv2.resize(prev, (max(1, w // scale), max(1, h // scale)), interpolation=cv2.INTER_AREA)
+    b = cv2.resize(cur, (max(1, w // scale), max(1, h // scale)), interpolation=cv2.INTER_AREA)
+    diff = cv2.absdiff(a, b).max(axis=2)
+    mask = (diff > threshold).astype(np.uint8)
+    if not mask.any():
+        return ChangeMap((), 0.0)
+    k = max(1, margin // scale)
+    mask = cv2.dilate(mask, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    rects = [
+        Rect(int(x * scale), int(y * scale), min(w, int((x + cw) * scale)), min(h, int((y + ch) * scale)))
+        for x, y, cw, ch, _ in stats[1:n]
+    ]
+    changed = sum(r.area for r in rects) / max(1, w * h)
+    return ChangeMap(tuple(_merge_rects(rects)), float(min(1.0, changed)))
+
+
+def _merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
+    """Union overlapping (or nearly touching) boxes until none overlap."""
+    out = list(rects)
+    merged = True
+    while merged:
+        merged = False
+        result: list[Rect] = []
+        for r in out:
+            for i, q in enumerate(result):
+                if q.intersection(Rect(r.left - gap, r.top - gap, r.right + gap, r.bottom + gap)):
+                    result[i] = q.union(r)
+                    merged = True
+                    break
+            else:
+                result.append(r)
+        out = result
+    return out
+
+
+def incremental_read(
+    backend: OcrBackend,
+    image: np.ndarray,
+    prev_image: np.ndarray,
+    prev_spans: Sequence[TextSpan],
+    *,
+    max_changed: float = 0.35,
+) -> tuple[list[TextSpan], ChangeMap]:
+    """Re-read only changed regions; keep earlier spans elsewhere.
+
+    Falls back to a full read when the frames are not comparable or more than
+    ``max_changed`` of the screen changed.  Regions grow to cover any old span they
+    touch, so a partly changed line is read again whole.
+    """
+    change = changed_regions(prev_image, image)
+    if not change.comparable or change.fraction > max_changed:
+        return backend.read(image), change
+    if not change.regions:
+        return list(prev_spans), change
+    h, w = image.shape[:2]
+    regions = list(change.regions)
+    # grow regions over the old spans they touch (to a fixed point, bounded)
+    for _ in range(4):
+        grown = []
+        for r in regions:
+            g = r
+            for s in prev_spans:
+                if s.rect.intersection(g):
+                    g = g.union(s.rect)
+            grown.append(Rect(max(0, g.left - 8), max(0, g.top - 8), min(w, g.right + 8), min(h, g.bottom + 8)))
+        grown = _merge_rects(grown)
+        if grown == regions:
+            break
+        regions = grown
+    kept = [s for s in prev_spans if not any(s.rect.intersection(r) for r in regions)]
+    fresh: list[TextSpan] = []
+    for r in regions:
+        if r.width < 8 or r.height < 8:
+            continue
+        crop = image[r.top : r.bottom, r.left : r.right]
+        for s in backend.read(crop):
+            fresh.append(TextSpan(s.text, s.rect.translate(r.left, r.top), s.confidence))
+    return kept + fresh, ChangeMap(tuple(regions), change.fraction)
