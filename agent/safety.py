@@ -18,7 +18,7 @@ _SENSITIVE = {
               r"transfer|add to cart|confirm order)\b",
     "deleting": r"\b(delete|remove|erase|clear all|clear data|wipe|discard|uninstall|factory reset|reset)\b",
     "installing": r"\b(install|update app|download app|get app|allow unknown|sideload)\b",
-    "security settings": r"\b(password|passcode|pin|lock screen|screen lock|security|fingerprint|face unlock|"
+    "security settings": r"\b(password|passcode|pin code|sim pin|set pin|change pin|lock screen|screen lock|security|fingerprint|face unlock|"
                          r"permission|admin|encryption|developer options|usb debugging|two-factor|2fa)\b",
 }
 

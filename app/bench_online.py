@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import random
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -246,8 +247,13 @@ def describe_condition(cond: dict[str, Any]) -> str:
         page = str(cond["visited"]).split("/")[-1]
         return page.replace("_", " ").replace("-", " ")
     path = str(cond.get("path", "")).split(".")
-    words = [p for p in path[1:] if not p.lstrip("-").isdigit()] or path
-    return " ".join(words).replace("_", " ")
+    words = [p for p in path[1:] if not p.lstrip("-").isdigit() and p not in ("ui", "foreground")]
+    for op in ("eq", "ieq", "contains", "icontains"):
+        value = cond.get(op)
+        if isinstance(value, str) and value:
+            # a package names its app by its last part: com.android.settings -> settings
+            words.append(value.rsplit(".", 1)[-1] if re.fullmatch(r"[a-z]+(\.[a-z0-9_]+)+", value) else value)
+    return " ".join(words or path).replace("_", " ")
 
 
 def gold_trajectories(source: str, task_ids: list[str]) -> tuple[list[Any], list[tuple[str, str]]]:
@@ -368,7 +374,7 @@ def run_cell(job: Any) -> Any:
     parser = ScreenParser(PipelineConfig(mode=mode, ocr="none" if mode == "tree" else "rapidocr",  # type: ignore[arg-type]
                                          detector="none" if mode == "tree" else "auto",
                                          icons="none" if mode == "tree" else "auto"))
-    run_settings = RunSettings(mode=Autonomy.AUTO, max_steps=int(s.get("max_steps", task.step_budget)),
+    run_settings = RunSettings(mode=Autonomy.AUTO, max_steps=int(s.get("max_steps") or task.step_budget),
                                allow_sensitive=True, max_wait_s=0.2, model=model)
     goal = task.goals[job.seed % len(task.goals)]
     descriptions = [describe_condition(c) for c in task.checkpoints]
@@ -476,6 +482,27 @@ def guess_backend(base_url: str) -> str:
     if ":11434" in u or u.endswith("/api"):
         return "ollama"
     return "openai"
+
+
+def preflight(llm: dict[str, Any], timeout_s: float = 10.0) -> str | None:
+    """Check that the server answers and knows the model.  Raises ``ValueError`` when the
+    server cannot be reached; returns a warning when the model is not listed."""
+    from agent.llm import LLMError, RetryPolicy, make_client
+
+    client = make_client(llm["backend"], llm["model"], llm["base_url"], policy=RetryPolicy(attempts=1, timeout_s=timeout_s))
+    try:
+        models = client.list_models()
+    except LLMError as exc:
+        how = ("start it with `ollama serve` and `ollama pull MODEL`" if llm["backend"] == "ollama" else
+               "start one, e.g. `python -m llama_cpp.server --model FILE.gguf --model_alias NAME --port 8080`")
+        raise ValueError(f"the LLM server at {llm['base_url']} does not answer ({exc}); {how}") from None
+    finally:
+        close = getattr(client, "close", None)
+        if close is not None:
+            close()
+    if models and llm["model"] not in models and f"{llm['model']}:latest" not in models:
+        return f"model {llm['model']!r} is not listed by the server (it has: {', '.join(models[:8])})"
+    return None
 
 
 def resolve_llm(*, model: str = "", base_url: str = "", backend: str = "") -> dict[str, Any]:

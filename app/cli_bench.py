@@ -46,10 +46,36 @@ def _pct(v: float | None) -> str:
 # ---- aitw ---------------------------------------------------------------------------
 
 
+def _trajectories(source: str, size):
+    """A file or folder, or ``episode:ID`` / ``macro:NAME`` from the user's Tapwise database."""
+    from agent.eval.loaders import (
+        LoadError,
+        load_trajectories,
+        trajectory_from_episode,
+        trajectory_from_macro,
+    )
+
+    kind, _, ref = source.partition(":")
+    if kind in ("episode", "macro") and ref and not Path(source).exists():
+        from app.settings import load_settings
+        from app.storage import Store, StoreError
+
+        settings, _problem = load_settings()
+        try:
+            with Store(settings.database_path) as store:
+                if kind == "episode":
+                    return [trajectory_from_episode(store.load_episode(ref), size)]
+                return [trajectory_from_macro(store.find_macro(ref), size)]
+        except (StoreError, KeyError, LookupError) as exc:
+            raise LoadError(f"{source}: {exc}") from exc
+    return load_trajectories(source, size)
+
+
 @bench_app.command("aitw")
 def aitw(
-    gold: Path = typer.Argument(..., help="Gold trajectories: AITW/AITZ JSON(L), an export, a Tapwise episode or macro, or a folder."),
-    pred: Path = typer.Argument(..., help="Predicted trajectories, in any of the same forms."),
+    gold: str = typer.Argument(..., help="Gold trajectories: AITW/AITZ JSON(L), an export, a Tapwise episode or macro "
+                                           "file, a folder, or episode:ID / macro:NAME from the Tapwise database."),
+    pred: str = typer.Argument(..., help="Predicted trajectories, in any of the same forms."),
     screen: str = typer.Option("", help="Screen size WxH for Tapwise macros/episodes without screenshots, e.g. 1080x2400."),
     clamp: str = typer.Option("edges", help="Box clamping: 'edges' (geometric) or 'reference' (AITW reference code)."),
     require_text: bool = typer.Option(False, help="A type action also needs matching text to count as a match."),
@@ -58,15 +84,15 @@ def aitw(
 ) -> None:
     """Score predicted actions against gold ones with the Android-in-the-Wild matching rule."""
     from agent.eval.aitw import score
-    from agent.eval.loaders import LoadError, load_trajectories, parse_size
+    from agent.eval.loaders import LoadError, parse_size
 
     console = _console()
     if clamp not in ("edges", "reference"):
         raise _fail(console, "--clamp must be 'edges' or 'reference'")
     try:
         size = parse_size(screen)
-        g = load_trajectories(gold, size)
-        p = load_trajectories(pred, size)
+        g = _trajectories(gold, size)
+        p = _trajectories(pred, size)
     except (LoadError, ValueError) as exc:
         raise _fail(console, str(exc)) from exc
     s = score(g, p, clamp=clamp, require_text=require_text)
@@ -216,7 +242,7 @@ def online(
     base_url: str = typer.Option("", help="LLM server URL (Ollama or OpenAI-compatible); default: the configured one."),
     backend: str = typer.Option("", help="'ollama' or 'openai' (OpenAI-compatible, e.g. llama.cpp); default: guess from the URL."),
     noise: str = typer.Option("none", help="Comma-separated noise profiles: none, grounding, popups, labels, all."),
-    max_steps: int = typer.Option(12, help="Step budget per episode."),
+    max_steps: int = typer.Option(0, help="Step budget per episode (0: each task's own budget)."),
     temperature: float = typer.Option(0.5, help="Sampling temperature of CoT-SC's samples (other calls use 0)."),
     samples: int = typer.Option(8, help="CoT-SC samples per step."),
     processes: int = typer.Option(1, help="Run cells in this many parallel processes."),
@@ -244,8 +270,11 @@ def online(
         bench_online.check_noises(noise_list)
         task_ids, problems = bench_online.select_tasks(tasks)
         llm = bench_online.resolve_llm(model=model, base_url=base_url, backend=backend)
+        warning = bench_online.preflight(llm)
     except ValueError as exc:
         raise _fail(console, str(exc)) from exc
+    if warning:
+        console.print(f"[yellow]{escape(warning)}[/yellow]")
     for src, msg in problems:
         console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]")
     if not task_ids:

@@ -38,9 +38,8 @@ SCRIPTS: dict[str, list[tuple[str, str]]] = {
         ("switch (Airplane mode) on", "done"), ("switch (Airplane mode) off", "tap the Airplane mode switch"),
         ("Network & internet", "tap Network & internet"), ("", "open Settings")],
     "settings.bluetooth_on": [
-        ("switch (Use Bluetooth) on", "done"), ("switch (Use Bluetooth) off", "tap the Use Bluetooth switch"),
-        ("Connected devices", "tap Connected devices"), ("Connection preferences", "tap Connection preferences"),
-        ("Bluetooth", "tap Bluetooth"), ("", "open Settings")],
+        ("Bluetooth · Visible", "done"), ("switch (Bluetooth) off", "tap the Bluetooth switch"),
+        ("Connected devices · ", "tap Connected devices"), ("", "open Settings")],
 }
 
 

@@ -144,7 +144,7 @@ def bench_stall(steps: int = 6, timeout: float = 240.0) -> dict:
     (approving every step) against the scripted fake Ollama server."""
     try:
         from agent import runner  # noqa: F401
-        from tests.agent.fake_ollama import FakeOllama  # noqa: F401
+        from tests.agent.fake_ollama import FakeLLMServer  # noqa: F401
     except ImportError as exc:
         return {"gui_stall_ms": None, "note": f"not measured: {exc}"}
     from tests.gui.e2e_support import run_scripted_task

@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.macros.editing import parameterize
+from agent.macros.editing import fill_parameters, parameterize
 from agent.macros.recorder import Observation, Recorder
 from agent.macros.replay import Replayer, run_unattended
 from agent.types import Action, Direction, Macro
@@ -260,6 +260,10 @@ REPHRASED: dict[str, str] = {
     "notification_dots_off": "remove the dots on app icons for notifications",
     "color_inversion_on": "invert the screen colours",
     "location_off": "stop apps from knowing my location",
+    "stopwatch_start": "time something with the stopwatch",
+    "alarm_9am": "wake me at nine in the morning",
+    "favorite_ben": "star Ben Carter as a favourite contact",
+    "note_title": "jot down a note called Buy milk",
 }
 
 
@@ -309,6 +313,13 @@ class ScriptedLLM:
                 return f"open {m.group(1) if m else step[5:]}"
             if step.startswith("scroll"):
                 return "scroll down"
+            if step.startswith("type"):
+                quoted = re.findall(r"'([^']+)'", step)
+                field = next((ln for ln in lines if len(quoted) > 1 and quoted[1] in ln), None)
+                if field is None:
+                    return f"type '{quoted[0]}'" if quoted else "impossible"
+                eid = re.search(r"\[(\w+)\]", field).group(1)
+                return f"type '{quoted[0]}' in [{eid}] {quoted[1]}"
             if m:
                 for ln in lines:
                     if m.group(1) in ln:
@@ -375,7 +386,8 @@ def learning(parser_kind: str, scorers: tuple[str, ...] = ("lexical",)) -> dict[
         k = Knowledge(MemoryStore(), scorer=scorer)
         by_id = {}
         for r in recorded:
-            by_id[k.learn_from_demonstration(r.macro, MACROS[r.name][0]).id] = r.name
+            demo = fill_parameters(r.macro, r.params) if r.params else r.macro
+            by_id[k.learn_from_demonstration(demo, MACROS[r.name][0]).id] = r.name
         top1, misses = 0, []
         for r in recorded:
             hits = k.tasks.find(REPHRASED[r.name], 1)

@@ -28,7 +28,9 @@ element's centre lies inside the target and the target's centre inside that elem
 
 Speed: warm (models loaded) mean of 5 runs on a 1080x2400 virtual-phone screen: the full
 vision pipeline, an incremental parse after a change confined to one row, and a
-tree-only parse of the phone's uiautomator dump.
+tree-only parse of the phone's uiautomator dump.  Wall time depends on what else runs on
+the machine, so the 1-minute load average and the process CPU time are printed too (with
+``--threads 1`` the CPU time is what one uncontended core would take).
 """
 
 from __future__ import annotations
@@ -213,14 +215,15 @@ def bench_speed(args) -> dict:
     phone.open_app("Settings")
     a = phone.screenshot(with_hierarchy=True)
     truth = phone.ground_truth()
-    parser = ScreenParser(PipelineConfig(mode="vision"))
+    parser = ScreenParser(PipelineConfig(mode="vision", ocr_threads=args.threads))
     tree_parser = ScreenParser(PipelineConfig(mode="tree"))
     parser.parse(Screen(a.image))  # warm up: load every model once
-    full = []
+    full, full_cpu = [], []
     for _ in range(args.repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         pa = parser.parse(Screen(a.image))
         full.append(time.perf_counter() - t0)
+        full_cpu.append(time.process_time() - c0)
     # a change confined to one row: repaint one list row's text area with a different string
     b_img = a.image.copy()
     row = next((e for e in truth.elements if e.kind is ElementKind.TEXT and e.rect.top > 600 and e.text), None)
@@ -229,11 +232,12 @@ def bench_speed(args) -> dict:
     r = row.rect if row else Rect(60, 900, 600, 960)
     b_img[r.top : r.bottom, r.left : r.right] = b_img[r.top, r.left]
     cv2.putText(b_img, "Changed", (r.left, r.bottom - 8), cv2.FONT_HERSHEY_SIMPLEX, r.height / 40, (30, 30, 30), 2)
-    incr = []
+    incr, incr_cpu = [], []
     for _ in range(args.repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         parser.parse(Screen(b_img), previous=(Screen(a.image), pa))
         incr.append(time.perf_counter() - t0)
+        incr_cpu.append(time.process_time() - c0)
     tree = []
     scr = Screen(a.image, hierarchy_xml=a.hierarchy_xml)
     tree_parser.parse(scr)
@@ -242,7 +246,11 @@ def bench_speed(args) -> dict:
         tree_parser.parse(scr)
         tree.append(time.perf_counter() - t0)
     last = parser.parse(Screen(a.image))
+    import os
+
     return {"image": f"{a.image.shape[1]}x{a.image.shape[0]}", "detector": parser.detector_name,
+            "load_average_1min": round(os.getloadavg()[0], 2), "cpu_cores": os.cpu_count(), "ocr_threads": args.threads or "all",
+            "full_cpu_s_mean": round(statistics.mean(full_cpu), 3), "incremental_cpu_s_mean": round(statistics.mean(incr_cpu), 3),
             "full_s_mean": round(statistics.mean(full), 3), "full_s_min": round(min(full), 3),
             "incremental_s_mean": round(statistics.mean(incr), 3), "incremental_s_min": round(min(incr), 3),
             "tree_only_ms_mean": round(statistics.mean(tree) * 1000, 2),
@@ -256,6 +264,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--real-limit", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=0, help="onnxruntime threads for OCR in the speed test (0 = all)")
     ap.add_argument("--no-cv", action="store_true", help="skip the CV-detector comparison on sim screens")
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args()

@@ -29,7 +29,7 @@ class PipelineConfig:
     ocr: OcrName = "rapidocr"
     icons: IconName = "auto"  # auto: the shipped ONNX classifier if present
     ocr_min_confidence: float = 0.95  # VisionTasker's bar
-    ocr_det_max_side: int = 1280  # text detection runs on an image no longer than this
+    ocr_det_max_side: int = 960  # text detection runs on an image no longer than this
     ocr_use_cls: bool = False  # text-direction classifier (rarely useful on UIs)
     ocr_threads: int = 0  # 0 = onnxruntime default
     incremental_ocr: bool = True  # re-read only the changed region when given a previous frame

@@ -66,6 +66,10 @@ class ActionEditor(QDialog):
         self.error.setStyleSheet("color:#b00020")
         self.error.setWordWrap(True)
 
+        self.heading = QLabel("<b>Edit the action</b> — change its type or values, or pick its point on the mirror")
+        self.heading.setWordWrap(True)
+        self.setObjectName("actionEditor")
+        self.setStyleSheet("#actionEditor { border: 2px solid #1565c0; }")
         self.form = QFormLayout()
         self.form.addRow("Action", self.type_combo)
         self._touch_row = self._point_row(self.touch_x, self.touch_y, self.pick_touch)
@@ -79,6 +83,7 @@ class ActionEditor(QDialog):
         self.form.addRow("Target", self.target_label)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         lay = QVBoxLayout(self)
+        lay.addWidget(self.heading)
         lay.addLayout(self.form)
         lay.addWidget(self.error)
         lay.addWidget(self.buttons)

@@ -38,8 +38,8 @@ class LatentStatePanel(QWidget):
         self.confidence = QProgressBar()
         self.confidence.setRange(0, 100)
         self.confidence.setFormat("confidence %p%")
-        self.confidence.setValue(0)
         form.addRow("<b>Confidence</b>", self.confidence)
+        self.set_state(None)
 
     def set_state(self, state: LatentState | None, previous: LatentState | None = None) -> None:
         self._state = state
@@ -51,9 +51,11 @@ class LatentStatePanel(QWidget):
             label.setToolTip("changed since the previous step" if changed else "")
         if state is not None and state.confidence is not None:
             self.confidence.setValue(round(state.confidence * 100))
+            self.confidence.setFormat("confidence %p%")
             self.confidence.setEnabled(True)
         else:
             self.confidence.setValue(0)
+            self.confidence.setFormat("no confidence estimate")
             self.confidence.setEnabled(False)
 
     @staticmethod

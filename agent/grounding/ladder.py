@@ -94,10 +94,9 @@ class LadderGrounder:
             return LadderResult("history", Grounded(aim_at(action, e), (f"history match [{e.id}] score={score}",),
                                                     element=e))
         target = action.target
-        if target is not None and target.element_id and ctx.parse.element(target.element_id) is not None:
-            e = ctx.parse.element(target.element_id)
-            assert e is not None
-            return self._ok("text", action, e, ctx, instruction, f"element id [{e.id}]")
+        named = ctx.parse.element(target.element_id) if target is not None and target.element_id else None
+        if named is not None:
+            return self._ok("text", action, named, ctx, instruction, f"element id [{named.id}]")
         if target is not None and target.description:
             m = best_text_match(target.description, ctx.parse, self.threshold)
             if m is not None:

@@ -16,15 +16,15 @@ from agent.llm.base import (
 
 def make_client(backend: str, model: str, base_url: str | None = None, *, policy: RetryPolicy | None = None) -> LLMClient:
     """Build a client for ``backend`` (``ollama`` or ``openai``); a clear error otherwise."""
-    kwargs = {"policy": policy} if policy is not None else {}
+    policy = policy or RetryPolicy()
     if backend == "ollama":
         from agent.llm.ollama_client import DEFAULT_HOST, OllamaClient
 
-        return OllamaClient(model=model, host=base_url or DEFAULT_HOST, **kwargs)
+        return OllamaClient(model=model, host=base_url or DEFAULT_HOST, policy=policy)
     if backend in ("openai", "llamacpp", "vllm", "lmstudio"):
         from agent.llm.openai_client import DEFAULT_BASE_URL, OpenAIClient
 
-        return OpenAIClient(model=model, base_url=base_url or DEFAULT_BASE_URL, **kwargs)
+        return OpenAIClient(model=model, base_url=base_url or DEFAULT_BASE_URL, policy=policy)
     raise ValueError(f"unknown LLM backend {backend!r}: use 'ollama' or 'openai'")
 
 

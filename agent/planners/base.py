@@ -54,8 +54,11 @@ class PlanError(RuntimeError):
 
 
 class Planner(Protocol):
-    name: str
-    uses_latent: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def uses_latent(self) -> bool: ...
 
     def propose(self, ctx: PlanContext) -> Proposal: ...
 

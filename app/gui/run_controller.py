@@ -37,7 +37,9 @@ class RunController:
         self.episode_id: str | None = None
         self.result: Any = None
         self.events: list[Any] = []
-        self._latent_prev: LatentState | None = None
+        self._latent_prev: LatentState | None = None  # the last estimate of the previous step
+        self._latent_last: LatentState | None = None
+        self._latent_step: int | None = None
         self._screens: dict[int, tuple[Any, ScreenParse | None, Action | None]] = {}
         self._current_screen: Screen | None = None
         self._current_parse: ScreenParse | None = None
@@ -75,7 +77,8 @@ class RunController:
             return
         self.events.clear()
         self._screens.clear()
-        self._latent_prev = None
+        self._latent_prev = self._latent_last = None
+        self._latent_step = None
         self.result = None
         w.timeline.clear()
         w.timeline_dock.raise_()
@@ -115,6 +118,8 @@ class RunController:
         index = getattr(event, "step", None)
         if isinstance(index, int):
             self._index = index
+        else:
+            index = None
         episode = getattr(event, "episode", None)
         if episode is not None and getattr(episode, "id", None):
             self.episode_id = episode.id
@@ -137,8 +142,12 @@ class RunController:
             if latent is None and proposal.latent is not None:
                 latent = proposal.latent
         if latent is not None:
+            # highlight what changed since the previous *step* (a step may refine its estimate)
+            if index is not None and index != self._latent_step:
+                self._latent_prev = self._latent_last
+                self._latent_step = index
+            self._latent_last = latent
             w.latent_panel.set_state(latent, self._latent_prev)
-            self._latent_prev = latent
         if step is not None:
             shown = self._current_screen
             self._screens[step.index] = (shown, step.parse or self._current_parse, step.executed)

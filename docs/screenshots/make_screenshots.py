@@ -63,11 +63,11 @@ def grab(win, name: str) -> Path:
     pix = screen.grabWindow(0, g.x(), g.y(), g.width(), g.height())  # from the X server: what is on screen
     path = OUT / name
     pix.save(str(path), "PNG")
-    print("saved", path, pix.width(), "x", pix.height())
+    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
     return path
 
 
-def pump(seconds: float, until=None) -> None:  # noqa: ANN001
+def pump(seconds: float, until=None) -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
@@ -83,7 +83,7 @@ def pump(seconds: float, until=None) -> None:  # noqa: ANN001
 
 def main() -> int:
     if not os.environ.get("DISPLAY"):
-        print("needs an X display: run under Xvfb (see the module docstring)")
+        print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
         return 2
     from PySide6.QtWidgets import QApplication
 
@@ -107,18 +107,22 @@ def main() -> int:
     # 1. inspecting a parse: Settings open, full vision + tree parse, an element selected
     win.executor.call(lambda: win.device.open_app("Settings"))
     pump(120, until=lambda: win.inspector.parse is not None and "com.android.settings" in win.inspector.description.toPlainText())
-    for layer in (Layer.WIDGETS, Layer.BLOCKS, Layer.ICON_LABELS, Layer.DISAGREEMENTS, Layer.OCR_TEXT):
+    for layer in (Layer.WIDGETS, Layer.BLOCKS, Layer.ICON_LABELS, Layer.DISAGREEMENTS):
         win.layer_panel.checks[layer].setChecked(True)
     el = win.view.element_at(Point(540, 1985))
     if el is not None:
         win.inspector.select_element(el.id)
         win.view.select_element(el.id)
     win.inspector.tabs.setCurrentIndex(0)
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    QTest.mouseMove(win.view.viewport(), win.view.view_pos_of(Point(1000, 1240)).toPoint())  # hover: details
+    pump(0.5)
     grab(win, "01-inspect-parse.png")
 
     # 2. a task waiting for approval: proposal card, marker, latent state
     win.executor.call(lambda: win.device.key("HOME"))
-    win.layer_panel.checks[Layer.OCR_TEXT].setChecked(False)
     win.task_panel.set_models(["fake-model:latest", "llama3.2:3b", "qwen2.5:7b"], current="fake-model:latest")
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot+"))
@@ -137,10 +141,8 @@ def main() -> int:
     # 3. editing the proposed action, target picked on the mirror
     bar.trigger(DecisionKind.EDIT)
     editor = win._editor
-    editor.move(win.geometry().x() + 560, win.geometry().y() + 260)
+    editor.move(win.geometry().x() + 1140, win.geometry().y() + 330)
     editor.pick_touch.click()
-    from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
 
     QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      win.view.view_pos_of(Point(970, 693)).toPoint())

@@ -283,3 +283,19 @@ def test_other_planners_run_an_episode_end_to_end(server, ollama, phone, planner
     assert events[-1].status is EpisodeStatus.SUCCEEDED
     assert phone.foreground()[0] == "com.android.settings"
     assert len(sink.steps) >= 2
+
+
+def test_cancel_token_stops_an_in_flight_llm_call_and_aborts(server, ollama, phone):
+    import threading
+
+    from agent.llm import CancelToken
+
+    wifi(phone)
+    server.on("Next action:", Reply("open Settings", delay_s=1.5))
+    token = CancelToken()
+    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot-", ollama), None,
+                      settings=RunSettings(mode="auto"), cancel=token)
+    threading.Timer(0.2, token.cancel).start()
+    events = list(drive(gen))
+    assert isinstance(events[-1], Finished) and events[-1].status is EpisodeStatus.ABORTED
+    assert any(isinstance(e, ErrorEvent) and "cancelled" in e.message for e in events)

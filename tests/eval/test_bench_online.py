@@ -143,3 +143,9 @@ def test_unknown_planner_or_noise_is_a_clear_error(task_dir: Path, fake, tmp_pat
     assert res.exit_code == 2 and "unknown noise profile" in res.output
     res = runner.invoke(bench_app, ["online", "--planners", "genius", "--tasks", str(task_dir)])
     assert res.exit_code == 2 and "unknown planner" in res.output
+
+
+def test_an_unreachable_server_is_reported_before_any_episode_runs(task_dir: Path, tmp_path: Path) -> None:
+    res = _online([], task_dir, tmp_path / "r.sqlite", "http://127.0.0.1:9")
+    assert res.exit_code == 2 and "does not answer" in res.output
+    assert not (tmp_path / "r.sqlite").exists()

@@ -84,3 +84,5 @@ def test_export_gold_command_writes_aitw_json_that_reads_back(task_dir: Path, tm
 def test_checkpoints_are_described_in_words() -> None:
     assert bench_online.describe_condition({"visited": "com.android.settings/network"}) == "network"
     assert bench_online.describe_condition({"path": "settings.data_roaming", "eq": False}) == "data roaming"
+    assert bench_online.describe_condition({"path": "ui.foreground", "eq": "com.android.settings"}) == "settings"
+    assert bench_online.describe_condition({"path": "notes.items.0.title", "icontains": "milk"}) == "items title milk"

@@ -86,3 +86,25 @@ def test_bench_report_names_the_missing_run(tmp_path: Path) -> None:
     ResultsDB(db).open_run("r1", {})
     res = runner.invoke(bench_app, ["report", str(tmp_path / "rep"), "--db", str(db), "--run", "nope"])
     assert res.exit_code == 2 and "no run named 'nope'" in res.output
+
+
+def test_bench_aitw_scores_an_episode_from_the_tapwise_database(tmp_path: Path) -> None:
+    from agent.types import Action, Episode, ImageRef, Proposal, Step
+    from app.settings import load_settings
+    from app.storage import Store
+
+    settings, _ = load_settings()
+    shot = ImageRef("s.png", "0" * 64, 1000, 2000)
+    tap = Action.tap(150, 840)  # [0.42, 0.15]: same row box as the gold tap
+    ep = Episode(goal="g", id="ep42", steps=(Step(0, screenshot=shot, proposal=Proposal(tap), executed=tap),))
+    with Store(settings.database_path) as store:
+        store.begin_episode(ep)
+        for step in ep.steps:
+            store.append_step(ep.id, step)
+    g = tmp_path / "g.json"
+    g.write_text(json.dumps({"format": "aitw", "episodes": [{"episode_id": "x", "steps": [GOLD["episodes"][0]["steps"][0]]}]}))
+    res = runner.invoke(bench_app, ["aitw", str(g), "episode:ep42"])
+    assert res.exit_code == 0, res.output
+    assert "100.0%" in res.output
+    res = runner.invoke(bench_app, ["aitw", str(g), "episode:nope"])
+    assert res.exit_code == 2 and "nope" in res.output

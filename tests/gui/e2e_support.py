@@ -4,7 +4,6 @@ would (clicks on the decision bar, the action editor and the mirror)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ def open_window(settings: Any, qtbot: Any = None, app: Any = None, pump: Any = N
     return win
 
 
-def _wait(cond, timeout: float, qtbot: Any = None, app: Any = None, pump: Any = None) -> None:  # noqa: ANN001
+def _wait(cond, timeout: float, qtbot: Any = None, app: Any = None, pump: Any = None) -> None:
     if qtbot is not None:
         qtbot.waitUntil(cond, timeout=int(timeout * 1000))
         return

@@ -10,7 +10,17 @@ import pytest
 from pydantic import BaseModel, Field
 from PySide6.QtCore import Qt
 
-from agent.types import Action, ActionType, Decision, DecisionKind, Macro, MacroStep, Step, StepOutcome, Target
+from agent.types import (
+    Action,
+    ActionType,
+    Decision,
+    DecisionKind,
+    Macro,
+    MacroStep,
+    Step,
+    StepOutcome,
+    Target,
+)
 from vision.geometry import Point
 from widgets.action_editor import ActionEditor
 from widgets.layer_panel import LayerPanel

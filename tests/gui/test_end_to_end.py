@@ -11,10 +11,10 @@ pytest.importorskip("app.sim.phone", reason="needs the virtual phone")
 pytest.importorskip("agent.runner", reason="needs the agent loop")
 pytest.importorskip("tests.agent.fake_ollama", reason="needs the fake Ollama server")
 
-from agent.types import DecisionKind, EpisodeStatus, StepOutcome  # noqa: E402
-from app.storage import Store  # noqa: E402
+from agent.types import DecisionKind, EpisodeStatus, StepOutcome
+from app.storage import Store
 
-from .e2e_support import run_scripted_task  # noqa: E402
+from .e2e_support import run_scripted_task
 
 
 @pytest.mark.slow

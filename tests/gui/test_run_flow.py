@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 from PySide6.QtCore import Qt
 
-from agent.types import Action, Decision, DecisionKind, Proposal, Step, StepOutcome
+from agent.types import Action, DecisionKind, Proposal, Step, StepOutcome
 from app.gui.devices import DeviceChoice
 from app.gui.window import MainWindow
 from app.gui.workers import GeneratorDriver, GuiPoster

@@ -137,3 +137,22 @@ def test_invalid_yaml_and_duplicate_ids_are_reported(tmp_path: Path):
 def test_missing_task_folder_is_a_clear_error(tmp_path: Path):
     with pytest.raises(TaskError, match="not a folder"):
         load_tasks([tmp_path / "nope"])
+
+
+def test_cli_lists_and_validates_an_extra_folder_and_reports_bad_files(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from app.sim.cli import sim_app
+
+    (tmp_path / "ok.yaml").write_text(
+        "id: extra.airplane\ngoals: [Airplane mode on]\napp: com.android.settings\n"
+        "success: {path: settings.airplane_mode, eq: true}\nsolution:\n  - open_app: Settings\n"
+        "  - tap: Network & internet\n  - tap: Airplane mode\n")
+    runner = CliRunner()
+    res = runner.invoke(sim_app, ["tasks", str(tmp_path), "--only-extra", "--validate"])
+    assert res.exit_code == 0, res.output
+    assert "ok   extra.airplane" in res.output
+    (tmp_path / "bad.yaml").write_text("id: extra.bad\ngoals: [x]\napp: a\nsolution: [back]\n")
+    res = runner.invoke(sim_app, ["tasks", str(tmp_path), "--only-extra"])
+    assert res.exit_code == 2
+    assert "bad.yaml" in res.output and "'success'" in res.output
