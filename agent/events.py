@@ -42,6 +42,7 @@ class RunSettings:
     settle_ms: int = 0  # pause after each action before the next screenshot
     max_wait_s: float = 2.0
     examples: tuple[str, ...] = ()  # demonstrations for planners that use examples
+    send_screenshot: bool = False  # attach the screenshot to planner prompts (vision-language models)
     model: str = ""
 
     def __post_init__(self) -> None:

@@ -164,6 +164,7 @@ def run_episode(
             continue
         yield Parsed(i, parse)
         screen_text = fenced(description(parse, app=foreground))
+        images = (_png(screen),) if settings.send_screenshot else ()
         screen_key = parse.description or screen_text
         if screen_key != st.last_screen_key:
             st.notes.clear()
@@ -191,7 +192,7 @@ def run_episode(
                                         latent=latent, planner=planner.name, llm_calls=tuple(calls))
                 else:
                     proposal = yield from _plan_and_ground(
-                        goal, parse, screen_text, st, planner, grounder, settings, latent, cancel, calls, i)
+                        goal, parse, screen_text, st, planner, grounder, settings, latent, cancel, calls, i, images)
                     comp = _guard(estimator.completion, linput, latent, proposal.action.describe(), cancel)
                     calls.extend(comp.calls)
                     latent = comp.latent
@@ -201,7 +202,7 @@ def run_episode(
                     proposal = replace(proposal, latent=latent)
             else:
                 proposal = yield from _plan_and_ground(
-                    goal, parse, screen_text, st, planner, grounder, settings, None, cancel, calls, i)
+                    goal, parse, screen_text, st, planner, grounder, settings, None, cancel, calls, i, images)
             blocked = any(e.startswith("blocked") for e in proposal.evidence)
             ask_reason = ""
             confidence = proposal.confidence
@@ -321,13 +322,15 @@ def run_episode(
 
 def _plan_and_ground(goal: str, parse: ScreenParse, screen_text: str, st: _State, planner: Planner,
                      grounder: Grounder, settings: RunSettings, latent: LatentState | None,
-                     cancel: CancelToken | None, calls: list[LLMCall], i: int) -> Generator[Event, Any, Proposal]:
+                     cancel: CancelToken | None, calls: list[LLMCall], i: int,
+                     images: tuple[bytes, ...] = ()) -> Generator[Event, Any, Proposal]:
     """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
     notes = list(st.notes)
     evidence: list[str] = []
     for attempt in range(settings.max_replans + 1):
         ctx = PlanContext(goal=goal, parse=parse, screen=screen_text, history=tuple(st.history), latent=latent,
-                          notes=tuple(notes), examples=settings.examples, step_index=i, cancel=cancel)
+                          notes=tuple(notes), examples=settings.examples, step_index=i, cancel=cancel,
+                          images=images)
         try:
             proposal = planner.propose(ctx)
         except PlanError as exc:
@@ -349,6 +352,21 @@ def _plan_and_ground(goal: str, parse: ScreenParse, screen_text: str, st: _State
         return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
     raise _StepFailed(f"no groundable action after {settings.max_replans} re-plans ({evidence[-1]})", ())
     yield  # pragma: no cover - makes this a generator
+
+
+def _png(screen: Screen, max_side: int = 1024) -> bytes:
+    """The screenshot as PNG, downscaled so its longer side is at most ``max_side``."""
+    import io
+
+    from PIL import Image
+
+    img = Image.fromarray(screen.image)
+    scale = max_side / max(img.size)
+    if scale < 1:
+        img = img.resize((round(img.width * scale), round(img.height * scale)))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
 
 
 def _guard(fn: Callable[..., Any], *args: Any) -> Any:

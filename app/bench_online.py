@@ -334,6 +334,28 @@ def _combine(entries: list[Performed]) -> Performed | None:
     )
 
 
+def _aitw_match(source: str, task_id: str, episode: Any, size: Any) -> float | None:
+    """The episode's executed actions against the task's reference solution (AITW rule)."""
+    from agent.eval.aitw import score
+    from agent.eval.loaders import LoadError, trajectory_from_episode
+
+    try:
+        gold, failures = _gold_cached(source, task_id)
+        if gold is None:
+            return None
+        pred = trajectory_from_episode(episode, size)
+    except (LoadError, ValueError) as exc:
+        log.info("no AITW score for %s: %s", task_id, exc)
+        return None
+    return score([gold], [pred]).step_accuracy
+
+
+@functools.cache
+def _gold_cached(source: str, task_id: str) -> tuple[Any, tuple[tuple[str, str], ...]]:
+    gold, failures = gold_trajectories(source, [task_id])
+    return (gold[0] if gold else None), tuple(failures)
+
+
 def _stage(purpose: str) -> str:
     return (purpose or "llm").split(".")[0].split(":")[0] or "llm"
 
@@ -376,6 +398,11 @@ def run_cell(job: Any) -> Any:
                                          icons="none" if mode == "tree" else "auto"))
     run_settings = RunSettings(mode=Autonomy.AUTO, max_steps=int(s.get("max_steps") or task.step_budget),
                                allow_sensitive=True, max_wait_s=0.2, model=model)
+    estimator = None
+    if planner.uses_latent and s.get("estimator") == "fused":
+        from agent.latent import FusedEstimator
+
+        estimator = FusedEstimator(client)
     goal = task.goals[job.seed % len(task.goals)]
     descriptions = [describe_condition(c) for c in task.checkpoints]
     reached_ever: set[int] = set()
@@ -405,7 +432,8 @@ def run_cell(job: Any) -> Any:
             stage_ms[_stage(c.purpose)] = stage_ms.get(_stage(c.purpose), 0.0) + float(c.latency_ms or 0.0)
 
     try:
-        for ev in drive(run_episode(goal, device, parser, planner, None, settings=run_settings)):
+        for ev in drive(run_episode(goal, device, parser, planner, None, settings=run_settings,
+                                     estimator=estimator)):
             if isinstance(ev, Parsed):
                 stage_ms["parse"] = stage_ms.get("parse", 0.0) + sum(t.ms for t in ev.parse.timings)
             elif isinstance(ev, Proposed):
@@ -461,13 +489,16 @@ def run_cell(job: Any) -> Any:
         else:
             stopped_by = STOP_MAX_STEPS
         steps = len(finished.episode.steps) if finished else len(records)
+        aitw_match = None
+        if finished is not None and s.get("aitw", True):
+            aitw_match = _aitw_match(s.get("tasks_source", "all"), job.task_id, finished.episode, phone.screen_size())
         return EpisodeResult(
             planner=job.planner, task_id=job.task_id, seed=job.seed, noise=job.noise, model=model,
             success=success, checkpoints_total=len(task.checkpoints), checkpoints_reached=len(reached_ever),
             stopped_by=stopped_by, actions=actions, first_success_action=first_success, steps=steps,
             llm_calls=llm_calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
             wall_s=time.perf_counter() - t0, stage_ms={k: round(v, 1) for k, v in stage_ms.items()},
-            step_records=tuple(records), note=note, goal=goal,
+            step_records=tuple(records), note=note, goal=goal, aitw_match=aitw_match,
         )
     finally:
         phone.close()

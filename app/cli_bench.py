@@ -251,6 +251,7 @@ def online(
     out: Path | None = typer.Option(None, help="Write the report into this folder when done."),
     retry_errors: bool = typer.Option(False, help="Run again the cells that ended in an error."),
     timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
+    estimator: str = typer.Option("chained", help="Latent-state estimator for '+' planners: 'chained' (five calls, as in the paper) or 'fused' (one JSON call)."),
     parse: str = typer.Option("tree", help="Screen parsing: 'tree' (accessibility tree only, as in the paper) or 'fusion' (tree + OCR + detector)."),
 ) -> None:
     """Run virtual-phone tasks headless with each planner and record Table 3's measures."""
@@ -261,6 +262,8 @@ def online(
     from app import bench_online
 
     console = _console()
+    if estimator not in ("chained", "fused"):
+        raise _fail(console, "--estimator must be 'chained' or 'fused'")
     if parse not in ("tree", "fusion"):
         raise _fail(console, "--parse must be 'tree' or 'fusion'")
     planner_list = [p.strip() for p in planners.split(",") if p.strip()]
@@ -286,6 +289,7 @@ def online(
         "samples": samples,
         "timeout_s": timeout_s,
         "parse_mode": parse,
+        "estimator": estimator,
         "tasks_source": tasks,
         "planners": planner_list,
         "noises": noise_list,
@@ -329,11 +333,28 @@ def online(
             store.close()
             console.print(f"[yellow]interrupted: {n} of {len(jobs)} episodes saved; run the same command again to continue[/yellow]")
             raise typer.Exit(130) from None
+    results = store.results(run)
     store.close()
     console.print(f"ran {outcome.ran} episodes ({outcome.errors} errors), skipped {outcome.skipped} already done")
+    _print_summary(console, results)
     if out is not None:
         html_path = write_run_report(db, run, out)
         console.print(f"report: {html_path}")
+
+
+def _print_summary(console: Console, results) -> None:
+    from agent.eval.metrics import summarise
+
+    if not results:
+        return
+    table = Table(title="per planner")
+    for c in ("planner", "episodes", "success", "partial", "strict stop", "premature stop", "steps", "s/step"):
+        table.add_column(c, justify="left" if c == "planner" else "right")
+    for s in summarise(results).values():
+        table.add_row(s.planner, str(s.n), _pct(s.success.estimate), _pct(s.partial.estimate),
+                      _pct(s.strict_success.estimate), _pct(s.premature_stop.estimate), f"{s.mean_steps:.1f}",
+                      f"{s.wall_s_per_step:.1f}")
+    console.print(table)
 
 
 @bench_app.command("export-gold")

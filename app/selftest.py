@@ -10,8 +10,9 @@ Stages, each timed and reported on one line:
 4. **agent step**: one step of the ``zeroshot-`` planner over the Ollama API, against a
    scripted LLM server on loopback that this module starts and stops itself.
 
-It must not touch the user's phones, settings or database, and must not reach the network
-(the LLM server listens on 127.0.0.1 only).  It returns 0 only if every stage passed.
+It must not touch the user's phones, settings or database (the window gets a throw-away
+database in a temporary folder), and must not reach the network (the LLM server listens on
+127.0.0.1 only).  It returns 0 only if every stage passed.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, TextIO
 
 log = logging.getLogger(__name__)
@@ -166,20 +169,44 @@ def _gui_available() -> bool:
 
 def stage_window(timeout_s: float = 60.0) -> str:
     """Show the main window offscreen and wait for the virtual phone's first mirrored frame."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    # Qt's own chatter (e.g. the offscreen platform's "does not support
+    # propagateSizeHints()") goes to the debug log, not into the report.
+    previous = qInstallMessageHandler(lambda mode, context, message: log.debug("Qt: %s", message))
+    try:
+        return _show_main_window(timeout_s)
+    finally:
+        qInstallMessageHandler(previous)
+
+
+def _show_main_window(timeout_s: float) -> str:
     from PySide6.QtWidgets import QApplication
 
     from app.gui.devices import VIRTUAL_CHOICE
     from app.gui.window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    win = MainWindow(None, "sim", discover=False, live_parse=False)
+    if not isinstance(app, QApplication):
+        raise StageFailed(f"this process already runs a {type(app).__name__}, not a QApplication: "
+                          "widgets cannot be created")
+    # a throw-away database: the self-test must not create or touch the user's
+    from app.storage import Store
+
+    with tempfile.TemporaryDirectory(prefix="tapwise-selftest-") as tmp, Store(Path(tmp) / "selftest.sqlite") as store:
+        return _window_round_trip(app, MainWindow(None, "sim", store=store, discover=False, live_parse=False),
+                                  VIRTUAL_CHOICE, timeout_s)
+
+
+def _window_round_trip(app: Any, win: Any, choice: Any, timeout_s: float) -> str:
+    """Show ``win``, connect ``choice`` and wait for its first mirrored frame; always closes ``win``."""
     try:
         win.show()
         app.processEvents()
         shown = time.perf_counter()
         if not win.isVisible():
             raise StageFailed("the main window did not become visible")
-        win.connect_device(VIRTUAL_CHOICE)
+        win.connect_device(choice)
         deadline = shown + timeout_s
         while win.view.frame is None and time.perf_counter() < deadline:
             app.processEvents()
@@ -197,9 +224,14 @@ def stage_window(timeout_s: float = 60.0) -> str:
 
 
 def stage_phone() -> tuple[Any, Any, str]:
-    """Start the virtual phone and take one screenshot (pixels only)."""
+    """Start the virtual phone (its fonts and icon fonts found) and take one screenshot (pixels only)."""
+    from app.sim.assets import mdi_dir, roboto_dir
     from app.sim.phone import VirtualPhone
 
+    if roboto_dir() is None:
+        raise StageFailed("the Roboto fonts (font-roboto) are missing: the phone would draw with a fallback font")
+    if not mdi_dir().is_dir():
+        raise StageFailed(f"qtawesome's icon fonts are missing ({mdi_dir()})")
     phone = VirtualPhone()
     screen = phone.screenshot(with_hierarchy=False)
     h, w = screen.image.shape[:2]
@@ -215,6 +247,8 @@ def stage_parse(screen: Any) -> tuple[Any, str]:
     parser = ScreenParser()
     parse = parser.parse(screen)
     texts = [s.text for s in parse.text_spans]
+    if parse.warnings:  # e.g. a backend that failed on this frame: the parse is then incomplete
+        raise StageFailed(f"the parse reported problems: {'; '.join(parse.warnings)}")
     if not parse.elements:
         raise StageFailed(f"no elements found; warnings: {'; '.join(parse.warnings) or 'none'}")
     if not any("Settings" in t for t in texts):
@@ -223,6 +257,14 @@ def stage_parse(screen: Any) -> tuple[Any, str]:
     ocr = type(parser.ocr_backend()).__name__
     icons = parser.icon_classifier()
     icon_name = type(icons).__name__ if icons is not None else "none"
+    # a model that ships in resources/models must really be used, not silently skipped
+    from vision.assets import model_path
+
+    config = parser.config
+    if model_path(config.detector_model) is not None and parser.detector_name != "yolo":
+        raise StageFailed(f"{config.detector_model} ships but the {parser.detector_name} detector was used")
+    if model_path(config.icon_model) is not None and icons is None:
+        raise StageFailed(f"{config.icon_model} ships but no icon classifier was loaded")
     return parser, (f"{len(parse.elements)} elements, {len(texts)} text spans "
                     f"(OCR {ocr}, detector {parser.detector_name}, icons {icon_name})")
 

@@ -132,6 +132,16 @@ def find_by_words(parse: ScreenParse, words: str):  # type: ignore[no-untyped-de
     return exact[0]
 
 
+def where_user_taps(phone, words: str):  # type: ignore[no-untyped-def]
+    """The point a user who reads ``words`` on the screen would tap: taken from the
+    simulator's ground truth, so the demonstration does not depend on the parser."""
+    truth = phone.ground_truth()
+    hits = ([e for e in truth.elements if e.text == words] or [e for e in truth.elements if e.label == words])
+    if not hits:
+        raise LookupError(f"demonstration: nothing reads {words!r} on this screen")
+    return hits[0].rect.center
+
+
 @dataclass
 class Recorded:
     name: str
@@ -149,8 +159,7 @@ def record(name: str, goal: str, demo: list[tuple[str, ...]], parse) -> Recorded
         before = observe()
         kind = step[0]
         if kind == "tap":
-            el = find_by_words(before.parse, step[1])
-            c = el.rect.center
+            c = where_user_taps(phone, step[1])
             act = Action.tap(c.x, c.y)
             phone.tap(c.x, c.y)
         elif kind == "type":

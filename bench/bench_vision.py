@@ -17,6 +17,8 @@ Frames come from the same seeded random explorer as the training data.
   ratio >= 90 (case- and space-insensitive), so wrapped paragraphs count.
 * Icon top-1: ground-truth icons whose glyph is in the vocabulary; the element box is
   cropped and classified; correct when the top label equals the glyph's function.
+* Active tab: frames whose ground truth marks an active tab; correct when a predicted
+  tab bar's active element has its centre inside the true active tab.
 
 Real (``../shared/real-ui/rico-dev``, Rico, CC BY 4.0; never copied into the repo):
 targets are view-hierarchy nodes with ``visible-to-user`` true, a box inside the
@@ -96,15 +98,31 @@ def sim_frames(n_seeds: int, steps: int):
             yield img, truth, f"{profile}/{theme}/{lang}/{seed}"
 
 
+class _OnceOcr:
+    """Reads each frame once even when several parsers look at it (bench speed-up only)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self._key, self._spans = inner, None, []
+
+    def read(self, image):
+        key = (image.shape, hash(image[::7, ::7].tobytes()))
+        if key != self._key:
+            self._key, self._spans = key, self.inner.read(image)
+        return list(self._spans)
+
+
 def bench_sim(args) -> dict:
-    parsers = {"default": ScreenParser(PipelineConfig(mode="vision"))}
+    base = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
+    ocr = _OnceOcr(base.ocr_backend())
+    parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False), ocr=ocr)}
     parsers["default"].detector()
     if parsers["default"].detector_name == "yolo" and not args.no_cv:
-        parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv"), ocr=parsers["default"].ocr_backend(),
+        parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
                                      icons=parsers["default"].icon_classifier())
     counts = {name: defaultdict(lambda: [0, 0, 0]) for name in parsers}  # tp, n_pred, n_true
     ocr_hit = ocr_total = 0
     icon_hit = icon_total = 0
+    tab_hit = tab_total = 0
     tokens = []
     frames = 0
     icons = parsers["default"].icon_classifier()
@@ -124,6 +142,12 @@ def bench_sim(args) -> dict:
                 c[2] += len(gts)
         assert parse is not None
         tokens.append(estimate_tokens(parse.description))
+        truth_tab = next((b for b in truth.blocks if b.active_child), None)
+        if truth_tab is not None:
+            want = next(e for e in truth.elements if e.id == truth_tab.active_child)
+            tab_total += 1
+            got = [parse.element(b.active_child) for b in parse.blocks if b.role == "tab_bar" and b.active_child]
+            tab_hit += any(g is not None and want.rect.contains(g.rect.center) for g in got)
         for e in truth.elements:
             if e.kind not in (ElementKind.TEXT, ElementKind.BUTTON) or not e.text.strip():
                 continue
@@ -141,6 +165,7 @@ def bench_sim(args) -> dict:
                     icon_total += 1
                     icon_hit += g.label == GLYPH_TO_FUNCTION[e.icon]
     out: dict = {"frames": frames, "ocr_string_recall": _ratio(ocr_hit, ocr_total), "icon_top1": _ratio(icon_hit, icon_total),
+                 "active_tab": _ratio(tab_hit, tab_total),
                  "description_tokens_mean": round(statistics.mean(tokens), 1) if tokens else None, "detection": {}}
     for name, table in counts.items():
         rows = {}
@@ -181,11 +206,19 @@ def real_targets(json_path: Path, size: Size) -> list[Rect]:
 def bench_real(args) -> dict:
     if not REAL.is_dir():
         return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
-    parser = ScreenParser(PipelineConfig(mode="vision"))
-    rows = list(csv.DictReader((REAL / "index.csv").open()))
-    strict = hit = total = 0
+    base = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
+    ocr = _OnceOcr(base.ocr_backend())
+    parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False), ocr=ocr)}
+    parsers["default"].detector()
+    if parsers["default"].detector_name == "yolo" and not args.no_cv:
+        parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
+                                     icons=parsers["default"].icon_classifier())
+    rows = list(csv.DictReader((REAL / "index.csv").open()))[: args.real_limit or None]
+    strict = dict.fromkeys(parsers, 0)
+    hit = dict.fromkeys(parsers, 0)
+    total = 0
     per_app: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for row in rows[: args.real_limit or None]:
+    for row in rows:
         sid = row.get("rico_id") or next(iter(row.values()))
         img_path = REAL / "screenshots" / f"{sid}.jpg"
         js = REAL / "view_hierarchies" / f"{sid}.json"
@@ -194,18 +227,22 @@ def bench_real(args) -> dict:
         img = load_rgb(img_path)
         size = Size(img.shape[1], img.shape[0])
         targets = real_targets(js, size)
-        p = parser.parse(Screen(img))
-        preds = [e.rect for e in p.elements]
-        strict += match(preds, targets)
-        for t in targets:
-            ok = any(t.contains(pr.center) and pr.contains(t.center) for pr in preds)
-            hit += ok
-            per_app[row.get("package", "?")][0] += ok
-            per_app[row.get("package", "?")][1] += 1
         total += len(targets)
-    return {"screens": len(rows[: args.real_limit or None]), "targets": total, "recall_iou50": _ratio(strict, total),
-            "recall_centre_hit": _ratio(hit, total),
-            "per_app_centre_hit": {k: _ratio(*v) for k, v in sorted(per_app.items())}}
+        for name, parser in parsers.items():
+            preds = [e.rect for e in parser.parse(Screen(img)).elements]
+            strict[name] += match(preds, targets)
+            for t in targets:
+                ok = any(t.contains(pr.center) and pr.contains(t.center) for pr in preds)
+                hit[name] += ok
+                if name == "default":
+                    per_app[row.get("package", "?")][0] += ok
+                    per_app[row.get("package", "?")][1] += 1
+    out: dict = {"screens": len(rows), "targets": total}
+    for name, parser in parsers.items():
+        out[f"{name} ({parser.detector_name})"] = {"recall_iou50": _ratio(strict[name], total),
+                                                   "recall_centre_hit": _ratio(hit[name], total)}
+    out["per_app_centre_hit_default"] = {k: _ratio(*v) for k, v in sorted(per_app.items())}
+    return out
 
 
 def bench_speed(args) -> dict:
@@ -215,7 +252,7 @@ def bench_speed(args) -> dict:
     phone.open_app("Settings")
     a = phone.screenshot(with_hierarchy=True)
     truth = phone.ground_truth()
-    parser = ScreenParser(PipelineConfig(mode="vision", ocr_threads=args.threads))
+    parser = ScreenParser(PipelineConfig(mode="vision", ocr_threads=args.threads, remember_previous=False))
     tree_parser = ScreenParser(PipelineConfig(mode="tree"))
     parser.parse(Screen(a.image))  # warm up: load every model once
     full, full_cpu = [], []

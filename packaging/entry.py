@@ -1,6 +1,21 @@
-"""Entry point of the desktop bundle: the same CLI as the `tapwise` command."""
+"""Entry point of the desktop bundle: the same CLI as the `tapwise` command.
 
-from app.cli import main
+``--self-test`` is handled here too (before the CLI is imported), so that the bundle's
+self-test works whether or not ``app/cli.py`` offers the option.
+"""
+
+import sys
+
+
+def _main() -> None:
+    if "--self-test" in sys.argv[1:]:
+        from app.selftest import run_self_test
+
+        sys.exit(run_self_test())
+    from app.cli import main
+
+    main()
+
 
 if __name__ == "__main__":
-    main()
+    _main()

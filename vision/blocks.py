@@ -189,6 +189,8 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
         else:
             rects.append(band)
     rects.extend(_cards(labels, s, W, H))
+    # system bars are blocks of their own, whatever colour they share with the app
+    rects.extend(e.rect for e in elements if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR))
     # assign elements to the smallest containing rect
     assign: dict[int, list[str]] = {}
     for e in elements:
@@ -223,7 +225,8 @@ def _role(r: Rect, members: Sequence[Element], W: int, H: int) -> str:
         return "status_bar"
     if ElementKind.NAVIGATION_BAR in kinds and r.bottom >= H - 2 and r.height < 0.1 * H:
         return "navigation_bar"
-    if _is_tab_row(members, W) and r.height < 0.14 * H and (r.bottom > 0.8 * H or r.top < 0.3 * H):
+    if r.height < 0.14 * H and ((r.bottom > 0.8 * H and _is_tab_row(members, W))
+                                or (r.top < 0.3 * H and _is_tab_row(members, W, min_items=3))):
         return "tab_bar"
     if r.top < 0.16 * H and r.height < 0.12 * H:
         return "app_bar"
@@ -232,12 +235,20 @@ def _role(r: Rect, members: Sequence[Element], W: int, H: int) -> str:
     return "content"
 
 
-def _is_tab_row(members: Sequence[Element], W: int) -> bool:
+def _is_tab_row(members: Sequence[Element], W: int, *, min_items: int = 2) -> bool:
+    """Two or more similar items spread evenly across the width (bottom navigation, tab strip)."""
     items = [m for m in members if m.kind in (ElementKind.BUTTON, ElementKind.TEXT, ElementKind.IMAGE)]
-    if len(items) < 2:
+    if len(items) < min_items:
         return False
     cols = _tab_items(items)
-    return len(cols) >= 2 and (max(c.rect.right for c in cols) - min(c.rect.left for c in cols)) > 0.5 * W
+    if len(cols) < min_items or (max(c.rect.right for c in cols) - min(c.rect.left for c in cols)) <= 0.5 * W:
+        return False
+    widths = [c.rect.width for c in cols]
+    if max(widths) > 2.5 * max(1, min(widths)):
+        return False
+    centres = [c.rect.center.x for c in cols]
+    gaps = np.diff(centres)
+    return len(gaps) < 2 or float(np.std(gaps)) < 0.35 * float(np.mean(gaps))
 
 
 def _tab_items(items: Sequence[Element]) -> list[Element]:

@@ -34,6 +34,7 @@ class PipelineConfig:
     ocr_threads: int = 0  # 0 = onnxruntime default
     incremental_ocr: bool = True  # re-read only the changed region when given a previous frame
     incremental_max_changed: float = 0.35  # above this changed fraction, OCR the whole frame
+    remember_previous: bool = True  # with no ``previous`` given, diff against this parser's last frame
     detector_min_confidence: float = 0.35
     detector_model: str = "ui_detector.onnx"
     icon_model: str = "icon_classifier.onnx"

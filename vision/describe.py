@@ -61,7 +61,9 @@ def element_line(e: Element) -> str:
 
 
 def _absorbed(e: Element, others: Sequence[Element]) -> bool:
-    """Plain text already named by a clickable element that contains it."""
+    """Says nothing new: an unnamed, inert image, or text a containing clickable already names."""
+    if e.kind is ElementKind.IMAGE and not (e.text or e.label or e.resource_id or e.clickable):
+        return True
     if e.kind is not ElementKind.TEXT or not e.text:
         return False
     for o in others:

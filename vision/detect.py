@@ -85,16 +85,20 @@ class CvDetector:
             hollow = 1.0 - float(comp.sum()) / max(1.0, float(filled.sum()))
             blobs.append((rect, fill_ratio, hollow))
         status_h = _status_band(blobs, texts, W, H)
-        nav_top = _nav_band(blobs, W, H)
+        nav_top = _nav_band(blobs + [(t.rect, 1.0, 0.0) for t in texts if len(t.text) <= 2], W, H)
         if status_h:
             out.append(Detection(ElementKind.STATUS_BAR, Rect(0, 0, W, status_h), 0.6))
         if nav_top is not None:
             out.append(Detection(ElementKind.NAVIGATION_BAR, Rect(0, nav_top, W, H), 0.6))
         small_icons: list[Rect] = []
+        unit = W / 411.0
         for rect, fill, hollow in blobs:
             if status_h and rect.bottom <= status_h + 2:
                 continue
             if nav_top is not None and rect.top >= nav_top - 2:
+                continue
+            if 3 * unit <= rect.width <= 12 * unit and 0.7 <= rect.width / max(1, rect.height) <= 1.4 and not _has_text(rect, texts):
+                small_icons.append(rect)  # a dot: maybe part of a page indicator
                 continue
             kind = _classify(rect, fill, hollow, texts, W, H, small, s)
             if kind is None:
@@ -198,18 +202,22 @@ def _rows_of_equals(dets: list[Detection], icons: list[Rect], image: np.ndarray,
         run: list[Rect] = []
         seq: list[Rect | None] = [*members, None]
         for cand in seq:
-            if cand is not None and run and abs(cand.width - run[-1].width) <= 0.25 * max(cand.width, 1) and cand.left - run[-1].right <= max(run[-1].width, 6 * unit):
+            if cand is not None and run and abs(cand.width - run[-1].width) <= 0.3 * max(cand.width, 1) and cand.left - run[-1].right <= 2 * run[-1].width + 6 * unit:
                 run.append(cand)
                 continue
-            if len(run) >= 3:
+            if len(run) >= 2:
                 box = run[0].union(run[-1])
                 for q in run[1:-1]:
                     box = box.union(q)
                 side = max(q.width for q in run)
-                if side <= 12 * unit:
+                centred = abs(box.center.x - W / 2) < 0.06 * W
+                if side <= 12 * unit and (len(run) >= 3 or centred):
+                    half = box.height  # indicator views are about twice as tall as their dots
+                    cy = box.center.y
+                    box = Rect(box.left, max(0, cy - half), box.right, min(H, cy + half))
                     extra.append(Detection(ElementKind.PAGE_INDICATOR, box, 0.5))
                     used.update(run)
-                elif len(run) >= 4 and side <= 28 * unit and _yellowish(image, box):
+                elif len(run) >= 4 and 6 * unit < side <= 28 * unit and _yellowish(image, box):
                     extra.append(Detection(ElementKind.RATING_BAR, box, 0.5))
                     used.update(run)
             run = [cand] if cand is not None else []

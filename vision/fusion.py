@@ -27,6 +27,12 @@ def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
 
+def _overlap(a: Rect, b: Rect) -> float:
+    """Intersection over the smaller box (1.0 when one box holds the other)."""
+    inter = a.intersection(b)
+    return inter.area / max(1, min(a.area, b.area)) if inter else 0.0
+
+
 def _blank(image: np.ndarray | None, r: Rect) -> bool:
     if image is None or r.is_empty():
         return False
@@ -66,12 +72,18 @@ def fuse(
                 notes.append(Disagreement("not_visible", e.rect, f"tree text {e.text!r} over a blank area", e.id))
         out.append(e)
     tree_text = [_norm(e.text or e.label) for e in tree if e.text or e.label]
+    tree_kinds = {e.kind for e in tree}
+    bars = [v for v in vision if v.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and v.kind not in tree_kinds]
+    out.extend(bars)  # dumps never include the system bars; the pixels do
     for v in vision:
         if v.kind in _SKIP_ADD:
             continue
-        overlapping = [e for e in tree if e.rect.iou(v.rect) >= add_iou or (e.rect.contains_rect(v.rect) and e.kind not in (ElementKind.CONTAINER,) and e.rect.area < 4 * max(1, v.rect.area))]
-        if overlapping:
+        if any(b.rect.contains(v.rect.center) for b in bars):
+            continue  # clock, battery and navigation glyphs belong to their bar
+        if any(_overlap(e.rect, v.rect) >= 0.5 for e in tree if e.kind is not ElementKind.CONTAINER):
             continue
+        if any(e.clickable and e.rect.contains_rect(v.rect) for e in tree):
+            continue  # a part of something tappable the tree already has (a row's icon)
         if v.kind is ElementKind.TEXT and any(_norm(v.text) and (_norm(v.text) in t or fuzz.ratio(_norm(v.text), t) > 85) for t in tree_text):
             continue  # the tree has this text, just with a different box
         out.append(replace(v, source=ElementSource.FUSED if v.source is ElementSource.DETECTOR else v.source))

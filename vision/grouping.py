@@ -45,6 +45,18 @@ def _v_overlap(a: Rect, b: Rect) -> float:
     return max(0, inter) / max(1, min(a.height, b.height))
 
 
+def _leads_text(r: Rect, texts: Sequence[TextSpan], unit: float) -> bool:
+    """True when text starts just right of ``r`` on the same row (list item's leading icon)."""
+    return any(_v_overlap(r, t.rect) >= 0.3 and 0 <= t.rect.left - r.right <= 32 * unit and t.rect.width > r.width
+               and t.rect.height < r.height for t in texts)  # a title as tall as the icon: app bar, not a row
+
+
+def _touch_target(r: Rect, side: int, W: int, H: int) -> Rect:
+    c = r.center
+    half = side // 2
+    return Rect(max(0, c.x - half), max(0, c.y - half), min(W, c.x - half + side), min(H, c.y - half + side))
+
+
 def _checked_state(kind: ElementKind, crop: np.ndarray | None) -> bool | None:
     """On/off from pixels: a saturated (accent-coloured) switch or box is on."""
     if crop is None or crop.size == 0 or kind not in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP):
@@ -129,10 +141,15 @@ def build_elements(
         r = d.rect
         text = _join(inner.get(wi, []))
         kind = d.kind
-        if kind is ElementKind.IMAGE and wi in icon_labels:
-            kind = ElementKind.BUTTON  # an icon with a recognisable function acts as a button
+        leading = kind is ElementKind.BUTTON and not text and _leads_text(r, free, unit)
+        if leading:
+            kind = ElementKind.IMAGE  # a row's leading icon or avatar: decoration, the row is the target
+        elif kind is ElementKind.IMAGE and wi in icon_labels and r.width <= 56 * unit:
+            kind = ElementKind.BUTTON  # a small icon with a recognisable function acts as a button
         crop = image[r.top : r.bottom, r.left : r.right]
         checked = _checked_state(kind, crop)
+        if kind is ElementKind.BUTTON and not text and max(r.width, r.height) < 44 * unit and not leading:
+            r = _touch_target(r, round(48 * unit), W, H)  # icon glyph -> its 48 dp touch target
         elements.append(Element(
             id=f"v{len(elements) + 1}", kind=kind, rect=r, text=text,
             label=labels.get(wi) or icon_labels.get(wi, ""),
@@ -144,6 +161,8 @@ def build_elements(
         elements.append(Element(id=f"v{len(elements) + 1}", kind=d.kind, rect=d.rect, text=_join(covered) if d.kind is ElementKind.STATUS_BAR else "",
                                 source=ElementSource.DETECTOR, confidence=d.confidence))
     for t in free:
+        if any(d.kind is ElementKind.NAVIGATION_BAR and d.rect.contains(t.rect.center) for d in bars):
+            continue  # OCR reading the home button's circle as "O"
         elements.append(Element(id=f"v{len(elements) + 1}", kind=ElementKind.TEXT, rect=t.rect, text=t.text,
                                 source=ElementSource.OCR, confidence=t.confidence))
     stats = {"widgets": len(widgets), "texts_inside": len(owner), "proximity_labels": len(labels), "icon_labels": len(icon_labels)}

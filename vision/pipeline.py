@@ -64,6 +64,7 @@ class ScreenParser:
         self._ocr, self._detector, self._icons = ocr, detector, icons
         self._icons_resolved = icons is not None
         self._lock = threading.Lock()
+        self._last: Previous | None = None
         self.detector_name = ""
 
     # ------------------------------------------------------------------ backends
@@ -140,6 +141,8 @@ class ScreenParser:
         if isinstance(previous, tuple):
             previous = Previous(*previous)
         c = self.config
+        if previous is None and c.remember_previous:
+            previous = self._last
         timer = _Timer()
         t_start = time.perf_counter()
         image = screen.image
@@ -169,9 +172,23 @@ class ScreenParser:
         vision_elements: list[Element] = []
         notes: list[Disagreement] = []
         if mode in ("vision", "fusion") and not tiny:
-            incremental = bool(c.incremental_ocr and previous is not None and previous.screen.image.shape == image.shape)
-            texts = timer.run("ocr_incremental" if incremental else "ocr", lambda: self._read_text(screen, previous if incremental else None))
-            dets = timer.run("detect", lambda: self.detector().detect(image, texts))
+            incremental = bool(c.incremental_ocr and previous is not None and previous.screen.image.shape == image.shape
+                               and any(t.stage.startswith("ocr") for t in previous.parse.timings))
+            try:
+                texts = timer.run("ocr_incremental" if incremental else "ocr", lambda: self._read_text(screen, previous if incremental else None))
+            except BackendUnavailable:
+                raise
+            except Exception as exc:  # an engine failing on one odd frame must not kill the parse
+                log.exception("OCR failed")
+                warnings.append(f"OCR failed on this frame: {exc}")
+            try:
+                dets = timer.run("detect", lambda: self.detector().detect(image, texts))
+            except BackendUnavailable:
+                raise
+            except Exception as exc:
+                log.exception("widget detection failed")
+                warnings.append(f"widget detection failed on this frame: {exc}")
+                dets = []
             icons = self.icon_classifier()
             vision_elements, _ = timer.run("group", lambda: build_elements(image, dets, texts, icons=icons, icon_min_confidence=c.icon_min_confidence))
         elif tiny:
@@ -198,10 +215,13 @@ class ScreenParser:
         if c.describe:
             text = timer.run("describe", lambda: describe(size, elements, blocks, app=screen.foreground_package))
         timer.timings.append(StageTiming("total", round((time.perf_counter() - t_start) * 1000, 2)))
-        return ScreenParse(
+        result = ScreenParse(
             screen_size=size, elements=tuple(elements), blocks=tuple(blocks), text_spans=tuple(texts),
             timings=tuple(timer.timings), description=text, disagreements=tuple(notes), warnings=tuple(warnings),
         )
+        if c.remember_previous and mode in ("vision", "fusion") and not tiny:
+            self._last = Previous(screen, result)
+        return result
 
     def _read_text(self, screen: Screen, previous: Previous | None) -> list[TextSpan]:
         ocr = self.ocr_backend()

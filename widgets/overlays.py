@@ -277,7 +277,7 @@ def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[s
     for e in parse.elements:
         if e.label and not e.text and e.kind not in (ElementKind.CONTAINER, ElementKind.TEXT):
             p.setBrush(Qt.BrushStyle.NoBrush)
-            p.setPen(_pen(color, lw, Qt.PenStyle.DotLine))
+            p.setPen(_pen(color, lw))  # solid: dotted wide pens cost ~10x more to rasterise
             p.drawRect(qrect(e.rect))
             _tag(p, QPointF(e.rect.left, e.rect.top - QFontMetricsF(font).height() - 2), e.label,
                  with_alpha(color, 230), font, QColor("black"))

@@ -121,6 +121,20 @@ class ParseInspector(QWidget):
             self.token_label.setText("")
             self.warnings.setText("")
             return
+        # fill the model while it is detached from the filter and the view: one reset
+        # instead of a signal cascade per cell
+        self.proxy.setSourceModel(None)
+        try:
+            self._fill(parse)
+        finally:
+            self.proxy.setSourceModel(self.model)
+            self.proxy.setFilterFixedString(self.filter_edit.text())
+        self.tree.expandAll()
+        self._fill_details(parse)
+        if selected:
+            self.select_element(selected)
+
+    def _fill(self, parse: ScreenParse) -> None:
         placed: set[str] = set()
         for b in parse.blocks:
             row = self._row(b.id, f"block · {b.role}", b.caption, "", "", b.rect.to_bounds_string(), bold=True)
@@ -136,7 +150,8 @@ class ParseInspector(QWidget):
             for el in loose:
                 parent[0].appendRow(self._element_row(el))
             self.model.appendRow(parent)
-        self.tree.expandAll()
+
+    def _fill_details(self, parse: ScreenParse) -> None:
         for t in parse.timings:
             r = self.timings.rowCount()
             self.timings.insertRow(r)
@@ -162,8 +177,6 @@ class ParseInspector(QWidget):
         )
         self.warnings.setText("\n".join(parse.warnings))
         self.warnings.setVisible(bool(parse.warnings))
-        if selected:
-            self.select_element(selected)
 
     @property
     def parse(self) -> ScreenParse | None:

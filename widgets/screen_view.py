@@ -165,6 +165,8 @@ class ScreenView(QGraphicsView):
         self._hovered_id = ""
         self._hover_details = ""
         self._press: tuple[QPointF, float] | None = None
+        self._typed = ""  # text typed on the mirror while demonstrating
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     # ---- frames --------------------------------------------------------------------
     def set_frame(self, frame: np.ndarray | Screen, captured_at: float | None = None) -> None:
@@ -280,6 +282,9 @@ class ScreenView(QGraphicsView):
     # ---- modes ---------------------------------------------------------------------
     def set_mode(self, mode: ViewMode) -> None:
         self._mode = ViewMode(mode)
+        self._typed = ""
+        if self._mode is ViewMode.DEMONSTRATE:
+            self.setFocus()
         cursor = {
             ViewMode.INSPECT: Qt.CursorShape.ArrowCursor,
             ViewMode.PICK: Qt.CursorShape.CrossCursor,
@@ -331,6 +336,35 @@ class ScreenView(QGraphicsView):
             return None
         hits = self._parse.elements_at(p.x, p.y)
         return hits[0] if hits else None
+
+    # ---- keyboard (typing while demonstrating) ----------------------------------------
+    @property
+    def typed_text(self) -> str:
+        return self._typed
+
+    def keyPressEvent(self, event) -> None:
+        """While demonstrating, typed keys build a "type" action; Enter sends it, Esc clears."""
+        if self._mode is not ViewMode.DEMONSTRATE:
+            super().keyPressEvent(event)
+            return
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if self._typed:
+                text, self._typed = self._typed, ""
+                self.set_proposal(None)
+                self.actionDemonstrated.emit(Action.type_text(text))
+        elif key == Qt.Key.Key_Escape:
+            self._typed = ""
+            self.set_proposal(None)
+        elif key == Qt.Key.Key_Backspace:
+            self._typed = self._typed[:-1]
+            self.set_proposal(Action.type_text(self._typed) if self._typed else None)
+        elif event.text() and event.text().isprintable():
+            self._typed += event.text()
+            self.set_proposal(Action.type_text(self._typed))
+        else:
+            super().keyPressEvent(event)
+        event.accept()
 
     # ---- mouse ---------------------------------------------------------------------
     def mouseMoveEvent(self, event: QMouseEvent) -> None:

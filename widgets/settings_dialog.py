@@ -80,6 +80,20 @@ def _editor_for(annotation: Any, value: Any) -> _Editor:
         w.setRange(-1e9, 1e9)
         w.setDecimals(3)
         return _Editor(w, w.value, lambda v: w.setValue(float(v or 0.0)), optional)
+    from pydantic import SecretStr
+
+    if tp is SecretStr:
+        w = QLineEdit()
+        w.setEchoMode(QLineEdit.EchoMode.Password)
+        w.setPlaceholderText("(not set: taken from the environment)")
+
+        def get_secret() -> Any:
+            return w.text() or None if optional else w.text()
+
+        def set_secret(v: Any) -> None:
+            w.setText(v.get_secret_value() if isinstance(v, SecretStr) else ("" if v is None else str(v)))
+
+        return _Editor(w, get_secret, set_secret, optional)
     w = QLineEdit()
     if tp is Path or (isinstance(tp, type) and issubclass(tp, Path)):
         w.setPlaceholderText("path")

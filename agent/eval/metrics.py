@@ -64,6 +64,9 @@ class EpisodeResult:
     step_records: tuple[dict[str, Any], ...] = ()
     note: str = ""
     goal: str = ""
+    aitw_match: float | None = None
+    """Share of the reference solution's steps the episode's actions matched, step by
+    step, under the AITW rule (``None`` when not computed)."""
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -119,6 +122,7 @@ class PlannerSummary:
     tokens_per_step: float
     wall_s_per_step: float
     stage_ms_per_step: dict[str, float]
+    aitw_match: float | None = None
 
     def row(self) -> dict[str, Any]:
         return {
@@ -136,6 +140,7 @@ class PlannerSummary:
             "llm_calls_per_step": self.llm_calls_per_step,
             "tokens_per_step": self.tokens_per_step,
             "wall_s_per_step": self.wall_s_per_step,
+            "aitw_match": self.aitw_match,
         }
 
 
@@ -169,8 +174,13 @@ def summarise(results: Sequence[EpisodeResult], *, seed: int = 0) -> dict[str, P
             tokens_per_step=sum(r.prompt_tokens + r.completion_tokens for r in rs) / per_step,
             wall_s_per_step=sum(r.wall_s for r in rs) / per_step,
             stage_ms_per_step={k: v / per_step for k, v in sorted(stages.items())},
+            aitw_match=_mean([r.aitw_match for r in rs if r.aitw_match is not None]),
         )
     return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 MEASURES = {

@@ -44,11 +44,14 @@ def _ci(iv: Any) -> str:
 
 
 def table3(summaries: dict[str, PlannerSummary]) -> str:
-    """Markdown table with Table 3's four columns plus cost per step."""
+    """Markdown table with Table 3's four columns plus cost per step (and the AITW step
+    match against the reference solutions when it was computed)."""
+    with_aitw = any(s.aitw_match is not None for s in summaries.values())
     head = (
         "| planner | episodes | task success % [95% CI] | partial completion % [95% CI] | "
-        "success, strict stop % | premature stop % | steps | LLM calls/step | tokens/step | s/step |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        "success, strict stop % | premature stop % | steps | LLM calls/step | tokens/step | s/step |"
+        + (" AITW step match vs reference % |" if with_aitw else "")
+        + "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if with_aitw else "") + "\n"
     )
     rows = []
     for s in summaries.values():
@@ -57,6 +60,7 @@ def table3(summaries: dict[str, PlannerSummary]) -> str:
             f"| {s.planner} | {s.n}{errs} | {_ci(s.success)} | {_ci(s.partial)} | "
             f"{_pct(s.strict_success.estimate)} | {_pct(s.premature_stop.estimate)} | {s.mean_steps:.1f} | "
             f"{s.llm_calls_per_step:.2f} | {s.tokens_per_step:.0f} | {s.wall_s_per_step:.2f} |"
+            + (f" {_pct(s.aitw_match)} |" if with_aitw else "")
         )
     return head + "\n".join(rows) + "\n"
 
@@ -201,6 +205,8 @@ def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
             "Task success: the task's success condition holds at the end. Partial completion: share of the "
             "task's checkpoints reached (1 on success). Strict stop: success and `complete` declared right after "
             "the action that achieved it. Premature stop: `complete`/`impossible` declared while not done. "
+            "AITW step match: the episode's actions scored step by step against the task's reference solution "
+            "with the Android-in-the-Wild rule (offline-style, so a different but valid path scores low). "
             "Episodes that crashed count as failures.",
             "",
             "## Paired comparisons",

@@ -47,7 +47,7 @@ class SettingsMismatch(ResultsError):
 
 
 #: Settings that change what a cell measures: a run cannot continue with different values.
-FIXED_SETTINGS = ("model", "base_url", "max_steps", "sample_temperature", "samples", "backend", "parse_mode")
+FIXED_SETTINGS = ("model", "base_url", "max_steps", "sample_temperature", "samples", "backend", "parse_mode", "estimator")
 
 _FIELDS = {f.name for f in fields(EpisodeResult)}
 

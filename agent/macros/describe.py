@@ -84,8 +84,12 @@ def element_phrase(element: Element, parse: ScreenParse) -> str:
     if block is not None:
         if block.caption and block.caption != name:
             core += f" in the '{block.caption}' section"
-        elif block.role and block.role not in ("root", "screen", "unknown", "body", "content", "main"):
-            core += f" in the {_vertical_place(block, parse)}{_role_words(block.role)}"
+        elif block.role and block.role not in ("root", "screen", "unknown", "body", "content", "main", "group"):
+            role = _role_words(block.role)
+            place = _vertical_place(block, parse)
+            if place.strip() in role:
+                place = ""
+            core += f" in the {place}{role}"
     return core
 
 

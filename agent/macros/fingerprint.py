@@ -114,6 +114,18 @@ def crop_rect(parse: ScreenParse, element: Element) -> Rect:
     if icons:
         icons.sort(key=lambda e: (e.rect.left, e.rect.top))
         return icons[0].rect
+    if element.kind in (ElementKind.TEXT, ElementKind.BUTTON) and element.text:
+        # a list row parsed from pixels: the words are their own element, the row's icon
+        # sits to their left on the same line; the icon is what no language changes
+        cy = (element.rect.top + element.rect.bottom) / 2
+        beside = [e for e in parse.elements if e.id != element.id and not e.text
+                  and e.kind in (ElementKind.IMAGE, ElementKind.BUTTON)
+                  and e.rect.right <= element.rect.left + 4
+                  and e.rect.top <= cy <= e.rect.bottom
+                  and 8 <= e.rect.width <= 3 * max(1, e.rect.height)
+                  and element.rect.left - e.rect.right < parse.screen_size.width * 0.2]
+        if beside:
+            return max(beside, key=lambda e: e.rect.right).rect
     return element.rect
 
 
@@ -240,6 +252,14 @@ def _h8(items: list[str]) -> str:
     return hashlib.sha1("\x1f".join(items).encode("utf-8")).hexdigest()[:8]
 
 
+def content_elements(parse: ScreenParse) -> list[Element]:
+    """Elements that are not system chrome nor inside it (the status bar's clock and
+    battery text change on their own and say nothing about the app's screen)."""
+    chrome = [e.rect for e in parse.elements if e.kind in _CHROME]
+    return [e for e in parse.elements
+            if e.kind not in _CHROME and not any(r.contains_rect(e.rect) for r in chrome)]
+
+
 def screen_signature(parse: ScreenParse, package: str | None = None) -> str:
     """A compact signature of a screen: ``pkg=..;ids=a,b,..;txt=..;kinds=..``.
 
@@ -248,7 +268,7 @@ def screen_signature(parse: ScreenParse, package: str | None = None) -> str:
     ``txt`` hashes the set of visible texts, ``kinds`` the set of element kinds.
     Compare with ``compare_signatures`` / ``id_overlap``.
     """
-    content = [e for e in parse.elements if e.kind not in _CHROME]
+    content = content_elements(parse)
     ids = sorted({_id_tail(e.resource_id)[:32].replace(",", "_").replace(";", "_")
                   for e in content if e.resource_id})[:_MAX_IDS]
     texts = sorted({e.text.strip().casefold() for e in content if e.text.strip()})

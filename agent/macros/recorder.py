@@ -92,7 +92,9 @@ def target_element(action: Action, parse: ScreenParse, last_tapped: Element | No
 
 
 def is_launcher(package: str | None) -> bool:
-    return bool(package) and ("launcher" in package.lower() or package.lower().endswith(".home"))
+    if not package:
+        return False
+    return "launcher" in package.lower() or package.lower().endswith(".home")
 
 
 def make_step(action: Action, before: Observation, after: Observation | None = None,

@@ -122,13 +122,13 @@ def reidentify(target: Target | None, parse: ScreenParse, image: np.ndarray | No
             if good:
                 top = max(s for s, _ in scored)
                 exact = [e for s, e in scored if s == top]
-                el, sim = _best(fp, exact, parse, image, lw)
+                el, _ = _best(fp, exact, parse, image, lw)
                 return Match(el, MatchLevel.TEXT, top / 100.0, f"text {fp.text!r} ({len(exact)} candidate(s))")
         # 4. icon label
         if MatchLevel.ICON_LABEL not in skip and fp.label:
             same = [e for e in cands if e.label and e.label.casefold() == fp.label.casefold()]
             if same:
-                el, sim = _best(fp, same, parse, image, lw)
+                el, _ = _best(fp, same, parse, image, lw)
                 return Match(el, MatchLevel.ICON_LABEL, 1.0, f"icon label {fp.label!r} ({len(same)} candidate(s))")
         # 5. fingerprint similarity
         if MatchLevel.FINGERPRINT not in skip and cands:

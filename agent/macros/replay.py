@@ -128,9 +128,13 @@ def check_effect(step: MacroStep, before: Observation, after: Observation) -> Ef
         return EffectCheck(True, "unchecked", "the recording has no after-screen")
     if step.action.type in (ActionType.SWIPE, ActionType.TYPE, ActionType.WAIT):
         return EffectCheck(True, "unchecked", f"a {step.action.type.value} step may legitimately change nothing")
-    recorded_changed = same_screen(step.screen_before, step.screen_after) is False
-    now_same = same_screen(before.signature, after.signature)
-    if recorded_changed and now_same is True:
+    # "Nothing happened" is only trusted on structural evidence (resource ids, kinds of
+    # elements): OCR'd text alone differs between two shots of the same screen.
+    rec_cmp = compare_signatures(step.screen_before, step.screen_after)
+    recorded_changed = rec_cmp.get("ids") is False or rec_cmp.get("kinds") is False
+    now_cmp = compare_signatures(before.signature, after.signature)
+    now_same = all(now_cmp.get(k) is not False for k in ("ids", "txt", "kinds")) and now_cmp.get("txt") is True
+    if recorded_changed and now_same:
         return EffectCheck(False, "no_change", "the step changed the screen when recorded, but nothing changed now")
     start = id_overlap(step.screen_before, before.signature)
     end = id_overlap(step.screen_after, after.signature)
@@ -371,13 +375,15 @@ class Replayer:
                        layout_weight=self.after_scroll_layout_weight if self._scrolled else 1.0)
         if m.element is None:
             return m, None
-        if not (m.element.clickable or m.element.checkable):
+        el = m.element
+        if not (el.clickable or el.checkable):
             # a label inside a row: act on (and check the toggle of) the row it belongs to
-            c0 = m.element.rect.center
+            c0 = el.rect.center
             holder = element_under(obs.parse, c0.x, c0.y)
-            if holder is not None and holder.rect.contains_rect(m.element.rect):
+            if holder is not None and holder.rect.contains_rect(el.rect):
+                el = holder
                 m = replace(m, element=holder)
-        c = m.element.rect.center
+        c = el.rect.center
         return m, replace(a, touch=c, lift=None if a.lift is None else c)
 
     @staticmethod

@@ -42,6 +42,7 @@ class PlanContext:
     examples: tuple[str, ...] = ()  # demonstrations usable as examples
     step_index: int = 0
     cancel: CancelToken | None = None
+    images: tuple[bytes, ...] = ()  # the screenshot as PNG, for vision-language models
 
 
 class PlanError(RuntimeError):
@@ -80,13 +81,14 @@ class LLMStep:
 
     client: LLMClient
     calls: list[LLMCall] = field(default_factory=list)
+    images: tuple[bytes, ...] = ()
 
     def ask(self, prompt: str, purpose: str, cancel: CancelToken | None, *, temperature: float = 0.0,
             json: bool = False, max_tokens: int = 256) -> LLMReply:
         try:
             reply = self.client.chat(ChatRequest(prompt, purpose=purpose, system=prompts.render("system"),
                                                  temperature=temperature, json_schema=json,
-                                                 max_tokens=max_tokens), cancel)
+                                                 max_tokens=max_tokens, images=self.images), cancel)
         except LLMError as exc:
             self.calls.extend(exc.calls)
             raise PlanError(f"{purpose}: {exc}", tuple(self.calls)) from None
@@ -106,5 +108,5 @@ def parse_or_reask(step: LLMStep, ctx: PlanContext, first_text: str, answer_of: 
             if attempt == retries:
                 raise PlanError(f"{purpose}: unreadable reply after {retries + 1} tries: {exc}",
                                 tuple(step.calls)) from None
-            text = step.ask(reask_prompt(text, str(exc)), f"{purpose}.reask", ctx.cancel).text
+            text = step.ask(reask_prompt(text, str(exc)), f"{purpose}.reask", ctx.cancel, max_tokens=60).text
     raise AssertionError("unreachable")  # pragma: no cover

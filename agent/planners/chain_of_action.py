@@ -45,7 +45,7 @@ class ChainOfActionPlanner:
                               screen=ctx.screen)
 
     def propose(self, ctx: PlanContext) -> Proposal:
-        step = LLMStep(self.client)
+        step = LLMStep(self.client, images=ctx.images)
         prompt = self.prompt(ctx)
         reply = step.ask(prompt, "plan.chain_of_action", ctx.cancel, json=True, max_tokens=200)
         data = reply.data

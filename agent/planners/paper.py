@@ -92,7 +92,7 @@ class PaperPlanner:
 
     # ---- propose --------------------------------------------------------------------
     def propose(self, ctx: PlanContext) -> Proposal:
-        step = LLMStep(self.client)
+        step = LLMStep(self.client, images=ctx.images)
         prompt = self.prompt(ctx)
         if self.method == "cotsc":
             return self._cotsc(ctx, step, prompt)

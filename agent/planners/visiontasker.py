@@ -62,7 +62,7 @@ class VisionTaskerPlanner:
         return replace(action, touch=point, target=new_target), None
 
     def propose(self, ctx: PlanContext) -> Proposal:
-        step = LLMStep(self.client)
+        step = LLMStep(self.client, images=ctx.images)
         prompt = self.prompt(ctx)
         text = step.ask(prompt, "plan.visiontasker", ctx.cancel, max_tokens=60).text
         evidence: list[str] = []

@@ -14,6 +14,14 @@ from agent.llm.base import CancelToken, RetryPolicy
 AUTONOMY = {"approve_all": "approve", "approve": "approve", "confident": "confident", "auto": "auto"}
 
 
+def warm_up() -> None:
+    """Import the agent loop and the vision pipeline ahead of time (on a worker thread), so
+    the first Start or parse does not pay for the imports."""
+    import agent.planners
+    import agent.runner  # noqa: F401
+    import vision.pipeline  # noqa: F401
+
+
 def make_client(settings: Any, model: str) -> Any:
     """An Ollama or OpenAI-compatible client for ``model`` as the settings say."""
     llm = getattr(settings, "llm", None)

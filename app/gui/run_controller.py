@@ -45,6 +45,7 @@ class RunController:
         self._current_parse: ScreenParse | None = None
         self._decision_started: float | None = None
         self.llm_factory: Any = None  # tests and embedders may supply the LLM client
+        self._starting = False
         w = window
         w.task_panel.startRequested.connect(self.start)
         w.task_panel.pauseRequested.connect(self.pause)
@@ -57,7 +58,7 @@ class RunController:
 
     @property
     def active(self) -> bool:
-        return self.driver is not None and self.driver.running
+        return self._starting or (self.driver is not None and self.driver.running)
 
     # ---- starting ----------------------------------------------------------------------
     def start(self, request: TaskRequest) -> None:
@@ -68,12 +69,22 @@ class RunController:
         if w.device is None:
             w.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
             return
-        try:
-            gen = self._make_generator(request)
-        except Exception as exc:
-            import traceback
+        # building the loop imports the agent and opens the database: do it off the GUI thread
+        self._starting = True
+        w.task_panel.set_state(RunState.RUNNING, f"Starting: {request.goal}")
+        w.misc.submit(lambda: self._make_generator(request), on_done=lambda gen: self._begin(request, gen),
+                      on_error=self._start_failed)
 
-            w.notify(Level.ERROR, f"Could not start the task: {exc}", traceback.format_exc())
+    def _start_failed(self, failure: Failure) -> None:
+        self._starting = False
+        self.w.task_panel.set_state(RunState.IDLE, "Could not start")
+        self.w.notify_failure("Could not start the task", failure)
+
+    def _begin(self, request: TaskRequest, gen: Any) -> None:
+        w = self.w
+        self._starting = False
+        if w._closing:
+            gen.close()
             return
         self.events.clear()
         self._screens.clear()
@@ -237,7 +248,7 @@ class RunController:
         self.demonstrating = True
         self.w.show_live()
         self.w.view.set_mode(ViewMode.DEMONSTRATE)
-        self.w.task_panel.set_state(RunState.WAITING, "Demonstrate: do the step on the mirror (tap, hold or drag)")
+        self.w.task_panel.set_state(RunState.WAITING, "Demonstrate: do the step on the mirror (tap, hold, drag, or type and press Enter)")
 
     def _on_demonstrated(self, action: Action) -> None:
         if self.demonstrating:
@@ -283,7 +294,7 @@ class _LazyParser:
         self._w = window
 
     def parse(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
-        return self._w.parser().parse(screen, *args, **kwargs)
+        return self._w.parse_screen(screen, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._w.parser(), name)

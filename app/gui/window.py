@@ -9,8 +9,8 @@ overlay layers left, and the step timeline and macro library at the bottom.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from app.gui.workers import Failure, GuiPoster, LatestWins, SerialExecutor, Seri
 from vision.types import Screen, ScreenParse
 from widgets.action_editor import ActionEditor
 from widgets.icons import icon
+from widgets.knowledge_panel import KnowledgePanel
 from widgets.latent_panel import LatentStatePanel
 from widgets.layer_panel import LayerPanel
 from widgets.macro_panel import MacroLibraryPanel
@@ -71,6 +72,15 @@ def pipeline_config_from(settings: Any) -> Any:
                           ocr_min_confidence=v.ocr_min_confidence)
 
 
+def _warm_up() -> None:
+    try:
+        from app.gui.agent_setup import warm_up
+
+        warm_up()
+    except ImportError as exc:  # reported when the user actually needs the missing part
+        log.info("warm-up import failed: %s", exc)
+
+
 class MainWindow(QMainWindow):
     """The workbench window."""
 
@@ -99,6 +109,7 @@ class MainWindow(QMainWindow):
         self._device_factory = device_factory or open_device
         self._parser_factory = parser_factory
         self._parser: Any = None
+        self._parser_lock = threading.RLock()
         self._parser_error: str | None = None
         self.poster = GuiPoster(self)
         self.misc = SerialExecutor("misc", self.poster)
@@ -129,6 +140,15 @@ class MainWindow(QMainWindow):
         from app.gui.run_controller import RunController
 
         self.run = RunController(self)
+        from app.gui.macro_controller import MacroController
+
+        self.macros = MacroController(self)
+        self.macro_panel.delete.hide()  # the store keeps every macro version; no deletion yet
+        self.macros.refresh()
+        from app.gui.knowledge_controller import KnowledgeController
+
+        self.knowledge = KnowledgeController(self)
+        self.knowledge_dock.visibilityChanged.connect(lambda shown: shown and self.knowledge.refresh())
         if discover:
             QTimer.singleShot(0, self.refresh_devices)
             QTimer.singleShot(0, self.refresh_models)
@@ -182,8 +202,11 @@ class MainWindow(QMainWindow):
         # keeps the full height of the window
         self.timeline_dock = self._dock("Steps", self.timeline, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.macro_dock = self._dock("Macros", self.macro_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.knowledge_panel = KnowledgePanel()
+        self.knowledge_dock = self._dock("Knowledge", self.knowledge_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.inspector_dock, self.timeline_dock)
         self.tabifyDockWidget(self.timeline_dock, self.macro_dock)
+        self.tabifyDockWidget(self.macro_dock, self.knowledge_dock)
         self.inspector_dock.raise_()
         self.setTabPosition(Qt.DockWidgetArea.LeftDockWidgetArea, QTabWidget.TabPosition.North)
         self.resizeDocks([self.inspector_dock, self.agent_dock], [500, 470], Qt.Orientation.Horizontal)
@@ -262,7 +285,7 @@ class MainWindow(QMainWindow):
         q.setShortcut(QKeySequence.StandardKey.Quit)
         view_menu = self.menuBar().addMenu("&View")
         for d in (self.agent_dock, self.latent_dock, self.inspector_dock, self.layers_dock,
-                  self.timeline_dock, self.macro_dock):
+                  self.timeline_dock, self.macro_dock, self.knowledge_dock):
             view_menu.addAction(d.toggleViewAction())
 
     # ---- notifications and progress ----------------------------------------------------
@@ -411,15 +434,17 @@ class MainWindow(QMainWindow):
         if self.first_frame_s is None:
             self.first_frame_s = time.perf_counter() - self.started_at
             log.info("first mirrored frame after %.2f s", self.first_frame_s)
+            self.misc.submit(_warm_up)  # after the first frame, so it does not delay it
         self._live_screen = screen
         if self.viewing != "live":
             return
-        self.view.set_frame(screen.image, screen.captured_at)
         sig = frame_signature(screen)
-        if sig != self._last_sig:
-            self._last_sig = sig
-            if self.live_parse_enabled and not (self.run is not None and self.run.active):
-                self.request_parse(screen, fetch_tree=True)
+        if sig == self._last_sig and self.view.frame is not None:
+            return  # the same pixels: nothing to convert, repaint or parse
+        self._last_sig = sig
+        self.view.set_frame(screen.image, screen.captured_at)
+        if self.live_parse_enabled and not (self.run is not None and self.run.active):
+            self.request_parse(screen, fetch_tree=True)
 
     def _update_fps(self) -> None:
         fps = self.mirror.fps() if self.mirror is not None and self.mirror.running else 0.0
@@ -436,6 +461,12 @@ class MainWindow(QMainWindow):
                 self._parser = ScreenParser(pipeline_config_from(self.settings))
         return self._parser
 
+    def parse_screen(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
+        """Parse on the calling (worker) thread; one parse at a time, as the parser keeps
+        per-instance state (model sessions, the previous frame) that is not thread-safe."""
+        with self._parser_lock:
+            return self.parser().parse(screen, *args, **kwargs)
+
     def request_parse(self, screen: Screen, fetch_tree: bool = False, purpose: str = "live") -> None:
         """Parse ``screen`` on the parse thread; a newer request replaces a waiting one."""
         device, executor = self.device, self.executor
@@ -443,11 +474,13 @@ class MainWindow(QMainWindow):
         def job() -> tuple[str, ScreenParse]:
             s = screen
             if fetch_tree and s.hierarchy_xml is None and device is not None and executor is not None:
+                # pixels and tree must come from the same moment: a tree dumped after the
+                # phone moved on would be fused with the wrong picture
                 try:
-                    s = replace(s, hierarchy_xml=executor.call(device.dump_hierarchy, timeout=20))
-                except Exception as exc:  # the parse still works from pixels
+                    s = executor.call(lambda: device.screenshot(with_hierarchy=True), timeout=20)
+                except Exception as exc:  # the parse still works from the mirrored pixels
                     log.info("no hierarchy for this frame: %s", exc)
-            return purpose, self.parser().parse(s)
+            return purpose, self.parse_screen(s)
 
         self.busy("Parsing screen…")
         self.parse_worker.submit(job, on_done=self._on_parsed, on_error=self._on_parse_failed)
@@ -494,6 +527,7 @@ class MainWindow(QMainWindow):
 
     def show_live(self) -> None:
         self._set_viewing("live", "")
+        self._last_sig = ""
         self.view.set_mode(ViewMode.INSPECT if not (self.run and self.run.demonstrating) else ViewMode.DEMONSTRATE)
         if self._live_screen is not None:
             self.view.set_frame(self._live_screen.image)
@@ -655,8 +689,11 @@ class MainWindow(QMainWindow):
         self._fps_timer.stop()
         if self.run is not None:
             self.run.shutdown(timeout=15.0)
+        self.macros.shutdown()
         self._disconnect()
-        self.parse_worker.shutdown()
+        # a parse in progress cannot be interrupted (and killing its native threads at exit
+        # aborts the process), so wait for it, with the window already off the screen
+        self.parse_worker.shutdown(timeout=60.0)
         self.misc.shutdown(wait=True)
         self.poster.close()
         if self._store is not None and getattr(self, "_owns_store", False):

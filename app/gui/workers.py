@@ -289,7 +289,8 @@ def needs_decision(event: Any) -> bool:
     kind = getattr(kind, "value", kind)
     if isinstance(kind, str) and kind.replace("-", "_") in ("awaiting_decision", "await_decision", "awaiting"):
         return True
-    return type(event).__name__ in ("AwaitingDecision", "AwaitDecision", "DecisionNeeded")
+    return type(event).__name__ in ("AwaitingDecision", "AwaitDecision", "DecisionNeeded", "NeedApproval",
+                                    "NeedDemonstration")
 
 
 class GeneratorDriver:

@@ -85,6 +85,8 @@ def main() -> int:
     if not os.environ.get("DISPLAY"):
         print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
         return 2
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
     from agent.types import DecisionKind
@@ -114,8 +116,6 @@ def main() -> int:
         win.inspector.select_element(el.id)
         win.view.select_element(el.id)
     win.inspector.tabs.setCurrentIndex(0)
-    from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
 
     QTest.mouseMove(win.view.viewport(), win.view.view_pos_of(Point(1000, 1240)).toPoint())  # hover: details
     pump(0.5)
@@ -141,7 +141,7 @@ def main() -> int:
     # 3. editing the proposed action, target picked on the mirror
     bar.trigger(DecisionKind.EDIT)
     editor = win._editor
-    editor.move(win.geometry().x() + 1140, win.geometry().y() + 330)
+    editor.move(win.geometry().x() + 1140, win.geometry().y() + 420)
     editor.pick_touch.click()
 
     QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
@@ -161,6 +161,52 @@ def main() -> int:
     win.timeline_dock.raise_()
     pump(1)
     grab(win, "04-review-step.png")
+
+    # 5. the macro library after recording a macro on the mirror
+    win.show_live()
+    win.executor.call(lambda: win.device.reset())
+    win.executor.call(lambda: win.device.open_app("Settings"))
+    pump(120, until=lambda: win.view.parse is not None and "Network & internet" in win.view.parse.description)
+    win.macro_dock.raise_()
+    win.macro_panel.record.click()
+
+    def tap_on(words: str, kind: str = "") -> None:
+        el = next(e for e in win.view.parse.elements
+                  if words in (e.text or e.label) and (not kind or e.kind.value == kind))
+        QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         win.view.view_pos_of(el.rect.center).toPoint())
+
+    tap_on("Network & internet")
+    pump(120, until=lambda: "1 steps" in win.macro_panel.record.text())
+    print("recorded", win.macros.recorder.steps[0].action, win.view.mode,  # noqa: T201
+          win.executor.call(lambda: win.device.foreground()))
+    try:
+        pump(120, until=lambda: win.view.parse is not None and "Airplane mode" in win.view.parse.description)
+    except TimeoutError:
+        print(win.viewing, win.view.parse.description[:600] if win.view.parse else None,  # noqa: T201
+              [n.message for n in win.notifications.history])
+        shot = win.executor.call(lambda: win.device.screenshot(with_hierarchy=True))
+        print(len(win.view.parse.elements), win.view.parse.warnings, win.view.parse.timings,  # noqa: T201
+              shot.foreground_package, shot.foreground_activity, len(shot.hierarchy_xml))
+        from vision.config import PipelineConfig
+        from vision.pipeline import ScreenParser
+
+        print(ScreenParser(PipelineConfig()).parse(shot).description[:300])  # noqa: T201
+        print(win.parse_screen(shot).description[:300])  # noqa: T201
+        from PIL import Image
+
+        Image.fromarray(shot.image).save("/tmp/shot.png")
+        raise
+    tap_on("Airplane mode", "switch")
+    pump(120, until=lambda: "2 steps" in win.macro_panel.record.text())
+    recorder, win.macros.recorder = win.macros.recorder, None  # what "Stop" does, minus the name prompt
+    win.macro_panel.set_recording(False)
+    win.view.set_mode(win.view.mode.INSPECT)
+    win.macros.save(recorder.build("Airplane mode on", description="Settings → Network & internet → switch"))
+    pump(30, until=lambda: win.macro_panel.list.count() == 1)
+    win.macro_panel.list.setCurrentRow(0)
+    pump(1)
+    grab(win, "05-macro-library.png")
 
     win.close()
     server.stop()

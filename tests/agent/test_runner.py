@@ -299,3 +299,15 @@ def test_cancel_token_stops_an_in_flight_llm_call_and_aborts(server, ollama, pho
     events = list(drive(gen))
     assert isinstance(events[-1], Finished) and events[-1].status is EpisodeStatus.ABORTED
     assert any(isinstance(e, ErrorEvent) and "cancelled" in e.message for e in events)
+
+
+def test_screenshot_reaches_vision_models_when_asked(server, ollama, phone):
+    import base64
+
+    wifi(phone)
+    server.on("Next action:", "open Settings", "done")
+    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot-", ollama), None,
+                      settings=RunSettings(mode="auto", send_screenshot=True))
+    list(drive(gen))
+    images = server.requests[0].body["messages"][-1]["images"]
+    assert base64.b64decode(images[0])[:4] == b"\x89PNG"

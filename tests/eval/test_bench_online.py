@@ -48,6 +48,8 @@ def test_a_planner_without_latent_state_succeeds_and_stops_at_the_right_time(tas
     assert r.actions == 2 and r.first_success_action == 2 and r.strict_success
     assert r.checkpoints_reached == 2 and r.partial == 1.0
     assert r.llm_calls >= 3 and r.prompt_tokens > 0 and r.stage_ms.get("plan", 0) > 0
+    # open Settings, tap Network & internet, complete: the reference solution exactly.
+    assert r.aitw_match == 1.0
 
 
 def test_a_latent_planner_records_estimates_with_the_phone_truth(task_dir: Path, fake) -> None:
@@ -149,3 +151,11 @@ def test_an_unreachable_server_is_reported_before_any_episode_runs(task_dir: Pat
     res = _online([], task_dir, tmp_path / "r.sqlite", "http://127.0.0.1:9")
     assert res.exit_code == 2 and "does not answer" in res.output
     assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_cells_run_in_parallel_processes_from_the_command_line(task_dir: Path, fake, tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    res = _online(["--processes", "2"], task_dir, db, fake.url)
+    assert res.exit_code == 0, res.output
+    with ResultsDB(db) as store:
+        assert len(store.results("t")) == 4

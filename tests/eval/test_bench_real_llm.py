@@ -45,9 +45,9 @@ def llama_server():
         pytest.skip("llama-cpp-python[server] is not installed: pip install 'llama-cpp-python[server]'")
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "SmolLM2-135M-Instruct",
+        [sys.executable, "-m", "tests.eval.serve_llamacpp", "--model", str(model), "--model_alias", "SmolLM2-135M-Instruct",
          "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=Path(__file__).resolve().parents[2],
     )
     url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -58,7 +58,8 @@ def click_mirror(win: Any, p: Point, qtbot: Any = None) -> None:
 
 
 def run_scripted_task(app: Any = None, *, qtbot: Any = None, pump: Any = None, approve_only: bool = False,
-                      timeout: float = 120.0, tmp: Path | None = None, keep_open: bool = False) -> dict:
+                      timeout: float = 120.0, tmp: Path | None = None, keep_open: bool = False,
+                      on_start: Any = None) -> dict:
     """Run GOAL with SCRIPT; approve everything, or approve / reject / edit / demonstrate / approve."""
     import tempfile
 
@@ -73,6 +74,8 @@ def run_scripted_task(app: Any = None, *, qtbot: Any = None, pump: Any = None, a
         win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
         win.task_panel.goal.setPlainText(GOAL)
         win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
+        if on_start is not None:
+            on_start(win)
         win.task_panel.start.click()
         bar = win.decision_bar
 

@@ -279,3 +279,55 @@ def test_layer_panel_emits_style_changes(qtbot):
     assert sig.args[1].opacity == pytest.approx(0.3)
     lp.set_color(Layer.BLOCKS, "#123456")
     assert lp.styles()[Layer.BLOCKS].color == "#123456"
+
+
+# ---- knowledge browser ---------------------------------------------------------------
+def test_knowledge_panel_lists_tasks_edits_context_and_draws_the_graph(qtbot):
+    from agent.knowledge.graph import InteractionGraph, PageNode
+    from agent.knowledge.types import TaskRecord
+    from widgets.knowledge_panel import KnowledgePanel
+
+    kp = KnowledgePanel()
+    qtbot.addWidget(kp)
+    task = TaskRecord("turn on airplane mode", ("open Settings", "tap Network & internet"), app="com.android.settings")
+    graph = InteractionGraph()
+    graph.nodes = {"p1": PageNode("p1", "com.android.settings", (("Network & internet", 0.5, 0.3),)),
+                   "p2": PageNode("p2", "com.android.settings", (("Airplane mode", 0.5, 0.3),))}
+    from collections import Counter
+
+    graph.edges = {("p1", "text:network & internet"): Counter({"p2": 2})}
+    kp.set_data([task], {"contacts": {"mom": {"phone": "555"}}, "language": "en"}, graph)
+    assert kp.task_table.rowCount() == 1
+    kp.task_table.setCurrentCell(0, 0)
+    assert "2. tap Network & internet" in kp.task_steps.toPlainText()
+    with qtbot.waitSignal(kp.taskDeleteRequested) as sig:
+        kp.delete_task.click()
+    assert sig.args == [task.id]
+    assert kp.context_paths() == ["contacts.mom.phone", "language"]
+    with qtbot.waitSignal(kp.contextEdited) as sig:
+        kp.context_table.item(0, 1).setText("556")
+    assert sig.args == ["contacts.mom.phone", 556]
+    kp.new_path.setText("home.city")
+    kp.new_value.setText("Lyon")
+    with qtbot.waitSignal(kp.contextEdited) as sig:
+        kp.add_record.click()
+    assert sig.args == ["home.city", "Lyon"]
+    assert kp.graph_nodes == 2
+
+
+def test_settings_dialog_edits_the_real_settings_model_and_hides_secrets(qtbot):
+    from pydantic import SecretStr
+
+    from app.settings import LLMSettings, Settings
+
+    s = Settings(llm=LLMSettings(api_key=SecretStr("sk-123")))
+    dlg = SettingsDialog(s)
+    qtbot.addWidget(dlg)
+    key = dlg.editor("llm.api_key")
+    assert key.echoMode() == key.EchoMode.Password and key.text() == "sk-123"
+    dlg.editor("llm.model").setText("qwen2.5:7b")
+    dlg.editor("device.mirror_max_fps").setValue(60)
+    dlg._ok()
+    out = dlg.result_model()
+    assert out.llm.model == "qwen2.5:7b" and out.device.mirror_max_fps == 60
+    assert out.llm.api_key.get_secret_value() == "sk-123"

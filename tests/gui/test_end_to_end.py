@@ -38,3 +38,25 @@ def test_a_supervised_task_with_every_kind_of_decision_is_stored(qtbot, tmp_path
     assert demo.executed.target is not None and "Airplane" in demo.executed.target.description
     assert all(s.screenshot is not None for s in episode.steps)
     assert result["steps"] == 5  # the timeline shows every step, the rejected one too
+
+
+@pytest.mark.slow
+def test_closing_the_window_mid_run_stops_the_loop_and_keeps_the_episode(qtbot, tmp_path):
+    from tests.agent.fake_ollama import FakeLLMServer
+
+    from .e2e_support import GOAL, make_settings, open_window
+
+    with FakeLLMServer().on("", "open Settings") as server:
+        settings = make_settings(tmp_path, server.url)
+        win = open_window(settings, qtbot)
+        win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
+        win.task_panel.goal.setPlainText(GOAL)
+        win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
+        win.task_panel.start.click()
+        qtbot.waitUntil(lambda: win.decision_bar.enabled, timeout=30000)
+        win.close()
+        assert win.run.driver is None or not win.run.driver.running
+        with Store(settings.database_path) as store:
+            rows = store.list_episodes()
+        assert len(rows) == 1 and rows[0]["status"] == "aborted", rows
+        assert rows[0]["goal"] == GOAL and rows[0]["steps"] == 1  # the step in progress, recorded as aborted

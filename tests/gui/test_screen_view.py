@@ -162,3 +162,21 @@ def test_a_new_parse_without_the_selected_element_clears_the_selection(view):
 
     view.set_parse(ScreenParse(screen_size=sample_parse().screen_size))
     assert view.selected_id == ""
+
+
+def test_typing_on_the_mirror_while_demonstrating_makes_a_type_action(view, qtbot):
+    view.set_mode(ViewMode.DEMONSTRATE)
+    qtbot.keyClicks(view, "hello")
+    assert view.typed_text == "hello" and view.proposal.text == "hello"
+    qtbot.keyClick(view, Qt.Key.Key_Backspace)
+    with qtbot.waitSignal(view.actionDemonstrated) as sig:
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert sig.args[0].type is ActionType.TYPE and sig.args[0].text == "hell"
+    assert view.typed_text == ""
+
+
+def test_typing_outside_demonstration_does_nothing(view, qtbot):
+    with qtbot.assertNotEmitted(view.actionDemonstrated):
+        qtbot.keyClicks(view, "abc")
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert view.typed_text == ""

@@ -125,3 +125,13 @@ def test_the_virtual_phone_is_the_default_without_connected_phones():
     assert default_choice([phone, VIRTUAL_CHOICE], hint="sim") == VIRTUAL_CHOICE
     unauthorised = DeviceChoice("R58M", "Galaxy", problem="unauthorised")
     assert default_choice([unauthorised, VIRTUAL_CHOICE]) == VIRTUAL_CHOICE
+
+
+def test_the_knowledge_browser_saves_context_edits_in_the_database(win, qtbot):
+    win.knowledge_dock.raise_()
+    qtbot.waitUntil(lambda: win.knowledge_panel.graph_nodes == 0, timeout=5000)
+    win.knowledge_panel.contextEdited.emit("contacts.mom.phone", "555-0100")
+    qtbot.waitUntil(lambda: "contacts.mom.phone" in win.knowledge_panel.context_paths(), timeout=5000)
+    from app.knowledge_store import SqliteKnowledgeStore
+
+    assert SqliteKnowledgeStore(win.store()).load_context("default")["contacts"]["mom"]["phone"] == "555-0100"

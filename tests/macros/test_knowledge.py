@@ -214,3 +214,27 @@ def test_extract_json_finds_the_object_in_chatty_replies():
     assert extract_json('Here you go:\n```json\n{"a": [1, "}"]}\n```') == {"a": [1, "}"]}
     with pytest.raises(ValueError):
         extract_json("nothing here")
+
+
+def test_project_llm_clients_plug_into_the_knowledge_agents():
+    from agent.knowledge.llm_adapter import as_callable
+    from agent.llm.base import LLMReply
+    from agent.types import LLMCall
+
+    class Client:
+        model = "m"
+
+        def __init__(self):
+            self.requests = []
+
+        def chat(self, request, cancel=None):
+            self.requests.append(request)
+            return LLMReply(text='[{"step": 1, "op": "click", "param": "1", "object": "Save"}]',
+                            call=LLMCall(purpose=request.purpose, model="m", prompt=request.prompt))
+
+        def list_models(self):
+            return ["m"]
+
+    client = Client()
+    table = ParsingAgent(as_callable(client, "knowledge.parse")).parse("press the save button")
+    assert table.rows[0].instruction.object == "Save" and client.requests[0].purpose == "knowledge.parse"

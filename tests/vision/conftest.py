@@ -91,4 +91,4 @@ def shared_parser():
     from vision.config import PipelineConfig
     from vision.pipeline import ScreenParser
 
-    return ScreenParser(PipelineConfig(detector="cv"))
+    return ScreenParser(PipelineConfig(detector="cv", remember_previous=False))

@@ -69,3 +69,45 @@ def test_free_text_becomes_text_elements():
     img = np.full((400, 400, 3), 255, np.uint8)
     els, _ = build_elements(img, [], [TextSpan("Hello", Rect(10, 10, 80, 30), 0.99)])
     assert [(e.kind, e.text) for e in els] == [(ElementKind.TEXT, "Hello")]
+
+
+def test_leading_icon_of_a_list_row_is_an_image_not_a_button():
+    img = np.full((800, 400, 3), 255, np.uint8)
+    dets = [Detection(ElementKind.BUTTON, Rect(20, 100, 80, 160))]
+    spans = [TextSpan("Jane Doe", Rect(100, 115, 300, 145))]
+    els, _ = build_elements(img, dets, spans)
+    assert next(e for e in els if e.rect.left == 20).kind is ElementKind.IMAGE
+
+
+def test_app_bar_arrow_before_a_title_of_its_height_stays_a_button():
+    img = np.full((800, 400, 3), 255, np.uint8)
+    dets = [Detection(ElementKind.BUTTON, Rect(20, 100, 44, 124))]
+    spans = [TextSpan("Trash", Rect(60, 98, 160, 126))]
+    els, _ = build_elements(img, dets, spans)
+    button = next(e for e in els if e.kind is ElementKind.BUTTON)
+    assert button.rect.width > 24  # grown to its touch target
+
+
+def test_yolo_backend_without_model_is_a_clear_error(tmp_path):
+    import pytest
+
+    from vision.detect import YoloOnnxDetector
+    from vision.errors import BackendUnavailable
+
+    with pytest.raises(BackendUnavailable):
+        YoloOnnxDetector(tmp_path / "missing.onnx")
+
+
+def test_shipped_yolo_model_finds_the_system_bars_on_a_phone_frame():
+    import pytest
+
+    from vision.assets import model_path
+    from vision.detect import YoloOnnxDetector
+
+    path = model_path("ui_detector.onnx")
+    if path is None:
+        pytest.skip("no YOLO model shipped; the CV detector is the default")
+    sim = pytest.importorskip("app.sim.phone")
+    img = sim.VirtualPhone(profile="phone", seed=77).screenshot().image
+    kinds = {d.kind for d in YoloOnnxDetector(path).detect(img)}
+    assert ElementKind.STATUS_BAR in kinds and ElementKind.NAVIGATION_BAR in kinds

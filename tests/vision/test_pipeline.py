@@ -127,3 +127,35 @@ def test_as_rgb_accepts_grey_rgba_and_float():
     assert as_rgb(np.zeros((4, 4), np.uint8)).shape == (4, 4, 3)
     assert as_rgb(np.zeros((4, 4, 4), np.uint8)).shape == (4, 4, 3)
     assert as_rgb(np.ones((4, 4, 3), np.float32)).max() == 255
+
+
+def test_parser_diffs_against_its_own_last_frame_when_no_previous_is_given(shared_parser, settings_image):
+    calls = []
+
+    class CountingOcr:
+        def read(self, image):
+            calls.append(image.shape)
+            return shared_parser.ocr_backend().read(image)
+
+    parser = ScreenParser(PipelineConfig(detector="cv"), ocr=CountingOcr())
+    first = parser.parse(Screen(settings_image))
+    again = parser.parse(Screen(settings_image.copy()))
+    assert len(calls) == 1
+    assert "ocr_incremental" in [t.stage for t in again.timings]
+    assert {s.text for s in again.text_spans} == {s.text for s in first.text_spans}
+
+
+def test_a_crashing_ocr_engine_becomes_a_warning_not_a_crash(settings_image):
+    class Broken:
+        def read(self, image):
+            raise RuntimeError("engine exploded")
+
+    p = ScreenParser(PipelineConfig(detector="cv"), ocr=Broken()).parse(Screen(settings_image))
+    assert any("OCR failed" in w for w in p.warnings)
+    assert any(e.kind is ElementKind.SWITCH for e in p.elements)
+
+
+def test_previous_tree_only_parse_is_not_used_for_incremental_ocr(shared_parser, settings_image):
+    tree_parse = ScreenParser(PipelineConfig(mode="tree")).parse(Screen(settings_image, hierarchy_xml=settings_dump()))
+    p = shared_parser.parse(Screen(settings_image), previous=(Screen(settings_image), tree_parse))
+    assert "ocr" in [t.stage for t in p.timings] and p.text_spans

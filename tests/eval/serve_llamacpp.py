@@ -1,0 +1,33 @@
+"""Serve a GGUF with llama-cpp-python's OpenAI-compatible server, with the CPU "extra
+buffer types" (weight repacking, AMX) switched off.
+
+On this project's machines the AMX matrix-multiply kernel of llama.cpp crashes
+(SIGSEGV in ``ggml_backend_amx_mul_mat``) on any prompt longer than one token; turning
+off the extra buffer types avoids it at a small speed cost.  Usage, same arguments as
+``python -m llama_cpp.server``::
+
+    python -m tests.eval.serve_llamacpp --model SmolLM2-135M-Instruct.Q4_1.gguf \\
+        --model_alias SmolLM2-135M-Instruct --host 127.0.0.1 --port 8080 --n_ctx 4096
+"""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    import llama_cpp.llama_cpp as bindings
+
+    default = bindings.llama_model_default_params
+
+    def params():  # type: ignore[no-untyped-def]
+        p = default()
+        p.use_extra_bufts = False
+        return p
+
+    bindings.llama_model_default_params = params
+    from llama_cpp.server.__main__ import main as serve
+
+    serve()
+
+
+if __name__ == "__main__":
+    main()

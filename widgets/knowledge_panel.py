@@ -1,0 +1,242 @@
+"""The knowledge browser: the task repository (solved tasks and demonstrations), the
+user's context library (editable key/value records) and the interaction graph (pages
+and the elements that lead from one to another).
+
+Takes ``TaskRecord`` objects, the context as a nested dict and an ``InteractionGraph``;
+emits intents for edits and deletions.  No I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent.knowledge.graph import InteractionGraph
+from agent.knowledge.types import TaskRecord
+from widgets.icons import icon
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists and scalars are leaves)."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        path = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict) and v:
+            out.update(flatten(v, path))
+        else:
+            out[path] = v
+    return out
+
+
+def parse_value(text: str) -> Any:
+    """What the user typed: JSON when it parses (numbers, true, lists), else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+class KnowledgePanel(QWidget):
+    taskDeleteRequested = Signal(str)  # task record id
+    contextEdited = Signal(str, object)  # dotted path, value
+    contextDeleted = Signal(str)  # dotted path
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._tasks: dict[str, TaskRecord] = {}
+        self._loading = False
+        self.tabs = QTabWidget()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        lay.addWidget(self.note)
+        lay.addWidget(self.tabs)
+
+        # task repository
+        self.task_table = QTableWidget(0, 4)
+        self.task_table.setHorizontalHeaderLabels(["goal", "source", "app", "steps"])
+        self.task_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.task_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.task_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.task_steps = QPlainTextEdit(readOnly=True)
+        self.delete_task = QPushButton(icon("mdi6.delete"), "Forget this task")
+        tasks = QSplitter(Qt.Orientation.Vertical)
+        tasks.addWidget(self.task_table)
+        box = QWidget()
+        bl = QVBoxLayout(box)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(self.task_steps)
+        bl.addWidget(self.delete_task)
+        tasks.addWidget(box)
+        self.tabs.addTab(tasks, "Task repository")
+        self.task_table.currentCellChanged.connect(lambda *_: self._show_task())
+        self.delete_task.clicked.connect(self._delete_task)
+
+        # context library
+        self.context_table = QTableWidget(0, 2)
+        self.context_table.setHorizontalHeaderLabels(["record", "value"])
+        self.context_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.new_path = QLineEdit(placeholderText="new record, e.g. contacts.mom.phone")
+        self.new_value = QLineEdit(placeholderText="value")
+        self.add_record = QPushButton(icon("mdi6.plus"), "Add")
+        self.delete_record = QPushButton(icon("mdi6.delete"), "Delete selected")
+        row = QHBoxLayout()
+        for w in (self.new_path, self.new_value, self.add_record):
+            row.addWidget(w)
+        ctx = QWidget()
+        cl = QVBoxLayout(ctx)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.context_table)
+        cl.addLayout(row)
+        cl.addWidget(self.delete_record)
+        self.tabs.addTab(ctx, "Context library")
+        self.context_table.itemChanged.connect(self._context_changed)
+        self.add_record.clicked.connect(self._add_record)
+        self.delete_record.clicked.connect(self._delete_record)
+
+        # interaction graph
+        self.graph_scene = QGraphicsScene(self)
+        self.graph_view = QGraphicsView(self.graph_scene)
+        self.graph_view.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.graph_view.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.tabs.addTab(self.graph_view, "Interaction graph")
+        self.set_data([], {}, None)
+
+    # ---- data ------------------------------------------------------------------------
+    def set_data(self, tasks: list[TaskRecord], context: dict[str, Any], graph: InteractionGraph | None,
+                 note: str = "") -> None:
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self._set_tasks(tasks)
+        self._set_context(context)
+        self._set_graph(graph)
+
+    def _set_tasks(self, tasks: list[TaskRecord]) -> None:
+        self._tasks = {t.id: t for t in tasks}
+        self.task_table.setRowCount(0)
+        for t in sorted(tasks, key=lambda t: -t.created_at):
+            r = self.task_table.rowCount()
+            self.task_table.insertRow(r)
+            for c, v in enumerate((t.goal, t.source, t.app or "", str(len(t.steps)))):
+                item = QTableWidgetItem(v)
+                item.setData(ID_ROLE, t.id)
+                self.task_table.setItem(r, c, item)
+        self.task_steps.setPlainText("" if tasks else "No solved tasks or demonstrations yet.")
+        self.delete_task.setEnabled(False)
+
+    def _current_task(self) -> TaskRecord | None:
+        item = self.task_table.item(self.task_table.currentRow(), 0)
+        return self._tasks.get(item.data(ID_ROLE)) if item is not None else None
+
+    def _show_task(self) -> None:
+        t = self._current_task()
+        self.delete_task.setEnabled(t is not None)
+        if t is None:
+            return
+        lines = [f"{i + 1}. {s}" for i, s in enumerate(t.steps)]
+        if t.instructions:
+            lines += ["", "Instructions:"] + [f"  {ins}" for ins in t.instructions]
+        self.task_steps.setPlainText("\n".join(lines))
+
+    def _delete_task(self) -> None:
+        t = self._current_task()
+        if t is not None:
+            self.taskDeleteRequested.emit(t.id)
+
+    def _set_context(self, context: dict[str, Any]) -> None:
+        self._loading = True
+        try:
+            flat = flatten(context)
+            self.context_table.setRowCount(0)
+            for path, value in sorted(flat.items()):
+                r = self.context_table.rowCount()
+                self.context_table.insertRow(r)
+                key = QTableWidgetItem(path)
+                key.setFlags(key.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                self.context_table.setItem(r, 0, key)
+                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                self.context_table.setItem(r, 1, QTableWidgetItem(text))
+        finally:
+            self._loading = False
+
+    def context_paths(self) -> list[str]:
+        return [self.context_table.item(r, 0).text() for r in range(self.context_table.rowCount())]
+
+    def _context_changed(self, item: QTableWidgetItem) -> None:
+        if self._loading or item.column() != 1:
+            return
+        path = self.context_table.item(item.row(), 0).text()
+        self.contextEdited.emit(path, parse_value(item.text()))
+
+    def _add_record(self) -> None:
+        path = self.new_path.text().strip().strip(".")
+        if not path:
+            self.new_path.setFocus()
+            return
+        self.contextEdited.emit(path, parse_value(self.new_value.text()))
+        self.new_path.clear()
+        self.new_value.clear()
+
+    def _delete_record(self) -> None:
+        r = self.context_table.currentRow()
+        if r >= 0:
+            self.contextDeleted.emit(self.context_table.item(r, 0).text())
+
+    def _set_graph(self, graph: InteractionGraph | None) -> None:
+        scene = self.graph_scene
+        scene.clear()
+        if graph is None or not graph.nodes:
+            scene.addText("No pages recorded yet: run tasks or record macros to grow the graph.")
+            self.graph_nodes = 0
+            return
+        nodes = list(graph.nodes.values())
+        n = len(nodes)
+        radius = max(160.0, 60.0 * n / math.pi)
+        pos = {node.id: QPointF(radius * math.cos(2 * math.pi * i / n), radius * math.sin(2 * math.pi * i / n))
+               for i, node in enumerate(nodes)}
+        edge_pen = QPen(QColor("#90a4ae"))
+        edge_pen.setWidthF(1.5)
+        small = QFont()
+        small.setPointSizeF(7)
+        for (src, key), targets in graph.edges.items():
+            for dst, count in targets.items():
+                if src in pos and dst in pos:
+                    a, b = pos[src], pos[dst]
+                    scene.addLine(a.x(), a.y(), b.x(), b.y(), edge_pen)
+                    label = scene.addText(f"{key.split(':')[-1][:24]} ×{count}", small)
+                    label.setDefaultTextColor(QColor("#546e7a"))
+                    label.setPos((a + b) / 2)
+        for node in nodes:
+            p = pos[node.id]
+            text = scene.addText(f"{node.summary(3)[:48]}\n{node.app.rsplit('.', 1)[-1]} · {node.visits} visits", small)
+            r = text.boundingRect()
+            rect = QRectF(p.x() - r.width() / 2 - 4, p.y() - r.height() / 2 - 2, r.width() + 8, r.height() + 4)
+            scene.addRect(rect, QPen(QColor("#1565c0")), QBrush(QColor("#e3f2fd")))
+            text.setPos(rect.topLeft() + QPointF(4, 2))
+            text.setZValue(2)
+        self.graph_nodes = n
+        self.graph_view.fitInView(scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
