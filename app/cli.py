@@ -51,8 +51,18 @@ def main_callback(
     ),
     device: str = typer.Option("", "--device", help="Device for the workbench: 'sim', a serial, or empty for auto."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log more."),
+    self_test: bool = typer.Option(
+        False,
+        "--self-test",
+        help="Check this install works (offscreen window, virtual phone, screen parse, one agent step "
+        "against a scripted local LLM) and exit.",
+    ),
 ) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if self_test:
+        from app.selftest import run_self_test
+
+        raise typer.Exit(run_self_test())
     if ctx.invoked_subcommand is not None:
         return
     console = _console()

@@ -11,6 +11,7 @@ import importlib.util
 import os
 import shutil
 import socket
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -223,8 +224,11 @@ EXTRAS = {
 
 
 def check_extras() -> Iterable[Check]:
+    frozen = bool(getattr(sys, "frozen", False))
     for module, (extra, fix) in EXTRAS.items():
         present = importlib.util.find_spec(module) is not None
+        if frozen and not present:
+            fix = "not part of the desktop bundle: install Tapwise from source to use this extra"
         yield Check(
             f"extra: {module}",
             Status.OK if present else Status.INFO,

@@ -242,6 +242,7 @@ def stage_phone() -> tuple[Any, Any, str]:
 
 def stage_parse(screen: Any) -> tuple[Any, str]:
     """Parse the screenshot's pixels with the default backends; OCR must read the launcher."""
+    from vision.assets import model_path
     from vision.pipeline import ScreenParser
 
     parser = ScreenParser()
@@ -250,16 +251,13 @@ def stage_parse(screen: Any) -> tuple[Any, str]:
     if parse.warnings:  # e.g. a backend that failed on this frame: the parse is then incomplete
         raise StageFailed(f"the parse reported problems: {'; '.join(parse.warnings)}")
     if not parse.elements:
-        raise StageFailed(f"no elements found; warnings: {'; '.join(parse.warnings) or 'none'}")
+        raise StageFailed("no elements found on the home screen")
     if not any("Settings" in t for t in texts):
-        raise StageFailed(f"OCR did not read 'Settings' on the home screen (read: {texts[:8]}); "
-                          f"warnings: {'; '.join(parse.warnings) or 'none'}")
+        raise StageFailed(f"OCR did not read 'Settings' on the home screen (read: {texts[:8]})")
     ocr = type(parser.ocr_backend()).__name__
     icons = parser.icon_classifier()
     icon_name = type(icons).__name__ if icons is not None else "none"
     # a model that ships in resources/models must really be used, not silently skipped
-    from vision.assets import model_path
-
     config = parser.config
     if model_path(config.detector_model) is not None and parser.detector_name != "yolo":
         raise StageFailed(f"{config.detector_model} ships but the {parser.detector_name} detector was used")

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.events import Executed, Finished, Proposed, RunSettings
+from agent.events import ErrorEvent, Finished, Observed, Proposed, RunSettings
 from agent.grounding.base import ElementGrounder
 from agent.latent import FusedEstimator
 from agent.llm import RetryPolicy, make_client
@@ -148,14 +148,16 @@ def run_one(planner_name: str, task: Any, client: Any, *, fused: bool, samples: 
     steps = calls = ptok = ctok = 0
     llm_ms = 0.0
     status = "?"
+    errors = 0
     for ev in drive(gen):
-        if isinstance(ev, Proposed):
-            cs = ev.proposal.llm_calls
+        if isinstance(ev, (Proposed, ErrorEvent)):
+            cs = ev.proposal.llm_calls if isinstance(ev, Proposed) else ev.calls
+            errors += isinstance(ev, ErrorEvent)
             calls += len(cs)
             llm_ms += sum(c.latency_ms for c in cs)
             ptok += sum(c.prompt_tokens or 0 for c in cs)
             ctok += sum(c.completion_tokens or 0 for c in cs)
-        elif isinstance(ev, Executed):
+        elif isinstance(ev, Observed):
             steps += 1
         elif isinstance(ev, Finished):
             status = ev.status.value
@@ -163,7 +165,7 @@ def run_one(planner_name: str, task: Any, client: Any, *, fused: bool, samples: 
     steps = max(steps, 1)
     return {
         "planner": planner_name + (" (fused)" if fused and planner.uses_latent else ""), "task": task.id,
-        "status": status, "success": bool(task.is_success(phone)), "steps": steps,
+        "status": status, "success": bool(task.is_success(phone)), "steps": steps, "step_errors": errors,
         "step_ms": wall / steps, "llm_ms": llm_ms / steps, "device_ms": device.ms / steps,
         "parse_ms": parser.ms / steps, "overhead_ms": (wall - llm_ms - device.ms - parser.ms) / steps,
         "calls_per_step": calls / steps, "prompt_tokens_per_step": ptok / steps,
@@ -210,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # aggregate per planner
     table = Table(title=f"agent cost per step ({'fake LLM' if not args.backend else args.model})")
-    for col in ("planner", "runs ok", "steps", "overhead ms", "parse ms", "device ms", "LLM ms", "calls/step",
+    for col in ("planner", "runs ok", "steps", "step errors", "overhead ms", "parse ms", "device ms", "LLM ms", "calls/step",
                 "prompt tok/step", "reply tok/step"):
         table.add_column(col, justify="right" if col != "planner" else "left")
     by: dict[str, list[dict]] = {}
@@ -224,9 +226,10 @@ def main(argv: list[str] | None = None) -> int:
                                                          "calls_per_step", "prompt_tokens_per_step",
                                                          "completion_tokens_per_step", "steps")}
         summary[name]["succeeded"] = sum(r["success"] for r in rs)
+        summary[name]["step_errors"] = sum(r["step_errors"] for r in rs)
         summary[name]["runs"] = len(rs)
         s = summary[name]
-        table.add_row(name, f"{s['succeeded']}/{s['runs']}", f"{s['steps']:.1f}", f"{s['overhead_ms']:.1f}",
+        table.add_row(name, f"{s['succeeded']}/{s['runs']}", f"{s['steps']:.1f}", str(s["step_errors"]), f"{s['overhead_ms']:.1f}",
                       f"{s['parse_ms']:.1f}", f"{s['device_ms']:.0f}", f"{s['llm_ms']:.0f}",
                       f"{s['calls_per_step']:.1f}", f"{s['prompt_tokens_per_step']:.0f}",
                       f"{s['completion_tokens_per_step']:.0f}")

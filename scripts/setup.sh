@@ -79,7 +79,8 @@ noqt_venv() {
   mapfile -t reqs < <("$venv/bin/python" - <<'PY'
 import tomllib
 data = tomllib.load(open("pyproject.toml", "rb"))
-qt = ("pyside6", "superqt", "qtawesome", "pytest-qt")
+# qtawesome stays: the virtual phone reads its icon font files (it is never imported there)
+qt = ("pyside6", "superqt", "pytest-qt")
 deps = data["project"]["dependencies"] + data["dependency-groups"]["dev"]
 for d in deps:
     if not d.lower().startswith(qt):
@@ -89,7 +90,7 @@ PY
   say "installing tapwise without Qt into $venv"
   $pip install -q "${reqs[@]}"
   $pip install -q --no-deps -e .
-  $pip uninstall -q -y PySide6-Essentials PySide6 shiboken6 superqt qtawesome QtPy >/dev/null 2>&1 || true
+  $pip uninstall -q -y PySide6-Essentials PySide6 shiboken6 superqt >/dev/null 2>&1 || true
   fix_opencv "$venv"
   echo "$stamp" > "$venv/.tapwise-setup"
 }

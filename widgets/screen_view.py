@@ -164,7 +164,9 @@ class ScreenView(QGraphicsView):
         self._selected_id = ""
         self._hovered_id = ""
         self._hover_details = ""
-        self._press: tuple[QPointF, float] | None = None
+        # (viewport position, device point, time) of the press; the device point is taken at
+        # press time because the view may re-fit before the release (a notice appearing)
+        self._press: tuple[QPointF, Point | None, float] | None = None
         self._typed = ""  # text typed on the mirror while demonstrating
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
@@ -370,7 +372,7 @@ class ScreenView(QGraphicsView):
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         p = self.device_point(event.position())
         if self._press is not None and self._mode is ViewMode.DEMONSTRATE and p is not None:
-            start = self.device_point(self._press[0])
+            start = self._press[1]
             if start is not None:
                 self._demo_trail.set_rect(
                     Rect(min(start.x, p.x), min(start.y, p.y), max(start.x, p.x) + 1, max(start.y, p.y) + 1),
@@ -399,7 +401,7 @@ class ScreenView(QGraphicsView):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
-            self._press = (event.position(), time.monotonic())
+            self._press = (event.position(), self.device_point(event.position()), time.monotonic())
             event.accept()
             return
         super().mousePressEvent(event)
@@ -408,12 +410,12 @@ class ScreenView(QGraphicsView):
         if event.button() != Qt.MouseButton.LeftButton or self._press is None:
             super().mouseReleaseEvent(event)
             return
-        start_pos, t0 = self._press
+        start_pos, start, t0 = self._press
         self._press = None
         self._demo_trail.set_rect(None, None)
         held_ms = (time.monotonic() - t0) * 1000
-        start = self.device_point(start_pos)
-        end = self.device_point(event.position())
+        moved = (event.position() - start_pos).manhattanLength() > 3
+        end = self.device_point(event.position()) if moved else start
         if start is None:
             return
         if self._mode is ViewMode.INSPECT:

@@ -148,6 +148,8 @@ class Recorder:
         self._steps: list[MacroStep] = []
         self._first_package: str | None = None
         self._last_tapped: Element | None = None
+        # what the last step was made from, so ``observe_after`` can redo it with the after-screen
+        self._pending: tuple[Action, Observation, Element | None] | None = None
 
     @property
     def steps(self) -> tuple[MacroStep, ...]:
@@ -157,6 +159,7 @@ class Recorder:
         if action.is_terminal:
             raise ValueError("complete/impossible are not demonstrable actions")
         step = make_step(action, before, after, self._last_tapped)
+        self._pending = (action, before, self._last_tapped)
         if self._first_package is None:
             self._first_package = before.package
         if action.type in (ActionType.TAP, ActionType.LONG_PRESS):
@@ -171,6 +174,13 @@ class Recorder:
         if not self._steps:
             return
         last = self._steps[-1]
+        if self._pending is not None:
+            action, before, tapped = self._pending
+            redone = make_step(action, before, after, tapped)  # e.g. a launcher tap becomes "open app"
+            if last.description != make_step(action, before, None, tapped).description:
+                redone = replace(redone, description=last.description)  # keep the user's re-wording
+            self._steps[-1] = redone
+            return
         self._steps[-1] = replace(
             last,
             screen_after=after.signature,
@@ -178,6 +188,7 @@ class Recorder:
         )
 
     def undo(self) -> MacroStep | None:
+        self._pending = None
         return self._steps.pop() if self._steps else None
 
     def build(self, name: str, *, app: str | None = None, description: str = "") -> Macro:

@@ -169,6 +169,7 @@ def main() -> int:
     pump(120, until=lambda: win.view.parse is not None and "Network & internet" in win.view.parse.description)
     win.macro_dock.raise_()
     win.macro_panel.record.click()
+    pump(0.5)  # let the "Recording" notice take its place before aiming at the mirror
 
     def tap_on(words: str, kind: str = "") -> None:
         el = next(e for e in win.view.parse.elements
@@ -178,25 +179,7 @@ def main() -> int:
 
     tap_on("Network & internet")
     pump(120, until=lambda: "1 steps" in win.macro_panel.record.text())
-    print("recorded", win.macros.recorder.steps[0].action, win.view.mode,  # noqa: T201
-          win.executor.call(lambda: win.device.foreground()))
-    try:
-        pump(120, until=lambda: win.view.parse is not None and "Airplane mode" in win.view.parse.description)
-    except TimeoutError:
-        print(win.viewing, win.view.parse.description[:600] if win.view.parse else None,  # noqa: T201
-              [n.message for n in win.notifications.history])
-        shot = win.executor.call(lambda: win.device.screenshot(with_hierarchy=True))
-        print(len(win.view.parse.elements), win.view.parse.warnings, win.view.parse.timings,  # noqa: T201
-              shot.foreground_package, shot.foreground_activity, len(shot.hierarchy_xml))
-        from vision.config import PipelineConfig
-        from vision.pipeline import ScreenParser
-
-        print(ScreenParser(PipelineConfig()).parse(shot).description[:300])  # noqa: T201
-        print(win.parse_screen(shot).description[:300])  # noqa: T201
-        from PIL import Image
-
-        Image.fromarray(shot.image).save("/tmp/shot.png")
-        raise
+    pump(120, until=lambda: win.view.parse is not None and "Airplane mode" in win.view.parse.description)
     tap_on("Airplane mode", "switch")
     pump(120, until=lambda: "2 steps" in win.macro_panel.record.text())
     recorder, win.macros.recorder = win.macros.recorder, None  # what "Stop" does, minus the name prompt

@@ -128,3 +128,23 @@ def test_on_the_virtual_phone_a_repaired_step_stays_repaired_and_versions_diff()
     assert again_phone.state["settings"]["airplane_mode"] is True
     changes = [c for c in diff_macros(macro, first.macro) if c.kind != "same"]
     assert [c.kind for c in changes] == ["changed"] and changes[0].new_index == 1
+
+
+def test_after_screen_given_later_still_turns_a_launcher_tap_into_open_app():
+    phone = sim.VirtualPhone()
+
+    def observe():
+        s = phone.screenshot(with_hierarchy=True)
+        return Observation(_parse(s), s.image, s.foreground_package)
+
+    rec = Recorder()
+    before = observe()
+    el = [e for e in before.parse.elements if e.text == "Settings"][0]
+    act = Action.tap(el.rect.center.x, el.rect.center.y)
+    rec.record(act, before)  # the GUI records first, executes, then reports the screen
+    assert rec.steps[-1].action.type.value == "tap"
+    phone.tap(act.touch.x, act.touch.y)
+    rec.observe_after(observe())
+    step = rec.steps[-1]
+    assert step.action.type.value == "open_app" and step.expected_package == "com.android.settings"
+    assert step.screen_after

@@ -120,3 +120,20 @@ def test_a_shipped_icon_model_that_is_silently_skipped_fails_the_parse_stage(off
     assert run_self_test(out, gui=False) == 1
     assert ("FAILED at stage 'screen parse': icon_classifier.onnx ships but no icon classifier was loaded"
             in out.getvalue())
+
+
+def test_a_parse_with_a_failed_backend_fails_the_parse_stage(offscreen, monkeypatch):
+    from dataclasses import replace
+
+    from vision.pipeline import ScreenParser
+
+    real_parse = ScreenParser.parse
+
+    def parse_with_failed_ocr(self, screen, previous=None):
+        return replace(real_parse(self, screen, previous), warnings=("OCR failed on this frame: engine crashed",))
+
+    monkeypatch.setattr(ScreenParser, "parse", parse_with_failed_ocr)
+    out = io.StringIO()
+    assert run_self_test(out, gui=False) == 1
+    assert ("FAILED at stage 'screen parse': the parse reported problems: OCR failed on this frame: engine crashed"
+            in out.getvalue())
