@@ -44,7 +44,9 @@ def _clean(text: str) -> str:
         if new == s:
             break
         s = new
-    return s.strip().rstrip(".!;").strip().strip("\"'").strip()
+    s = s.strip().rstrip(".!;").strip()
+    s = re.sub(r"(?:\s+(?:now|please|first|next|then|again|right away))+$", "", s, flags=re.I)
+    return s.strip().strip("\"'").strip()
 
 
 def _target_from(words: str) -> Target:
@@ -116,7 +118,10 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
 
     m = re.match(r"^(?:open|launch|start|run)\s+(?:up\s+)?(?:the\s+)?(.+?)(?:\s+app(?:lication)?)?$", s, re.I)
     if m and not re.match(r"^(?:the\s+)?(?:menu|drawer|settings? (?:menu|page))\b", m.group(1), re.I):
-        return Action.open_app(m.group(1).strip().strip("\"'"))
+        app = m.group(1).strip().strip("\"'")
+        if re.search(r"[<>{}\[\]()\"]", app) or len(app) > 40:
+            raise CommandError(f"{app!r} is not an app name; expected one of: {ACCEPTED}")
+        return Action.open_app(app)
 
     m = re.match(rf"^(?:type|enter|input|write|fill in|put)\s+{_QUOTED}\s*(?:(?:in|into|on|in the|to)\s+(.+))?$", s, re.I) \
         or re.match(r"^(?:type|enter|input|write|put)\s+(.+?)\s+(?:in|into)\s+(?:the\s+)?(.+?(?:box|field|bar|area|input))$",
@@ -143,6 +148,28 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
             return Action(ActionType.TAP, touch=p)
         return Action(ActionType.TAP, target=_target_from(rest))
     raise CommandError(f"cannot read {text.strip()[:120]!r} as an action; expected one of: {ACCEPTED}")
+
+
+_VERB_START = re.compile(
+    r"\b(?:tap|click|press|select|choose|touch|open|launch|type|enter|input|scroll|swipe|long[- ]press|go back|"
+    r"go home|navigate back|navigate home)\b", re.I)
+
+
+def parse_lenient(text: str, screen: Size | None = None) -> Action:
+    """Like ``parse_command``, but also finds a command inside chatty replies
+    ("Your response is to tap the Settings icon.").  Raises ``CommandError``."""
+    try:
+        return parse_command(text, screen)
+    except CommandError as first:
+        error = first
+    pieces = [p.strip() for p in re.split(r"(?<=[.!?])\s+|\n+", text) if p.strip()]
+    for piece in pieces:
+        for m in _VERB_START.finditer(piece):
+            try:
+                return parse_command(piece[m.start():], screen)
+            except CommandError:
+                continue
+    raise error
 
 
 def _finger_swipe(finger: Direction, screen: Size) -> Action:

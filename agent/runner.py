@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from agent.commands import action_key
-from agent.device import Device, DeviceError
+from agent.device import Device, DeviceError, DeviceGone
 from agent.events import (
     Autonomy,
     AwaitingDecision,
@@ -136,6 +136,9 @@ def run_episode(
         if st.index >= settings.max_steps:
             yield finish(EpisodeStatus.FAILED, f"step budget of {settings.max_steps} reached")
             return st.episode
+        if st.errors_in_row >= settings.max_consecutive_errors:
+            yield finish(EpisodeStatus.ERROR, f"{st.errors_in_row} failed steps in a row")
+            return st.episode
         i = st.index
         st.index += 1
         started = time.time()
@@ -144,11 +147,19 @@ def run_episode(
         try:
             screen = device.screenshot(with_hierarchy=True)
             foreground = screen.foreground_package
-        except DeviceError as exc:
+        except DeviceGone as exc:
             yield ErrorEvent(i, f"device failure: {exc}", fatal=True)
             record(Step(i, outcome=StepOutcome.ERROR, error=str(exc), started_at=started), None)
             yield finish(EpisodeStatus.ERROR, f"device failure: {exc}")
             return st.episode
+        except DeviceError as exc:
+            ev = _step_error(st, i, f"screenshot failed: {exc}", ())
+            yield ev
+            record(Step(i, outcome=StepOutcome.ERROR, error=ev.message, started_at=started), None)
+            if st.errors_in_row >= settings.max_consecutive_errors:
+                yield finish(EpisodeStatus.ERROR, ev.message)
+                return st.episode
+            continue
         yield Observed(i, screen)
         try:
             parse = parser.parse(screen)
@@ -301,11 +312,22 @@ def run_episode(
             yield ev
             record(replace(base, outcome=StepOutcome.ERROR, error=ev.message), screen)
             continue
-        except DeviceError as exc:
+        except DeviceGone as exc:
             yield ErrorEvent(i, f"device failure: {exc}", fatal=True)
             record(replace(base, outcome=StepOutcome.ERROR, error=str(exc)), screen)
             yield finish(EpisodeStatus.ERROR, f"device failure: {exc}")
             return st.episode
+        except DeviceError as exc:
+            # the phone refused this action (unknown app, bad input): the planner hears about it
+            ev = _step_error(st, i, f"\"{action.describe()}\" failed on the phone: {exc.message}", ())
+            yield ev
+            st.notes.append(ev.message)
+            st.failed.append(action)
+            record(replace(base, outcome=StepOutcome.ERROR, error=ev.message), screen)
+            if st.errors_in_row >= settings.max_consecutive_errors:
+                yield finish(EpisodeStatus.ERROR, f"{st.errors_in_row} failed steps in a row; last: {ev.message}")
+                return st.episode
+            continue
         st.errors_in_row = 0
         thought = proposal.rationale if planner.name.startswith("react") else ""
         command = action.describe() if source == "agent" else f"{action.describe()} (done by the user)"

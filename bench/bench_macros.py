@@ -202,7 +202,7 @@ def replay(rec: Recorded, variant: dict[str, str], parse, skip: tuple = ()) -> d
 # ---- the robustness run --------------------------------------------------------------------------
 
 
-def robustness(parser_kind: str, only: str | None = None, skip: str = "") -> dict[str, Any]:
+def robustness(parser_kind: str, only: str | None = None, skip: str = "", variants: str = "") -> dict[str, Any]:
     from agent.macros.reidentify import MatchLevel
 
     skip_levels = tuple(MatchLevel(x) for x in skip.split(",") if x)
@@ -224,6 +224,8 @@ def robustness(parser_kind: str, only: str | None = None, skip: str = "") -> dic
         recorded.append(r)
     results: dict[str, dict[str, Any]] = {}
     for vname, variant in VARIANTS.items():
+        if variants and vname not in variants.split(","):
+            continue
         per: dict[str, Any] = {}
         for r in recorded:
             per[r.name] = replay(r, variant, parse, skip_levels)
@@ -471,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parser", default="tree", choices=["tree", "vision", "fusion"])
     ap.add_argument("--only", default=None, help="comma-separated macro names")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
     ap.add_argument("--skip-levels", default="", help="cascade levels to switch off, e.g. exact_id,resource_id")
     ap.add_argument("--learning", action="store_true", help="also run the learning measurement")
     ap.add_argument("--embeddings", action="store_true", help="also rank with MiniLM (needs the extra)")
@@ -488,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: top-1 {r['top1']}/{r['total']} ({r['seconds']} s); misses: {r['misses']}")
         return 0
     if not a.no_robustness:
-        report["robustness"] = robustness(a.parser, a.only, a.skip_levels)
+        report["robustness"] = robustness(a.parser, a.only, a.skip_levels, a.variants)
         print(render(report["robustness"]))
     if a.learning:
         scorers = ("lexical", "embedding") if a.embeddings else ("lexical",)

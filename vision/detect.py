@@ -100,7 +100,13 @@ class CvDetector:
             if 3 * unit <= rect.width <= 12 * unit and 0.7 <= rect.width / max(1, rect.height) <= 1.4 and not _has_text(rect, texts):
                 small_icons.append(rect)  # a dot: maybe part of a page indicator
                 continue
+            aspect = rect.width / max(1, rect.height)
+            if 3.5 <= aspect <= 7 and 8 * unit <= rect.height <= 30 * unit and not _has_text(rect, texts) and _yellowish(image, rect):
+                out.append(Detection(ElementKind.RATING_BAR, rect, 0.5))  # touching stars merge into one blob
+                continue
             kind = _classify(rect, fill, hollow, texts, W, H, small, s)
+            if kind in (ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP) and not _label_right(rect, texts, unit):
+                kind = ElementKind.BUTTON  # a ring or box with no label beside it is an icon
             if kind is None:
                 continue
             if kind is ElementKind.BUTTON and rect.width < 0.09 * W and rect.height < 0.05 * H and not _has_text(rect, texts):
@@ -119,6 +125,17 @@ def _fill_holes(comp: np.ndarray) -> np.ndarray:
     cv2.floodFill(flood, mask, (0, 0), 1)
     holes = 1 - flood[1:-1, 1:-1]
     return np.clip(comp + holes, 0, 1)
+
+
+def _label_right(rect: Rect, texts: Sequence[TextSpan], unit: float) -> bool:
+    """Check boxes and radio buttons carry a label just to their right (or left, in settings rows)."""
+    for t in texts:
+        overlap = min(rect.bottom, t.rect.bottom) - max(rect.top, t.rect.top)
+        if overlap < 0.4 * min(rect.height, t.rect.height):
+            continue
+        if 0 <= t.rect.left - rect.right <= 32 * unit or 0 <= rect.left - t.rect.right <= 200 * unit:
+            return True
+    return False
 
 
 def _has_text(rect: Rect, texts: Sequence[TextSpan]) -> bool:

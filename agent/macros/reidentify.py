@@ -104,7 +104,11 @@ def reidentify(target: Target | None, parse: ScreenParse, image: np.ndarray | No
             el = parse.element(target.element_id)
             if el is not None and el.kind not in _CHROME:
                 sim = fingerprint_similarity(fp, el, parse, image, layout_weight=lw)
-                if sim.score >= th.exact_id_min_similarity:
+                parts = dict(sim.parts)
+                # ids are often positional: the same id on a shifted list is a neighbour,
+                # so words that disagree (and no resource id that agrees) veto the id
+                words_veto = parts.get("text", 1.0) < 0.8 and parts.get("resource_id", 0.0) < 1.0
+                if sim.score >= th.exact_id_min_similarity and not words_veto:
                     return Match(el, MatchLevel.EXACT_ID, sim.score, sim.explain())
         # 2. resource id
         if MatchLevel.RESOURCE_ID not in skip and fp.resource_id:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent import prompts
-from agent.commands import CommandError, parse_command
+from agent.commands import CommandError, parse_lenient
 from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, LLMReply
 from agent.types import Action, LatentState, LLMCall, Proposal
 from vision.types import ScreenParse
@@ -103,7 +103,7 @@ def parse_or_reask(step: LLMStep, ctx: PlanContext, first_text: str, answer_of: 
     for attempt in range(retries + 1):
         answer = answer_of(text)
         try:
-            return parse_command(answer, ctx.parse.screen_size), text
+            return parse_lenient(answer, ctx.parse.screen_size), text
         except CommandError as exc:
             if attempt == retries:
                 raise PlanError(f"{purpose}: unreadable reply after {retries + 1} tries: {exc}",

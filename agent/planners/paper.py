@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from agent import prompts
-from agent.commands import CommandError, action_key, extract_answer, extract_thought_action, parse_command
+from agent.commands import CommandError, action_key, extract_answer, extract_thought_action, parse_lenient
 from agent.llm.base import LLMClient
 from agent.planners.base import (
     LLMStep,
@@ -130,7 +130,7 @@ class PaperPlanner:
                              max_tokens=200)
             answer = extract_answer(reply.text)
             try:
-                action = self._without_done(parse_command(answer, ctx.parse.screen_size))
+                action = self._without_done(parse_lenient(answer, ctx.parse.screen_size))
             except CommandError as exc:
                 failures.append(str(exc))
                 continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from agent import prompts
-from agent.commands import CommandError, parse_command
+from agent.commands import CommandError, parse_lenient
 from agent.grounding.match import best_text_match
 from agent.llm.base import LLMClient
 from agent.planners.base import LLMStep, PlanContext, PlanError, notes_block
@@ -68,7 +68,7 @@ class VisionTaskerPlanner:
         evidence: list[str] = []
         for attempt in range(self.max_replans + 1):
             try:
-                action = parse_command(text, ctx.parse.screen_size)
+                action = parse_lenient(text, ctx.parse.screen_size)
                 action, problem = self.validate(action, ctx)
             except CommandError as exc:
                 problem = f"the reply is not a valid action: {exc}"

@@ -532,8 +532,8 @@ class MainWindow(QMainWindow):
         if self._live_screen is not None:
             self.view.set_frame(self._live_screen.image)
         self.show_parse(self._live_parse)
-        if self.run is not None and self.run.proposal is not None:
-            self.view.set_proposal(self.run.proposal.action)
+        proposal = self.run.proposal if self.run is not None else None
+        self.view.set_proposal(proposal.action if proposal is not None else None)
 
     def show_screen(self, screen: Screen | np.ndarray, parse: ScreenParse | None, viewing: str, banner: str) -> None:
         self._set_viewing(viewing, banner)

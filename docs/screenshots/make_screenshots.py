@@ -87,7 +87,7 @@ def main() -> int:
         return 2
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QToolTip
 
     from agent.types import DecisionKind
     from app.gui.window import MainWindow
@@ -120,6 +120,10 @@ def main() -> int:
     QTest.mouseMove(win.view.viewport(), win.view.view_pos_of(Point(1000, 1240)).toPoint())  # hover: details
     pump(0.5)
     grab(win, "01-inspect-parse.png")
+    # leave the hover: its tooltip must not linger over the next shots
+    QTest.mouseMove(win.task_panel, win.task_panel.rect().center())
+    QToolTip.hideText()
+    pump(0.3)
 
     # 2. a task waiting for approval: proposal card, marker, latent state
     win.executor.call(lambda: win.device.key("HOME"))
@@ -166,14 +170,14 @@ def main() -> int:
     win.show_live()
     win.executor.call(lambda: win.device.reset())
     win.executor.call(lambda: win.device.open_app("Settings"))
-    pump(120, until=lambda: win.view.parse is not None and "Network & internet" in win.view.parse.description)
+    pump(120, until=lambda: win.view.parse is not None and "Connected devices" in win.view.parse.description)
     win.macro_dock.raise_()
     win.macro_panel.record.click()
     pump(0.5)  # let the "Recording" notice take its place before aiming at the mirror
 
     def tap_on(words: str, kind: str = "") -> None:
         el = next(e for e in win.view.parse.elements
-                  if words in (e.text or e.label) and (not kind or e.kind.value == kind))
+                  if (words in e.text or words in e.label) and (not kind or e.kind.value == kind))
         QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                          win.view.view_pos_of(el.rect.center).toPoint())
 

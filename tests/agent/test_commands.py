@@ -110,3 +110,13 @@ def test_action_key_ignores_articles_case_and_widget_words():
     assert action_key(parse_command("tap the Alarm tab", S)) == action_key(parse_command("Tap alarm tab.", S))
     assert action_key(parse_command("tap Save button", S)) == action_key(parse_command("click on the save", S))
     assert action_key(parse_command("tap Display", S)) != action_key(parse_command("tap Sound", S))
+
+
+def test_lenient_parsing_finds_a_command_inside_chatty_replies():
+    from agent.commands import parse_lenient
+
+    a = parse_lenient("Sure thing. Your response is to tap the Settings icon. Good luck!", S)
+    assert a.type is ActionType.TAP and a.target.description == "Settings icon"
+    assert parse_lenient("I would open the Clock app now.", S).app == "Clock"
+    with pytest.raises(CommandError):
+        parse_lenient("I am a helpful assistant.", S)

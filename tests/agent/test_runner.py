@@ -311,3 +311,20 @@ def test_screenshot_reaches_vision_models_when_asked(server, ollama, phone):
     list(drive(gen))
     images = server.requests[0].body["messages"][-1]["images"]
     assert base64.b64decode(images[0])[:4] == b"\x89PNG"
+
+
+def test_an_action_the_phone_refuses_is_a_step_error_the_planner_hears_about(server, ollama, phone):
+    wifi(phone)
+    server.on("Next action:", "open Teleporter", "open Settings", "done")
+    events = run("Turn off Wi-Fi", phone, ollama)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert len(errors) == 1 and not errors[0].fatal and "open Teleporter" in errors[0].message
+    assert "failed on the phone" in server.prompts("Next action:")[1]
+    assert events[-1].status is EpisodeStatus.SUCCEEDED
+
+
+def test_placeholder_app_names_are_not_apps():
+    from agent.commands import CommandError, parse_command
+
+    with pytest.raises(CommandError, match="not an app name"):
+        parse_command('open <app>")')
