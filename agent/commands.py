@@ -89,6 +89,8 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
     low = s.lower()
     if not s:
         raise CommandError(f"empty command in {text!r}; expected one of: {ACCEPTED}")
+    if re.search(r"<[a-z _-]{2,20}>", low):
+        raise CommandError(f"{s[:80]!r} repeats a placeholder from the instructions; expected one of: {ACCEPTED}")
 
     if re.search(r"\b(impossible|infeasible|cannot be (?:done|completed)|can't be done|not possible)\b", low):
         return Action.simple(ActionType.IMPOSSIBLE)
@@ -119,7 +121,7 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
     m = re.match(r"^(?:open|launch|start|run)\s+(?:up\s+)?(?:the\s+)?(.+?)(?:\s+app(?:lication)?)?$", s, re.I)
     if m and not re.match(r"^(?:the\s+)?(?:menu|drawer|settings? (?:menu|page))\b", m.group(1), re.I):
         app = m.group(1).strip().strip("\"'")
-        if re.search(r"[<>{}\[\]()\"]", app) or len(app) > 40:
+        if re.search(r"[<>{}\[\]()\":;,]", app) or len(app) > 40 or len(app.split()) > 4:
             raise CommandError(f"{app!r} is not an app name; expected one of: {ACCEPTED}")
         return Action.open_app(app)
 

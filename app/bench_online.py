@@ -356,6 +356,13 @@ def _gold_cached(source: str, task_id: str) -> tuple[Any, tuple[tuple[str, str],
     return (gold[0] if gold else None), tuple(failures)
 
 
+def _estimate(lat: Any) -> dict[str, Any] | None:
+    if lat is None:
+        return None
+    return {"performed_action": lat.performed_action, "screen_summary": lat.screen_summary,
+            "progression": lat.progression, "mistakes": lat.mistakes, "completion": lat.completion}
+
+
 def _stage(purpose: str) -> str:
     return (purpose or "llm").split(".")[0].split(":")[0] or "llm"
 
@@ -370,7 +377,16 @@ def run_cell(job: Any) -> Any:
         STOP_REPEAT,
         EpisodeResult,
     )
-    from agent.events import Autonomy, ErrorEvent, Executed, Finished, Parsed, Proposed, RunSettings
+    from agent.events import (
+        Autonomy,
+        ErrorEvent,
+        Estimated,
+        Executed,
+        Finished,
+        Parsed,
+        Proposed,
+        RunSettings,
+    )
     from agent.llm import RetryPolicy, make_client
     from agent.planners.registry import make_planner
     from agent.runner import drive, run_episode
@@ -431,33 +447,39 @@ def run_cell(job: Any) -> Any:
             completion_tokens += c.completion_tokens or 0
             stage_ms[_stage(c.purpose)] = stage_ms.get(_stage(c.purpose), 0.0) + float(c.latency_ms or 0.0)
 
+    def _truth_record(step: int, lat: Any, proposed: str = "") -> dict[str, Any]:
+        now = reached_now()
+        return {
+            "index": step,
+            "commanded": last_cmd,
+            "performed": None if last_perf is None else last_perf.performed,
+            "performed_kind": "" if last_perf is None else last_perf.kind,
+            "performed_target": "" if last_perf is None else last_perf.target,
+            "performed_text": "" if last_perf is None else last_perf.text,
+            "performed_matches_commanded": None if last_perf is None else last_perf.matches,
+            "estimate": _estimate(lat),
+            "proposed": proposed,
+            "truth_complete": bool(task.is_success(phone)),
+            "reached": [descriptions[k] for k in now],
+            "reached_ever": [descriptions[k] for k in sorted(reached_ever)],
+            "checkpoints": descriptions,
+        }
+
     try:
         for ev in drive(run_episode(goal, device, parser, planner, None, settings=run_settings,
                                      estimator=estimator)):
             if isinstance(ev, Parsed):
                 stage_ms["parse"] = stage_ms.get("parse", 0.0) + sum(t.ms for t in ev.parse.timings)
+            elif isinstance(ev, Estimated):
+                # recorded as soon as it is estimated, so steps whose planning fails still count
+                records.append(_truth_record(ev.step, ev.latent))
             elif isinstance(ev, Proposed):
                 count(ev.proposal.llm_calls)
-                lat = ev.proposal.latent
-                now = reached_now()
-                records.append({
-                    "index": ev.step,
-                    "commanded": last_cmd,
-                    "performed": None if last_perf is None else last_perf.performed,
-                    "performed_kind": "" if last_perf is None else last_perf.kind,
-                    "performed_target": "" if last_perf is None else last_perf.target,
-                    "performed_text": "" if last_perf is None else last_perf.text,
-                    "performed_matches_commanded": None if last_perf is None else last_perf.matches,
-                    "estimate": None if lat is None else {
-                        "performed_action": lat.performed_action, "screen_summary": lat.screen_summary,
-                        "progression": lat.progression, "mistakes": lat.mistakes, "completion": lat.completion,
-                    },
-                    "proposed": ev.proposal.action.describe(),
-                    "truth_complete": bool(task.is_success(phone)),
-                    "reached": [descriptions[k] for k in now],
-                    "reached_ever": [descriptions[k] for k in sorted(reached_ever)],
-                    "checkpoints": descriptions,
-                })
+                if records and records[-1]["index"] == ev.step:
+                    records[-1]["estimate"] = _estimate(ev.proposal.latent)
+                    records[-1]["proposed"] = ev.proposal.action.describe()
+                else:
+                    records.append(_truth_record(ev.step, ev.proposal.latent, ev.proposal.action.describe()))
             elif isinstance(ev, ErrorEvent):
                 count(ev.calls)
             elif isinstance(ev, Executed):

@@ -47,7 +47,7 @@ def parse_cmd(
     overlay: Path | None = typer.Option(None, "--overlay", help="write a set-of-marks PNG here"),
     describe: bool = typer.Option(False, "--describe", help="print the LLM-facing description"),
     mode: str = typer.Option("auto", "--mode", help="auto | vision | tree | fusion"),
-    detector: str = typer.Option("auto", "--detector", help="auto | yolo | cv | none"),
+    detector: str = typer.Option("auto", "--detector", help="auto | hybrid | yolo | cv | none"),
     min_conf: float = typer.Option(0.95, "--ocr-min-confidence", help="OCR confidence bar"),
 ) -> None:
     """Parse IMAGE and print per-stage timings."""

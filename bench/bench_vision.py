@@ -119,7 +119,7 @@ def bench_sim(args) -> dict:
     ocr = _OnceOcr(base.ocr_backend())
     parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False), ocr=ocr)}
     parsers["default"].detector()
-    if parsers["default"].detector_name == "yolo" and not args.no_cv:
+    if parsers["default"].detector_name != "cv" and not args.no_cv:
         parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
                                      icons=parsers["default"].icon_classifier())
     counts = {name: defaultdict(lambda: [0, 0, 0]) for name in parsers}  # tp, n_pred, n_true
@@ -214,7 +214,7 @@ def bench_real(args) -> dict:
     ocr = _OnceOcr(base.ocr_backend())
     parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False), ocr=ocr)}
     parsers["default"].detector()
-    if parsers["default"].detector_name == "yolo" and not args.no_cv:
+    if parsers["default"].detector_name != "cv" and not args.no_cv:
         parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
                                      icons=parsers["default"].icon_classifier())
     rows = list(csv.DictReader((REAL / "index.csv").open()))[: args.real_limit or None]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Mode = Literal["auto", "vision", "tree", "fusion"]
-DetectorName = Literal["auto", "yolo", "cv", "none"]
+DetectorName = Literal["auto", "hybrid", "yolo", "cv", "none"]
 OcrName = Literal["rapidocr", "paddle", "none"]
 IconName = Literal["auto", "onnx", "clip", "none"]
 
@@ -25,7 +25,7 @@ class PipelineConfig:
     """
 
     mode: Mode = "auto"
-    detector: DetectorName = "auto"  # auto: YOLO if its model ships, else the CV detector
+    detector: DetectorName = "auto"  # auto: hybrid (YOLO + CV) if the model ships, else the CV detector
     ocr: OcrName = "rapidocr"
     icons: IconName = "auto"  # auto: the shipped ONNX classifier if present
     ocr_min_confidence: float = 0.95  # VisionTasker's bar

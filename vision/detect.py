@@ -276,6 +276,30 @@ def _dedupe(dets: list[Detection], iou: float = 0.7) -> list[Detection]:
     return keep
 
 
+# --------------------------------------------------------------------------- hybrid
+
+
+class HybridDetector:
+    """The YOLO model for the classes it detects well, the CV detector for the rest.
+
+    CV detections of a YOLO class are kept only where YOLO found nothing overlapping,
+    so a widget YOLO misses can still come from the CV rules.
+    """
+
+    def __init__(self, model: WidgetDetector, classic: WidgetDetector,
+                 model_kinds: tuple[ElementKind, ...] = (ElementKind.BUTTON, ElementKind.EDIT_TEXT)) -> None:
+        self.model, self.classic, self.model_kinds = model, classic, model_kinds
+
+    def detect(self, image: np.ndarray, texts: Sequence[TextSpan] = ()) -> list[Detection]:
+        learned = [d for d in self.model.detect(image, texts) if d.kind in self.model_kinds]
+        out = list(learned)
+        for d in self.classic.detect(image, texts):
+            if d.kind in self.model_kinds and any(d.rect.iou(m.rect) > 0.2 for m in learned):
+                continue
+            out.append(d)
+        return _dedupe(out)
+
+
 # --------------------------------------------------------------------------- YOLO (ONNX)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from vision import blocks as blocks_mod
 from vision.config import PipelineConfig
 from vision.describe import describe
-from vision.detect import CvDetector, NoDetector, WidgetDetector, YoloOnnxDetector
+from vision.detect import CvDetector, HybridDetector, NoDetector, WidgetDetector, YoloOnnxDetector
 from vision.errors import BackendUnavailable
 from vision.fusion import fuse
 from vision.geometry import Size
@@ -89,17 +89,20 @@ class ScreenParser:
                 c = self.config
                 if c.detector == "none":
                     self._detector, self.detector_name = NoDetector(), "none"
-                elif c.detector in ("auto", "yolo"):
+                elif c.detector in ("auto", "hybrid", "yolo"):
                     try:
                         from vision.assets import model_path
 
                         path = model_path(c.detector_model)
-                        self._detector = YoloOnnxDetector(path, c.detector_min_confidence) if path else None
-                        if self._detector is None:
+                        if path is None:
                             raise BackendUnavailable(f"detector model {c.detector_model} not found")
-                        self.detector_name = "yolo"
-                    except BackendUnavailable as exc:
+                        yolo = YoloOnnxDetector(path, c.detector_min_confidence)
                         if c.detector == "yolo":
+                            self._detector, self.detector_name = yolo, "yolo"
+                        else:
+                            self._detector, self.detector_name = HybridDetector(yolo, CvDetector()), "hybrid"
+                    except BackendUnavailable as exc:
+                        if c.detector != "auto":
                             raise
                         log.info("%s; using the OpenCV detector", exc)
                         self._detector, self.detector_name = CvDetector(), "cv"

@@ -205,9 +205,12 @@ def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
             "Task success: the task's success condition holds at the end. Partial completion: share of the "
             "task's checkpoints reached (1 on success). Strict stop: success and `complete` declared right after "
             "the action that achieved it. Premature stop: `complete`/`impossible` declared while not done. "
-            "AITW step match: the episode's actions scored step by step against the task's reference solution "
-            "with the Android-in-the-Wild rule (offline-style, so a different but valid path scores low). "
-            "Episodes that crashed count as failures.",
+            + (
+                "AITW step match: the episode's actions scored step by step against the task's reference solution "
+                "with the Android-in-the-Wild rule (offline-style, so a different but valid path scores low). "
+                if any(r.aitw_match is not None for r in inp.results) else ""
+            )
+            + "Episodes that crashed count as failures.",
             "",
             "## Paired comparisons",
             "",

@@ -69,7 +69,7 @@ def test_element_ids_and_coordinates():
     assert parse_command("tap (540, 1200)", S).touch == Point(540, 1200)
 
 
-@pytest.mark.parametrize("text", ["", "   ", "I like turtles", "unknown"])
+@pytest.mark.parametrize("text", ["", "   ", "I like turtles", "unknown", "tap <element>, long press <element>"])
 def test_unreadable_commands_raise_with_the_accepted_forms(text):
     with pytest.raises(CommandError, match="expected one of"):
         parse_command(text, S)

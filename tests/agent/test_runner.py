@@ -326,5 +326,7 @@ def test_an_action_the_phone_refuses_is_a_step_error_the_planner_hears_about(ser
 def test_placeholder_app_names_are_not_apps():
     from agent.commands import CommandError, parse_command
 
-    with pytest.raises(CommandError, match="not an app name"):
+    with pytest.raises(CommandError, match="placeholder"):
         parse_command('open <app>")')
+    with pytest.raises(CommandError, match="not an app name"):
+        parse_command('open Clock") and more')

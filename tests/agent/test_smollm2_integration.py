@@ -108,7 +108,8 @@ def test_smollm2_runs_three_phone_tasks_robustly(smollm2_url, planner_name, tmp_
             if planner_name == "visiontasker":
                 planner.max_replans = 1  # keeps the run under the slow-test budget on a shared CPU
             gen = run_episode(task.goal, phone, TREE, planner, tee,
-                              settings=RunSettings(mode="auto", max_steps=2, max_wait_s=0, model="smollm2"))
+                              settings=RunSettings(mode="auto", max_steps=2, max_wait_s=0, max_replans=1,
+                                                  model="smollm2"))
             events = list(drive(gen, lambda ev: Decision(DecisionKind.APPROVE)))
             fin = events[-1]
             assert isinstance(fin, Finished), f"{task_id}: the run did not finish"

@@ -111,3 +111,22 @@ def test_shipped_yolo_model_finds_the_system_bars_on_a_phone_frame():
     img = sim.VirtualPhone(profile="phone", seed=77).screenshot().image
     kinds = {d.kind for d in YoloOnnxDetector(path).detect(img)}
     assert ElementKind.STATUS_BAR in kinds and ElementKind.NAVIGATION_BAR in kinds
+
+
+def test_hybrid_detector_takes_learned_classes_from_the_model_and_the_rest_from_cv():
+    from vision.detect import HybridDetector
+
+    class Model:
+        def detect(self, image, texts=()):
+            return [Detection(ElementKind.BUTTON, Rect(10, 10, 110, 60), 0.9),
+                    Detection(ElementKind.SWITCH, Rect(300, 10, 360, 40), 0.4)]
+
+    class Classic:
+        def detect(self, image, texts=()):
+            return [Detection(ElementKind.BUTTON, Rect(12, 12, 108, 58)),   # same button: dropped
+                    Detection(ElementKind.BUTTON, Rect(10, 200, 60, 250)),  # missed by the model: kept
+                    Detection(ElementKind.SWITCH, Rect(300, 12, 360, 42))]  # CV's class: kept
+
+    dets = HybridDetector(Model(), Classic()).detect(np.zeros((400, 400, 3), np.uint8))
+    got = sorted((d.kind.value, d.rect.top, d.confidence) for d in dets)
+    assert got == [("button", 10, 0.9), ("button", 200, 0.5), ("switch", 12, 0.5)]
