@@ -105,7 +105,7 @@ class CvDetector:
                 out.append(Detection(ElementKind.RATING_BAR, rect, 0.5))  # touching stars merge into one blob
                 continue
             kind = _classify(rect, fill, hollow, texts, W, H, small, s)
-            if kind in (ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP) and not _label_right(rect, texts, unit):
+            if kind in (ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP) and not _label_right(rect, texts, unit, left_ok=kind is ElementKind.CHECK_BOX):
                 kind = ElementKind.BUTTON  # a ring or box with no label beside it is an icon
             if kind is None:
                 continue
@@ -127,13 +127,13 @@ def _fill_holes(comp: np.ndarray) -> np.ndarray:
     return np.clip(comp + holes, 0, 1)
 
 
-def _label_right(rect: Rect, texts: Sequence[TextSpan], unit: float) -> bool:
-    """Check boxes and radio buttons carry a label just to their right (or left, in settings rows)."""
+def _label_right(rect: Rect, texts: Sequence[TextSpan], unit: float, *, left_ok: bool = True) -> bool:
+    """Check boxes and radio buttons carry a label just to their right (check boxes in settings rows: left)."""
     for t in texts:
         overlap = min(rect.bottom, t.rect.bottom) - max(rect.top, t.rect.top)
         if overlap < 0.4 * min(rect.height, t.rect.height):
             continue
-        if 0 <= t.rect.left - rect.right <= 32 * unit or 0 <= rect.left - t.rect.right <= 200 * unit:
+        if 0 <= t.rect.left - rect.right <= 32 * unit or (left_ok and 0 <= rect.left - t.rect.right <= 200 * unit):
             return True
     return False
 
@@ -287,7 +287,7 @@ class HybridDetector:
     """
 
     def __init__(self, model: WidgetDetector, classic: WidgetDetector,
-                 model_kinds: tuple[ElementKind, ...] = (ElementKind.BUTTON, ElementKind.EDIT_TEXT)) -> None:
+                 model_kinds: tuple[ElementKind, ...] = (ElementKind.BUTTON,)) -> None:
         self.model, self.classic, self.model_kinds = model, classic, model_kinds
 
     def detect(self, image: np.ndarray, texts: Sequence[TextSpan] = ()) -> list[Detection]:

@@ -330,3 +330,11 @@ def test_placeholder_app_names_are_not_apps():
         parse_command('open <app>")')
     with pytest.raises(CommandError, match="not an app name"):
         parse_command('open Clock") and more')
+
+
+def test_openai_compatible_backend_drives_the_same_loop(server, openai_client, phone):
+    task = wifi(phone)
+    server.on("Next action:", *WIFI_STEPS)
+    events = run(task.goal, phone, openai_client, "zeroshot-")
+    assert events[-1].status is EpisodeStatus.SUCCEEDED and task.is_success(phone)
+    assert {r.path for r in server.requests} == {"/v1/chat/completions"}

@@ -159,3 +159,16 @@ def test_cells_run_in_parallel_processes_from_the_command_line(task_dir: Path, f
     assert res.exit_code == 0, res.output
     with ResultsDB(db) as store:
         assert len(store.results("t")) == 4
+
+
+def test_estimates_are_kept_even_when_planning_then_fails(task_dir: Path) -> None:
+    from tests.agent.fake_ollama import FakeLLMServer, Reply
+
+    confused = FakeLLMServer(default=Reply("No mistakes."))
+    confused.on("Decide the single next action", "the weather is lovely today")
+    confused.on("fully achieved", "No.")
+    with confused:
+        r = bench_online.run_cell(_job("zeroshot+", task_dir, confused.url, max_steps=2))
+    assert r.error is None and not r.success and r.actions == 0
+    assert len(r.step_records) == 2
+    assert all(rec["estimate"] is not None and rec["proposed"] == "" for rec in r.step_records)
