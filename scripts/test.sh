@@ -9,6 +9,7 @@ export YOLO_CONFIG_DIR=${YOLO_CONFIG_DIR:-$PWD/.cache/ultralytics}
 export YOLO_OFFLINE=1 HF_HUB_OFFLINE=1
 say() { printf '\n\033[1m[test]\033[0m %s\n' "$*"; }
 
+mkdir -p .cache
 say "ruff"
 .venv/bin/ruff check .
 say "import contracts"
