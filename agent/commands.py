@@ -51,6 +51,10 @@ def _clean(text: str) -> str:
 
 def _target_from(words: str) -> Target:
     w = words.strip().strip(".").strip()
+    # ids with a letter prefix ("[t7]", "#t7", "element t7"): the tree parser's naming
+    m = re.fullmatch(r"(?:(?:element|id)\s*)?[\[#]?\s*([a-z]{1,2}\d+)\s*\]?(?:\s*[:,-]?\s+(.*))?", w, re.I)
+    if m and (w[:1] in "[#" or re.match(r"(?:element|id)\b", w, re.I)):
+        return Target(element_id=m.group(1), description=(m.group(2) or "").strip())
     m = re.fullmatch(r"(?:element\s*)?[\[#(]?\s*(?:id\s*)?(\d+)\s*[\])]?(?:\s+(.*))?", w, re.I)
     if m:
         return Target(element_id=m.group(1), description=(m.group(2) or "").strip())

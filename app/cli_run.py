@@ -9,6 +9,7 @@ project database unless ``--no-store``.  Heavy imports stay inside the command.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -159,10 +160,19 @@ def run(
             raise typer.Exit(1) from None
 
     sink = None
+    knowledge = None
     if store:
+        from agent.knowledge.base import Knowledge
+        from app.knowledge_store import SqliteKnowledgeStore
         from app.storage import Store
 
-        sink = Store(db or settings.database_path())
+        sink = Store(db or settings.database_path)
+        knowledge = Knowledge(SqliteKnowledgeStore(sink))
+        # Solved tasks and demonstrations similar to this goal become planner examples.
+        examples = knowledge.tasks.example_lines(goal)
+        if examples:
+            run_settings = replace(run_settings, examples=examples)
+            console.print(f"[dim]{len(examples)} similar solved task(s) given to the planner as examples[/]")
     grounder = ElementGrounder(llm=LLMGrounder(client) if llm_grounder else None)
     run_gen = run_episode(goal, phone, ScreenParser(PipelineConfig(mode=parse_mode)), plan, sink,
                           settings=run_settings, estimator=FusedEstimator(client) if fused else None,
@@ -184,10 +194,23 @@ def run(
         run_gen.close()
     finally:
         if sink is not None:
+            if knowledge is not None and final is not None:
+                _learn(console, knowledge, sink, final)
             sink.close()
         phone.close()
     if final is None or final.status.value in ("error", "aborted"):
         raise typer.Exit(1)
+
+
+def _learn(console: Console, knowledge: Any, sink: Any, final: Any) -> None:
+    """After a run: archive a success and map its pages (never fails the run)."""
+    try:
+        episode = sink.load_episode(final.episode.id)
+        record = knowledge.learn_from_episode(episode)
+        if record is not None:
+            console.print("[dim]stored in the task repository for similar goals[/]")
+    except Exception as exc:
+        console.print(f"[yellow]could not update knowledge: {escape(str(exc))}[/]")
 
 
 run_app.command("run")(run)

@@ -34,3 +34,19 @@ def test_run_rejects_unknown_planner(server, tmp_path):
     cli.command()(run)
     result = CliRunner().invoke(cli, ["x", "--planner", "magic", "--no-store", "--base-url", server.url])
     assert result.exit_code == 2 and "choose one of" in result.output
+
+
+def test_a_solved_task_becomes_an_example_for_a_similar_later_goal(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path))
+    server.on("Next action:", "open Settings", "tap Network & internet", "tap Internet", "tap the Wi-Fi switch",
+              "done")
+    cli = typer.Typer()
+    cli.command()(run)
+    args = ["--device", "sim", "--planner", "zeroshot-", "--mode", "auto", "--model", "fake", "--base-url",
+            server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree",
+            "--db", str(tmp_path / "run.db")]
+    first = CliRunner().invoke(cli, ["Turn off Wi-Fi", *args])
+    assert first.exit_code == 0, first.output
+    assert "stored in the task repository" in first.output
+    second = CliRunner().invoke(cli, ["Switch the Wi-Fi off", *args, "--max-steps", "1"])
+    assert "similar solved task(s) given to the planner as examples" in second.output

@@ -120,3 +120,18 @@ def test_lenient_parsing_finds_a_command_inside_chatty_replies():
     assert parse_lenient("I would open the Clock app now.", S).app == "Clock"
     with pytest.raises(CommandError):
         parse_lenient("I am a helpful assistant.", S)
+
+
+@pytest.mark.parametrize(
+    ("text", "element_id", "description"),
+    [
+        ("tap [t7] SIMs", "t7", "SIMs"),
+        ("tap #t12", "t12", ""),
+        ("tap element t3: Wi-Fi", "t3", "Wi-Fi"),
+        ("tap [7] SIMs", "7", "SIMs"),
+    ],
+)
+def test_element_ids_with_a_letter_prefix_are_read_as_ids(text, element_id, description):
+    action = parse_command(text)
+    assert action.target.element_id == element_id
+    assert action.target.description == description
