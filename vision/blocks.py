@@ -203,7 +203,7 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
             assign.setdefault(best, []).append(e.id)
     by_id = {e.id: e for e in elements}
     raw = [(rects[i], ids) for i, ids in assign.items()]
-    raw.sort(key=lambda x: (x[0].top, x[0].left))
+    raw.sort(key=lambda x: (x[0].top, min(by_id[i].rect.top for i in x[1]), x[0].left))
     blocks: list[Block] = []
     for n, (r, ids) in enumerate(raw):
         members = [by_id[i] for i in ids]

@@ -82,7 +82,11 @@ def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *
     by_id = {e.id: e for e in elements}
     lines = [head + ":"]
     seen: set[str] = set()
-    for b in sorted(blocks, key=lambda b: (b.rect.top, b.rect.left)):
+    def order(b: Block) -> tuple[int, int, int]:
+        tops = [by_id[i].rect.top for i in b.element_ids if i in by_id]
+        return (b.rect.top, min(tops, default=b.rect.top), b.rect.left)
+
+    for b in sorted(blocks, key=order):
         members = [by_id[i] for i in b.element_ids if i in by_id and i not in seen]
         if not members:
             continue

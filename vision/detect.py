@@ -107,6 +107,8 @@ class CvDetector:
             kind = _classify(rect, fill, hollow, texts, W, H, small, s)
             if kind in (ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP) and not _label_right(rect, texts, unit, left_ok=kind is ElementKind.CHECK_BOX):
                 kind = ElementKind.BUTTON  # a ring or box with no label beside it is an icon
+            if kind is ElementKind.RADIO_GROUP and _filled_inside(image, rect):
+                kind = ElementKind.IMAGE  # a coloured disc (avatar), not an empty ring
             if kind is None:
                 continue
             if kind is ElementKind.BUTTON and rect.width < 0.09 * W and rect.height < 0.05 * H and not _has_text(rect, texts):
@@ -125,6 +127,19 @@ def _fill_holes(comp: np.ndarray) -> np.ndarray:
     cv2.floodFill(flood, mask, (0, 0), 1)
     holes = 1 - flood[1:-1, 1:-1]
     return np.clip(comp + holes, 0, 1)
+
+
+def _filled_inside(image: np.ndarray, r: Rect) -> bool:
+    """The shape's middle differs in colour from just outside it (a disc, not a ring)."""
+    H, W = image.shape[:2]
+    cw, ch = max(1, r.width // 4), max(1, r.height // 4)
+    inner = image[r.top + ch : r.bottom - ch, r.left + cw : r.right - cw].reshape(-1, 3)
+    m = max(2, r.height // 8)
+    outer = image[max(0, r.top - m) : r.top, r.left : r.right].reshape(-1, 3)
+    if inner.size == 0 or outer.size == 0:
+        return False
+    d = np.abs(np.median(inner, axis=0).astype(int) - np.median(outer, axis=0).astype(int)).sum()
+    return bool(d > 60)
 
 
 def _label_right(rect: Rect, texts: Sequence[TextSpan], unit: float, *, left_ok: bool = True) -> bool:
