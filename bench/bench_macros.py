@@ -351,6 +351,21 @@ class ScriptedLLM:
         return f"tap [{eid}] {best.split(']', 1)[-1].strip()[:40]}"
 
 
+class _Replies:
+    """Wraps an LLM client and keeps the text of every reply, for the report."""
+
+    def __init__(self, client) -> None:  # type: ignore[no-untyped-def]
+        self.client, self.model, self.replies = client, client.model, []
+
+    def list_models(self) -> list[str]:
+        return self.client.list_models()
+
+    def chat(self, request, cancel=None):  # type: ignore[no-untyped-def]
+        reply = self.client.chat(request, cancel)
+        self.replies.append(reply.text.strip()[:120])
+        return reply
+
+
 class _Parser:
     def __init__(self, fn) -> None:  # type: ignore[no-untyped-def]
         self.fn = fn
@@ -360,24 +375,32 @@ class _Parser:
 
 
 def run_planner(goal: str, examples: tuple[str, ...], variant: dict[str, str], parse,
-                expected: dict[str, Any]) -> bool:  # type: ignore[no-untyped-def]
-    from agent.events import Autonomy, AwaitingDecision, RunSettings
+                expected: dict[str, Any], client=None, max_steps: int = 10,
+                max_replans: int = 2) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """One VisionTasker episode on a fresh phone; ``ok`` when the phone's state shows the
+    expected change.  ``client`` defaults to the scripted fake LLM."""
+    from agent.events import Autonomy, Executed, Finished, RunSettings
     from agent.planners.visiontasker import VisionTaskerPlanner
-    from agent.runner import run_episode
-    from agent.types import Decision, DecisionKind
+    from agent.runner import drive, run_episode
 
     phone = new_phone(variant)
-    gen = run_episode(goal, phone, _Parser(parse), VisionTaskerPlanner(ScriptedLLM()),
-                      settings=RunSettings(mode=Autonomy.AUTO, max_steps=10, examples=examples))
-    reply = None
-    try:
-        while True:
-            ev = gen.send(reply)
-            reply = Decision(DecisionKind.APPROVE) if isinstance(ev, AwaitingDecision) else None
-    except StopIteration:
-        pass
+    llm = _Replies(client if client is not None else ScriptedLLM())
+    planner = VisionTaskerPlanner(llm, max_replans=max_replans)
+    gen = run_episode(goal, phone, _Parser(parse), planner,
+                      settings=RunSettings(mode=Autonomy.AUTO, max_steps=max_steps, examples=examples,
+                                           max_replans=max_replans, max_wait_s=0))
+    t0 = time.perf_counter()
+    actions: list[str] = []
+    status, note = "unfinished", ""
+    for ev in drive(gen):
+        if isinstance(ev, Executed):
+            actions.append(ev.action.describe())
+        elif isinstance(ev, Finished):
+            status, note = ev.status.value, ev.note
     final = flat(phone.state)
-    return all(final.get(k) == v for k, v in expected.items())
+    phone.close()
+    return {"ok": all(final.get(k) == v for k, v in expected.items()), "status": status, "note": note[:160],
+            "actions": actions, "llm_calls": len(llm.replies), "replies": llm.replies[:6], "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def learning(parser_kind: str, scorers: tuple[str, ...] = ("lexical",)) -> dict[str, Any]:
@@ -412,7 +435,7 @@ def learning(parser_kind: str, scorers: tuple[str, ...] = ("lexical",)) -> dict[
         before = after = 0
         failed_before = []
         for r in recorded:
-            ok0 = run_planner(REPHRASED[r.name], (), RECORD, parse, r.delta)
+            ok0 = run_planner(REPHRASED[r.name], (), RECORD, parse, r.delta)["ok"]
             before += ok0
             if not ok0:
                 failed_before.append(r.name)
@@ -420,11 +443,84 @@ def learning(parser_kind: str, scorers: tuple[str, ...] = ("lexical",)) -> dict[
             if r.name not in failed_before:
                 continue
             lines = k.tasks.example_lines(REPHRASED[r.name], 1)
-            after += run_planner(REPHRASED[r.name], lines, RECORD, parse, r.delta)
+            after += run_planner(REPHRASED[r.name], lines, RECORD, parse, r.delta)["ok"]
         out["wiring"] = {"llm": "scripted fake (wiring check only)", "solved_without_examples": before,
                          "failed_without_examples": len(failed_before),
                          "solved_with_retrieved_demo": after}
     return out
+
+
+def learning_real(base_url: str, parser_kind: str, only: str | None = None, max_steps: int = 8,
+                  max_replans: int = 1, model: str = "smollm2") -> dict[str, Any]:
+    """The before/after protocol with a REAL model behind an OpenAI-compatible server.
+
+    For each task: the VisionTasker planner runs on the rephrased goal with no examples;
+    for each task it fails, it runs again with the demonstration retrieved (lexically)
+    by the rephrased goal among all stored demonstrations in ``RunSettings.examples``.
+    """
+    from agent.knowledge.base import Knowledge
+    from agent.knowledge.store import MemoryStore
+    from agent.llm import RetryPolicy, make_client
+
+    client = make_client("openai", model, base_url, policy=RetryPolicy(attempts=2, backoff_s=0.5, timeout_s=120))
+    served = client.list_models()
+    parse = make_parser(parser_kind)
+    recorded = []
+    for name, (goal, demo) in MACROS.items():
+        try:
+            recorded.append(record(name, goal, demo, parse))
+        except Exception as exc:
+            log.warning("could not record %s: %s", name, exc)
+    k = Knowledge(MemoryStore(), scorer="lexical")
+    by_id = {}
+    for r in recorded:  # every demonstration is stored, so retrieval can pick the wrong one
+        demo = fill_parameters(r.macro, r.params) if r.params else r.macro
+        by_id[k.learn_from_demonstration(demo, MACROS[r.name][0]).id] = r.name
+    chosen = [r for r in recorded if not only or r.name in only.split(",")]
+    t0 = time.perf_counter()
+    tasks: dict[str, Any] = {}
+    run = {"client": client, "max_steps": max_steps, "max_replans": max_replans}
+    for r in chosen:
+        b = run_planner(REPHRASED[r.name], (), RECORD, parse, r.delta, **run)
+        tasks[r.name] = {"goal": REPHRASED[r.name], "before": b}
+        log.warning("%-22s before: %s %s %s (%s s)", r.name, "OK " if b["ok"] else "BAD", b["status"], b["actions"],
+                    b["seconds"])
+    for r in chosen:
+        if tasks[r.name]["before"]["ok"]:
+            continue
+        hits = k.tasks.find(REPHRASED[r.name], 1)
+        lines = k.tasks.example_lines(REPHRASED[r.name], 1)
+        a = run_planner(REPHRASED[r.name], lines, RECORD, parse, r.delta, **run)
+        tasks[r.name].update(after=a, retrieved=by_id.get(hits[0][0].id) if hits else None, example=list(lines))
+        log.warning("%-22s after:  %s %s %s (%s s)", r.name, "OK " if a["ok"] else "BAD", a["status"], a["actions"],
+                    a["seconds"])
+    failed = [n for n, t in tasks.items() if not t["before"]["ok"]]
+    return {"llm": f"{model} via {base_url} (served: {served})", "planner": "visiontasker",
+            "parser": parser_kind, "max_steps": max_steps, "max_replans": max_replans, "tasks": tasks,
+            "solved_without_examples": len(tasks) - len(failed), "failed_without_examples": len(failed),
+            "solved_with_retrieved_demo": sum(tasks[n]["after"]["ok"] for n in failed),
+            "retrieval_correct_for_failed": sum(tasks[n]["retrieved"] == n for n in failed),
+            "seconds": round(time.perf_counter() - t0)}
+
+
+def render_real(rep: dict[str, Any]) -> str:
+    lines = [f"PBD before/after with a REAL model: {rep['llm']}; planner {rep['planner']}, parser {rep['parser']}, "
+             f"max {rep['max_steps']} steps, {rep['max_replans']} re-plan(s) per step", "",
+             "| task (rephrased goal) | without examples | with retrieved demo (retrieved task) |", "|---|---|---|"]
+    for name, t in rep["tasks"].items():
+        b = t["before"]
+        cell_b = f"{'solved' if b['ok'] else 'failed'} ({b['status']}, {len(b['actions'])} actions)"
+        if "after" in t:
+            a = t["after"]
+            cell_a = f"{'solved' if a['ok'] else 'failed'} ({a['status']}, {len(a['actions'])} actions; {t['retrieved']})"
+        else:
+            cell_a = "not run (solved without)"
+        lines.append(f"| {name}: \"{t['goal']}\" | {cell_b} | {cell_a} |")
+    lines += ["", f"Without examples {rep['solved_without_examples']}/{len(rep['tasks'])} solved; of the "
+                  f"{rep['failed_without_examples']} failed, {rep['solved_with_retrieved_demo']} solved with the "
+                  f"retrieved demonstration (retrieval picked the right task for {rep['retrieval_correct_for_failed']}). "
+                  f"Run time {rep['seconds']} s."]
+    return "\n".join(lines)
 
 
 def retrieval_only(scorers: tuple[str, ...]) -> dict[str, Any]:
@@ -479,6 +575,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embeddings", action="store_true", help="also rank with MiniLM (needs the extra)")
     ap.add_argument("--no-robustness", action="store_true")
     ap.add_argument("--retrieval-only", action="store_true", help="only rank rephrased goals (no phone needed)")
+    ap.add_argument("--real-llm", default=None, metavar="BASE_URL",
+                    help="run the learning before/after with a real model on an OpenAI-compatible server "
+                         "(e.g. http://127.0.0.1:8080/v1); use --only to pick tasks")
+    ap.add_argument("--model", default="smollm2", help="model name on the --real-llm server")
+    ap.add_argument("--max-steps", type=int, default=8, help="step budget per episode for --real-llm")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO if a.v else logging.WARNING, format="%(message)s")
@@ -489,6 +590,13 @@ def main(argv: list[str] | None = None) -> int:
         report["retrieval"] = retrieval_only(scorers)
         for name, r in report["retrieval"].items():
             print(f"{name}: top-1 {r['top1']}/{r['total']} ({r['seconds']} s); misses: {r['misses']}")
+        return 0
+    if a.real_llm:
+        report["learning_real"] = learning_real(a.real_llm, a.parser, a.only, a.max_steps, model=a.model)
+        print(render_real(report["learning_real"]))
+        print(f"\n({time.perf_counter() - t0:.0f} s)")
+        if a.json:
+            Path(a.json).write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str))
         return 0
     if not a.no_robustness:
         report["robustness"] = robustness(a.parser, a.only, a.skip_levels, a.variants)

