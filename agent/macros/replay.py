@@ -21,12 +21,12 @@ a user.  The replayer talks to the device only through ``agent.device.Device``.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.device import Device, DeviceError, Key
+from agent.execute import execute as run_action
 from agent.macros.describe import toggle_inside
 from agent.macros.editing import fill_parameters, next_version
 from agent.macros.fingerprint import compare_signatures, id_overlap, same_screen
@@ -166,33 +166,8 @@ def _swipe_in(rect_left: int, rect_top: int, rect_right: int, rect_bottom: int, 
 
 
 def execute(device: Device, action: Action) -> None:
-    """Perform a grounded action on a device."""
-    t = action.type
-    if t is ActionType.TAP:
-        assert action.touch is not None
-        device.tap(action.touch.x, action.touch.y)
-    elif t is ActionType.LONG_PRESS:
-        assert action.touch is not None
-        device.long_press(action.touch.x, action.touch.y, action.duration_ms or 800)
-    elif t is ActionType.SWIPE:
-        if action.touch is None or action.lift is None:
-            size = device.screen_size()
-            action = Action.scroll(action.finger_direction().opposite, size)  # type: ignore[union-attr]
-        assert action.touch is not None and action.lift is not None
-        device.swipe(action.touch.x, action.touch.y, action.lift.x, action.lift.y, action.duration_ms or 300)
-    elif t is ActionType.TYPE:
-        device.input_text(action.text or "")
-    elif t is ActionType.BACK:
-        device.key(Key.BACK)
-    elif t is ActionType.HOME:
-        device.key(Key.HOME)
-    elif t is ActionType.ENTER:
-        device.key(Key.ENTER)
-    elif t is ActionType.OPEN_APP:
-        device.open_app(action.app or "")
-    elif t is ActionType.WAIT:
-        time.sleep((action.duration_ms or 1000) / 1000)
-    # complete / impossible do nothing on the device
+    """Perform a grounded action on a device (the agent's one executor)."""
+    run_action(action, device)
 
 
 def app_available(device: Device, app: str) -> bool | None:

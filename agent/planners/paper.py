@@ -30,9 +30,12 @@ from agent.planners.base import (
 )
 from agent.types import Action, Proposal
 
-_REASK = ("Your reply could not be read as a phone action ({error}). Reply again with only one action such as "
-          "\"tap the Alarm tab\", \"type 'hello' in the Message field\", \"scroll down\", \"open Clock\", "
-          "\"go back\" or \"done\".\nYour reply was: {reply}")
+# The forms carry placeholders (which the command parser refuses) rather than concrete
+# examples: a small model parrots a concrete example, and "type 'hello'" would then be
+# typed on the phone.
+_REASK = ("Your reply could not be read as a phone action ({error}). Reply again with only one action, in one "
+          "of these forms: tap <element>, type '<text>' in <field>, scroll down, open <app>, go back, done.\n"
+          "Your reply was: {reply}")
 
 
 def _reask(text: str, error: str) -> str:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from agent.device import Key
+from agent.execute import execute
 from agent.types import Action, ActionType, Direction, Fingerprint, Target
 
 if TYPE_CHECKING:
@@ -239,30 +240,8 @@ class Step:
 
 
 def perform(phone: VirtualPhone, action: Action) -> None:
-    """Execute an ``agent.types.Action`` on any phone through the Device API."""
-    t = action.type
-    if t is ActionType.TAP:
-        assert action.touch is not None
-        phone.tap(action.touch.x, action.touch.y)
-    elif t is ActionType.LONG_PRESS:
-        assert action.touch is not None
-        phone.long_press(action.touch.x, action.touch.y, action.duration_ms or 800)
-    elif t is ActionType.SWIPE:
-        if action.touch is None or action.lift is None:
-            size = phone.screen_size()
-            action = Action.scroll((action.direction or Direction.UP).opposite, size)
-        assert action.touch is not None and action.lift is not None
-        phone.swipe(action.touch.x, action.touch.y, action.lift.x, action.lift.y, action.duration_ms or 300)
-    elif t is ActionType.TYPE:
-        phone.input_text(action.text or "")
-    elif t is ActionType.BACK:
-        phone.key(Key.BACK)
-    elif t is ActionType.HOME:
-        phone.key(Key.HOME)
-    elif t is ActionType.ENTER:
-        phone.key(Key.ENTER)
-    elif t is ActionType.OPEN_APP:
-        phone.open_app(action.app or "")
+    """Execute an ``agent.types.Action`` on the phone through the Device API."""
+    execute(action, phone)
 
 
 @dataclass(frozen=True)
