@@ -193,7 +193,7 @@ def report(
     console = _console()
     _open_db(console, db, run).close()
     html_path = write_run_report(db, run, out, title=title or None)
-    console.print(f"report: {html_path}  (and {html_path.with_suffix('.md')})")
+    console.print(f"report: {html_path}  (and {html_path.with_suffix('.md')})", soft_wrap=True)
 
 
 @bench_app.command("latent")
@@ -279,7 +279,7 @@ def online(
     if warning:
         console.print(f"[yellow]{escape(warning)}[/yellow]")
     for src, msg in problems:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]")
+        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
     if not task_ids:
         raise _fail(console, "no runnable tasks")
     settings = {
@@ -339,7 +339,7 @@ def online(
     _print_summary(console, results)
     if out is not None:
         html_path = write_run_report(db, run, out)
-        console.print(f"report: {html_path}")
+        console.print(f"report: {html_path}", soft_wrap=True)
 
 
 def _print_summary(console: Console, results) -> None:
@@ -373,7 +373,7 @@ def export_gold(
     except ValueError as exc:
         raise _fail(console, str(exc)) from exc
     for src, msg in [*problems, *failures]:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]")
+        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dump_trajectories(trajectories))
     console.print(f"{len(trajectories)} gold trajectories written to {out}")
