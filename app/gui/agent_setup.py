@@ -6,9 +6,14 @@ no network I/O itself (clients connect lazily).
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 from agent.llm.base import CancelToken, RetryPolicy
+
+log = logging.getLogger(__name__)
 
 #: Autonomy ids offered by the task panel (and the settings model) -> the runner's modes.
 AUTONOMY = {"approve_all": "approve", "approve": "approve", "confident": "confident", "auto": "auto"}
@@ -83,6 +88,53 @@ def build_episode(
         max_steps=getattr(agent_settings, "step_budget", 15),
         allow_sensitive=not getattr(agent_settings, "sensitive_needs_approval", True),
     )
+    knowledge = knowledge_for(store)
+    if knowledge is not None:
+        # Solved tasks and the user's demonstrations for similar goals become examples.
+        examples = knowledge.tasks.example_lines(goal)
+        if examples:
+            run_settings = replace(run_settings, examples=examples)
     gen = run_episode(goal, device, parser, plan, store, settings=run_settings, grounder=grounder,
                       assessor=assessor, cancel=cancel)
+    if knowledge is not None:
+        gen = learning_from(gen, knowledge)
     return gen, client
+
+
+def knowledge_for(store: Any) -> Any:
+    """The accumulated knowledge kept in the project database, or None without one."""
+    from app.storage import Store
+
+    if not isinstance(store, Store):
+        return None
+    from agent.knowledge.base import Knowledge
+    from app.knowledge_store import SqliteKnowledgeStore
+
+    try:
+        return Knowledge(SqliteKnowledgeStore(store))
+    except Exception:  # knowledge is an extra: a run never fails for it
+        log.warning("knowledge store unavailable", exc_info=True)
+        return None
+
+
+def learning_from(gen: Generator[Any, Any, Any], knowledge: Any) -> Generator[Any, Any, Any]:
+    """Pass ``gen``'s events and decisions through unchanged; when the episode finishes,
+    archive it in the task repository and map its pages (on the worker thread that
+    drives the generator, never the GUI thread)."""
+    from agent.events import Finished
+
+    reply: Any = None
+    try:
+        while True:
+            try:
+                event = gen.send(reply)
+            except StopIteration as stop:
+                return stop.value
+            if isinstance(event, Finished):
+                try:
+                    knowledge.learn_from_episode(event.episode)
+                except Exception:  # best effort: the episode is already stored
+                    log.warning("could not learn from the episode", exc_info=True)
+            reply = yield event
+    finally:
+        gen.close()
