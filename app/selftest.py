@@ -259,7 +259,7 @@ def stage_parse(screen: Any) -> tuple[Any, str]:
     icon_name = type(icons).__name__ if icons is not None else "none"
     # a model that ships in resources/models must really be used, not silently skipped
     config = parser.config
-    if model_path(config.detector_model) is not None and parser.detector_name != "yolo":
+    if model_path(config.detector_model) is not None and parser.detector_name not in ("yolo", "hybrid"):
         raise StageFailed(f"{config.detector_model} ships but the {parser.detector_name} detector was used")
     if model_path(config.icon_model) is not None and icons is None:
         raise StageFailed(f"{config.icon_model} ships but no icon classifier was loaded")

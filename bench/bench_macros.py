@@ -376,7 +376,7 @@ class _Parser:
 
 def run_planner(goal: str, examples: tuple[str, ...], variant: dict[str, str], parse,
                 expected: dict[str, Any], client=None, max_steps: int = 10,
-                max_replans: int = 2) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+                max_replans: int = 2, max_wait_s: float = 2.0) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """One VisionTasker episode on a fresh phone; ``ok`` when the phone's state shows the
     expected change.  ``client`` defaults to the scripted fake LLM."""
     from agent.events import Autonomy, Executed, Finished, RunSettings
@@ -388,7 +388,7 @@ def run_planner(goal: str, examples: tuple[str, ...], variant: dict[str, str], p
     planner = VisionTaskerPlanner(llm, max_replans=max_replans)
     gen = run_episode(goal, phone, _Parser(parse), planner,
                       settings=RunSettings(mode=Autonomy.AUTO, max_steps=max_steps, examples=examples,
-                                           max_replans=max_replans, max_wait_s=0))
+                                           max_replans=max_replans, max_wait_s=max_wait_s))
     t0 = time.perf_counter()
     actions: list[str] = []
     status, note = "unfinished", ""
@@ -479,7 +479,7 @@ def learning_real(base_url: str, parser_kind: str, only: str | None = None, max_
     chosen = [r for r in recorded if not only or r.name in only.split(",")]
     t0 = time.perf_counter()
     tasks: dict[str, Any] = {}
-    run = {"client": client, "max_steps": max_steps, "max_replans": max_replans}
+    run = {"client": client, "max_steps": max_steps, "max_replans": max_replans, "max_wait_s": 0.0}
     for r in chosen:
         b = run_planner(REPHRASED[r.name], (), RECORD, parse, r.delta, **run)
         tasks[r.name] = {"goal": REPHRASED[r.name], "before": b}
