@@ -13,9 +13,13 @@ knowledge" baseline) is compared with the same run after one demonstration of th
 was stored under its first goal phrasing and retrieved by a *rephrased* goal; the
 retrieved demonstration's steps are then executed with the replay cascade.  Optionally
 (``--fake-llm``) a scripted fake LLM checks that retrieved examples reach a planner
-prompt: that figure checks wiring only and is labelled so.
+prompt: that figure checks wiring only and is labelled so.  ``--real-llm BASE_URL`` runs
+the same before/after with a real model on an OpenAI-compatible server (VisionTasker
+planner, ``--max-steps`` per episode, one re-plan per step), the demonstration being
+put in ``RunSettings.examples`` after retrieval by the rephrased goal.
 
     python bench/bench_macros.py [--parser tree|vision] [--json out.json] [--only NAME]
+    python bench/bench_macros.py --real-llm http://127.0.0.1:8080/v1 [--model smollm2] [--only NAME]
 """
 
 from __future__ import annotations
@@ -592,7 +596,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: top-1 {r['top1']}/{r['total']} ({r['seconds']} s); misses: {r['misses']}")
         return 0
     if a.real_llm:
-        report["learning_real"] = learning_real(a.real_llm, a.parser, a.only, a.max_steps, model=a.model)
+        from agent.llm.base import LLMError
+
+        try:
+            report["learning_real"] = learning_real(a.real_llm, a.parser, a.only, a.max_steps, model=a.model)
+        except LLMError as exc:
+            print(f"--real-llm: {exc}", file=sys.stderr)
+            return 2
         print(render_real(report["learning_real"]))
         print(f"\n({time.perf_counter() - t0:.0f} s)")
         if a.json:
