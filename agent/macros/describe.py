@@ -62,6 +62,28 @@ def toggle_inside(element: Element, parse: ScreenParse) -> Element | None:
     return inside[0] if len(inside) == 1 else None
 
 
+#: Texts a switch or checkbox shows for its own state (Android puts them in the node's text).
+STATE_WORDS = {"on", "off", "an", "aus", "ein", "checked", "unchecked", "true", "false"}
+
+
+def row_label(element: Element, parse: ScreenParse) -> str:
+    """The text that names a control on its row (e.g. "Airplane mode" for its switch):
+    the nearest text to its left whose vertical span overlaps the control's."""
+    best, best_gap = "", None
+    cy = (element.rect.top + element.rect.bottom) / 2
+    for other in parse.elements:
+        text = (other.text or "").strip()
+        if other.id == element.id or not text or text.lower() in STATE_WORDS:
+            continue
+        r = other.rect
+        if r.right > element.rect.left + 4 or not (r.top <= cy <= r.bottom or element.rect.top <= (r.top + r.bottom) / 2 <= element.rect.bottom):
+            continue
+        gap = element.rect.left - r.right
+        if best_gap is None or gap < best_gap:
+            best, best_gap = text, gap
+    return best
+
+
 def element_phrase(element: Element, parse: ScreenParse) -> str:
     """A noun phrase naming the element and where it sits: "the 'Alarm' tab in the top tab bar"."""
     block = parse.block_of(element.id)
@@ -70,6 +92,8 @@ def element_phrase(element: Element, parse: ScreenParse) -> str:
     if toggle is not None and toggle is not element:
         noun = kind_noun(toggle, None)
     name = inner_text(parse, element) or element.label
+    if toggle is not None and (not name or name.strip().lower() in STATE_WORDS):
+        name = row_label(toggle, parse) or ("" if name.strip().lower() in STATE_WORDS else name)
     if not name and element.resource_id:
         name = element.display_name
     if name:
