@@ -22,32 +22,34 @@ from fractions import Fraction
 import numpy as np
 
 from agent.device import DeviceError, Key
+
+# The wire format is defined once, on the client side; the served phone speaks the same.
+from app.device.scrcpy_protocol import (
+    DEVICE_NAME_FIELD_LENGTH,
+    PACKET_FLAG_CONFIG,
+    PACKET_FLAG_KEY_FRAME,
+    SERVER_VERSION,
+    TYPE_BACK_OR_SCREEN_ON,
+    TYPE_COLLAPSE_PANELS,
+    TYPE_EXPAND_NOTIFICATION_PANEL,
+    TYPE_EXPAND_SETTINGS_PANEL,
+    TYPE_GET_CLIPBOARD,
+    TYPE_INJECT_KEYCODE,
+    TYPE_INJECT_SCROLL_EVENT,
+    TYPE_INJECT_TEXT,
+    TYPE_INJECT_TOUCH_EVENT,
+    TYPE_ROTATE_DEVICE,
+    TYPE_SET_CLIPBOARD,
+    TYPE_SET_SCREEN_POWER_MODE,
+)
 from app.sim.wire.adb_server import Stream, StreamClosed
 from app.sim.wire.served_phone import ServedPhone
 from app.sim.wire.vfs import VirtualFS
 
 log = logging.getLogger(__name__)
 
-SERVER_VERSION = "1.24"
 SERVER_CLASS = "com.genymobile.scrcpy.Server"
-PACKET_FLAG_CONFIG = 1 << 63
-PACKET_FLAG_KEY_FRAME = 1 << 62
-DEVICE_NAME_FIELD_LENGTH = 64
 KEYCODE_TO_KEY = {3: Key.HOME, 4: Key.BACK, 66: Key.ENTER, 187: Key.APP_SWITCH, 67: Key.DEL, 61: Key.TAB}
-
-# control message types (v1.24)
-TYPE_INJECT_KEYCODE = 0
-TYPE_INJECT_TEXT = 1
-TYPE_INJECT_TOUCH_EVENT = 2
-TYPE_INJECT_SCROLL_EVENT = 3
-TYPE_BACK_OR_SCREEN_ON = 4
-TYPE_EXPAND_NOTIFICATION_PANEL = 5
-TYPE_EXPAND_SETTINGS_PANEL = 6
-TYPE_COLLAPSE_PANELS = 7
-TYPE_GET_CLIPBOARD = 8
-TYPE_SET_CLIPBOARD = 9
-TYPE_SET_SCREEN_POWER_MODE = 10
-TYPE_ROTATE_DEVICE = 11
 
 #: Gestures shorter than this (device px) count as taps; held longer (ms) as long presses.
 TAP_SLOP_PX = 24
