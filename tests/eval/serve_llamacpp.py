@@ -12,22 +12,8 @@ off the extra buffer types avoids it at a small speed cost.  Usage, same argumen
 
 from __future__ import annotations
 
-
-def main() -> None:
-    import llama_cpp.llama_cpp as bindings
-
-    default = bindings.llama_model_default_params
-
-    def params():  # type: ignore[no-untyped-def]
-        p = default()
-        p.use_extra_bufts = False
-        return p
-
-    bindings.llama_model_default_params = params
-    from llama_cpp.server.__main__ import main as serve
-
-    serve()
-
+# One launcher holds the workaround; this module name is kept for the eval tests and docs.
+from tests.agent.llama_server import main
 
 if __name__ == "__main__":
     main()

@@ -13,27 +13,8 @@ from agent.eval.aitw import Category, score
 from agent.eval.loaders import load_trajectories
 from app import bench_online
 from app.cli_bench import bench_app
-
-GOOD = """
-- id: t.network_page
-  goals: ["Open the network settings"]
-  app: com.android.settings
-  step_budget: 6
-  success: {visited: com.android.settings/network}
-  checkpoints:
-    - {path: ui.foreground, eq: com.android.settings}
-    - {visited: com.android.settings/network}
-  solution:
-    - open_app: Settings
-    - tap: Network & internet
-"""
-BAD = """
-- id: t.broken
-  goals: ["Do something"]
-  app: com.android.settings
-  success: {path: settings.wifi, equals: false}
-  solution: [back]
-"""
+from tests.eval.scripted_llm import BAD_TASK as BAD
+from tests.eval.scripted_llm import GOOD_TASK as GOOD
 
 
 @pytest.fixture
