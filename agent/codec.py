@@ -23,8 +23,8 @@ T = TypeVar("T")
 
 #: Kinds of stored documents and their current schema versions.
 SCHEMAS: dict[str, tuple[type, int]] = {
-    "episode": (Episode, 1),
-    "step": (Step, 1),
+    "episode": (Episode, 2),
+    "step": (Step, 2),
     "macro": (Macro, 1),
     "action": (Action, 1),
     "target": (Target, 1),
@@ -34,8 +34,28 @@ SCHEMAS: dict[str, tuple[type, int]] = {
     "screen_parse": (ScreenParse, 1),
 }
 
+
+
+def _step_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 records where each step's time went; older steps were not timed."""
+    return {**data, "timings_ms": data.get("timings_ms") or []}
+
+
+def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 spells the ask-every-step autonomy ``approve`` (version 1: ``approve_all``)
+    and times its steps."""
+    out = dict(data)
+    if out.get("autonomy") in (None, "", "approve_all"):
+        out["autonomy"] = "approve"
+    out["steps"] = [_step_1_to_2(s) if isinstance(s, dict) else s for s in out.get("steps") or []]
+    return out
+
+
 #: ``MIGRATIONS[kind][v]`` turns version ``v`` data into version ``v + 1`` data.
-MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    "step": {1: _step_1_to_2},
+    "episode": {1: _episode_1_to_2},
+}
 
 
 class CodecError(ValueError):

@@ -1,24 +1,27 @@
 """The events ``run_episode`` yields, the settings it takes and the ``StepSink`` it writes to.
 
-All events are frozen; the GUI, the CLI and the tests consume the same stream.
-``StepSink`` is the persistence contract (``app.storage.Store`` satisfies it), declared
-here so the agent never imports the application layer.
+All events are frozen; the GUI, the CLI and the tests consume the same stream and
+dispatch on these classes (``match event: case Executed(record=step): ...``), never on
+attribute names.  Every step the runner stores arrives as exactly one *step event*
+carrying the stored ``Step`` in ``record`` (see ``StepEvent``): ``Executed`` (executed or
+finishing steps), ``Rejected``, ``Aborted`` and ``ErrorEvent`` (failed steps; its
+``record`` is None only for events built outside the runner).  ``StepSink`` is the
+persistence contract (``app.storage.Store`` satisfies it), declared here so the agent
+never imports the application layer.  No I/O here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import Protocol, runtime_checkable
 
-from agent.types import Action, Episode, EpisodeStatus, LatentState, LLMCall, Proposal, Step
+from agent.types import Action, Autonomy, Episode, EpisodeStatus, LatentState, LLMCall, Proposal, Step
 from vision.types import Screen, ScreenParse
 
-
-class Autonomy(str, Enum):
-    APPROVE = "approve"  # every step waits for the user
-    CONFIDENT = "confident"  # ask only when unconfident or sensitive
-    AUTO = "auto"  # never ask (sensitive actions still ask unless allowed)
+__all__ = [
+    "Aborted", "Autonomy", "AwaitingDecision", "ErrorEvent", "Estimated", "Event", "Executed", "Finished",
+    "Observed", "Parsed", "Proposed", "Rejected", "RunSettings", "StepEvent", "StepSink",
+]
 
 
 @runtime_checkable
@@ -44,6 +47,11 @@ class RunSettings:
     examples: tuple[str, ...] = ()  # demonstrations for planners that use examples
     send_screenshot: bool = False  # attach the screenshot to planner prompts (vision-language models)
     model: str = ""
+    #: A step that fails after its screenshot but before the user could decide (a screen
+    #: that could not be parsed, an unreadable reply, no groundable action) waits for the
+    #: user (``AwaitingDecision`` with ``failed=True``): Edit or Demonstrate performs the
+    #: user's action as the next step, Approve or Reject lets the agent try again, Abort stops.
+    ask_on_error: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.mode, Autonomy):
@@ -81,17 +89,43 @@ class Proposed:
 
 @dataclass(frozen=True, slots=True)
 class AwaitingDecision:
-    """Send a ``Decision`` back with ``generator.send(decision)``."""
+    """Send a ``Decision`` back with ``generator.send(decision)``.
+
+    ``failed`` is True when the step failed and the runner asks the user to perform it
+    (``RunSettings.ask_on_error``); ``proposal`` is then a placeholder (a wait action).
+    """
 
     step: int
     proposal: Proposal
     reason: str
+    failed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Executed:
+    """A step whose action reached the phone, or that finished the episode; ``record``
+    is the step as stored."""
+
     step: int
     action: Action
+    record: Step
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The user rejected the proposal (the feedback goes to the planner); ``record`` is
+    the stored step (outcome ``REJECTED``)."""
+
+    step: int
+    record: Step
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """The user stopped the run at this step; ``record`` is the stored step (outcome
+    ``ABORTED``).  A ``Finished`` event follows."""
+
+    step: int
     record: Step
 
 
@@ -104,10 +138,17 @@ class Finished:
 
 @dataclass(frozen=True, slots=True)
 class ErrorEvent:
+    """A step failed (``fatal``: the device is gone and a ``Finished`` follows); ``calls``
+    are the LLM requests the step made, ``record`` the step as stored."""
+
     step: int
     message: str
     fatal: bool = False
     calls: tuple[LLMCall, ...] = ()
+    record: Step | None = None
 
 
-Event = Observed | Parsed | Estimated | Proposed | AwaitingDecision | Executed | Finished | ErrorEvent
+#: The events that carry a stored step: exactly one per step the runner records.
+StepEvent = Executed | Rejected | Aborted | ErrorEvent
+
+Event = Observed | Parsed | Estimated | Proposed | AwaitingDecision | Executed | Rejected | Aborted | Finished | ErrorEvent

@@ -6,16 +6,22 @@ completion is asked last, once the planner has a candidate next action, because 
 the contemplated step helps judge whether anything is left to do.  The fused variant
 asks for all five in a single JSON reply.  Estimators only talk to the LLM; they keep
 no state between calls (the runner passes the history in).
+
+With ``structured=True`` (and a server that enforces JSON schemas, see
+``agent.llm.base.accepts_schema``) the calls whose answer has a fixed shape ask for it:
+the completion check replies ``{"completed": true|false, "reason": ...}`` and the fused
+estimate gets a schema for its seven keys.  The descriptive aspects (performed action,
+summary, progression, mistakes) stay free text: that is what they are.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent import prompts
-from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError
+from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, accepts_schema
 from agent.types import LatentState, LLMCall
 
 
@@ -53,6 +59,29 @@ def numbered(items: tuple[str, ...] | list[str], empty: str) -> str:
 
 NO_MISTAKES = "No mistakes."
 
+_TEXT = {"type": "string", "maxLength": 300}
+
+#: The completion check's reply when structured: a verdict first, then why.
+COMPLETION_SCHEMA = {
+    "type": "object",
+    "properties": {"completed": {"type": "boolean"}, "reason": {"type": "string", "maxLength": 200}},
+    "required": ["completed", "reason"],
+    "additionalProperties": False,
+}
+
+#: The fused estimate's reply when structured (the keys the ``latent_fused`` prompt names).
+FUSED_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "performed_action": _TEXT, "screen_summary": _TEXT, "progression": _TEXT, "mistakes": _TEXT,
+        "completed": {"type": "boolean"}, "completion_reason": {"type": "string", "maxLength": 200},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    },
+    "required": ["performed_action", "screen_summary", "progression", "mistakes", "completed",
+                 "completion_reason", "confidence"],
+    "additionalProperties": False,
+}
+
 
 def _first_yes_no(text: str) -> bool | None:
     m = re.match(r"\W*(yes|no)\b", text.strip(), re.I)
@@ -73,33 +102,39 @@ class ChainedEstimator:
     client: LLMClient
     name: str = "chain"
     max_tokens: int = 160
+    structured: bool = False
 
-    def _ask(self, purpose: str, prompt: str, calls: list[LLMCall], cancel: CancelToken | None) -> str:
+    def _ask(self, purpose: str, prompt: str, calls: list[LLMCall], cancel: CancelToken | None,
+             schema: dict[str, Any] | None = None) -> tuple[str, Any]:
         system = prompts.render("system")
         try:
             reply = self.client.chat(
-                ChatRequest(prompt, purpose=purpose, system=system, max_tokens=self.max_tokens), cancel)
+                ChatRequest(prompt, purpose=purpose, system=system, max_tokens=self.max_tokens,
+                            json_schema=schema or False), cancel)
         except LLMError as exc:
             calls.extend(exc.calls)
             raise LLMError(f"latent estimate {purpose!r} failed: {exc.message}", tuple(calls), exc.hint) from None
         calls.extend(reply.calls)
-        return reply.text.strip()
+        return reply.text.strip(), reply.data
+
+    def _text(self, purpose: str, prompt: str, calls: list[LLMCall], cancel: CancelToken | None) -> str:
+        return self._ask(purpose, prompt, calls, cancel)[0]
 
     def estimate(self, inp: LatentInput, cancel: CancelToken | None = None) -> Estimate:
         calls: list[LLMCall] = []
         if inp.commanded and inp.previous_screen:
-            performed = self._ask("latent.performed_action", prompts.render(
+            performed = self._text("latent.performed_action", prompts.render(
                 "latent_performed", commanded=inp.commanded, previous_screen=inp.previous_screen, screen=inp.screen),
                 calls, cancel)
         else:
             performed = "Nothing yet; this is the first screen." if not inp.commanded else inp.commanded
-        summary = self._ask("latent.screen_summary", prompts.render(
+        summary = self._text("latent.screen_summary", prompts.render(
             "latent_summary", screen=inp.screen, performed=performed), calls, cancel)
         history = (*inp.performed_history, performed) if inp.commanded else inp.performed_history
-        progression = self._ask("latent.progression", prompts.render(
+        progression = self._text("latent.progression", prompts.render(
             "latent_progression", history=numbered(history, "Nothing yet: the task is just starting."),
             summary=summary, screen=inp.screen), calls, cancel)
-        mistakes = self._ask("latent.mistakes", prompts.render(
+        mistakes = self._text("latent.mistakes", prompts.render(
             "latent_mistakes", goal=inp.goal, progression=progression, screen=inp.screen), calls, cancel)
         latent = LatentState(performed_action=performed, screen_summary=summary,
                              progression=progression, mistakes=mistakes)
@@ -109,10 +144,18 @@ class ChainedEstimator:
                    cancel: CancelToken | None = None) -> Estimate:
         calls: list[LLMCall] = []
         history = (*inp.performed_history, latent.performed_action) if inp.commanded else inp.performed_history
-        text = self._ask("latent.completion", prompts.render(
+        structured = self.structured and accepts_schema(self.client)
+        prompt = prompts.render(
             "latent_completion", goal=inp.goal, history=numbered(history, "Nothing yet: the task is just starting."),
-            summary=latent.screen_summary, next_action=next_action), calls, cancel)
-        verdict = _first_yes_no(text)
+            summary=latent.screen_summary, next_action=next_action)
+        if structured:
+            prompt += "\n" + prompts.render("latent_completion_json")
+        text, data = self._ask("latent.completion", prompt, calls, cancel, COMPLETION_SCHEMA if structured else None)
+        if isinstance(data, dict) and isinstance(data.get("completed"), bool):
+            verdict: bool | None = data["completed"]
+            text = str(data.get("reason", "")) or text
+        else:
+            verdict = _first_yes_no(text)
         return Estimate(replace(latent, completion=bool(verdict), completion_reason=text), tuple(calls),
                         complete=bool(verdict))
 
@@ -124,6 +167,7 @@ class FusedEstimator:
     client: LLMClient
     name: str = "fused"
     max_tokens: int = 400
+    structured: bool = False
 
     def estimate(self, inp: LatentInput, cancel: CancelToken | None = None) -> Estimate:
         prompt = prompts.render(
@@ -131,8 +175,9 @@ class FusedEstimator:
             commanded=inp.commanded or "none (first step)", previous_screen=inp.previous_screen or "(none)",
             screen=inp.screen)
         try:
+            schema = FUSED_SCHEMA if self.structured and accepts_schema(self.client) else True
             reply = self.client.chat(ChatRequest(prompt, purpose="latent.fused", system=prompts.render("system"),
-                                                 json_schema=True, max_tokens=self.max_tokens), cancel)
+                                                 json_schema=schema, max_tokens=self.max_tokens), cancel)
         except LLMError as exc:
             raise LLMError(f"fused latent estimate failed: {exc.message}", exc.calls, exc.hint) from None
         data = reply.data if isinstance(reply.data, dict) else {}

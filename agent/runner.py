@@ -1,14 +1,20 @@
-"""``run_episode``: the observe -> parse -> estimate -> plan -> ground -> decide -> execute loop.
+"""``run_episode``: the observe -> propose -> decide -> execute loop of one episode.
 
 A generator: it yields frozen events (``agent.events``) and, at ``AwaitingDecision``,
-receives the user's ``Decision`` through ``send()``.  Stop rules: with latent state, stop
-when the completion estimate says yes; without, stop on a predicted "done"; always stop
-at the step budget or after ``max_repeats`` identical actions in a row.  Sensitive
-actions wait for approval unless allowed for the task.  Every step is handed to the
-``StepSink`` the moment it completes.  LLM, parse and grounding failures become step
-errors (the run goes on until ``max_consecutive_errors``); a device failure ends the
-run with an error event and the episode is kept.  On-screen text only ever reaches
-models inside a fenced data block.
+receives the user's ``Decision`` through ``send()``.  Each step goes through four phases,
+one method each: *observe* (screenshot, parse), *propose* (latent state, plan, ground,
+assess), *decide* (ask the user or approve) and *execute*.  Any phase that fails raises
+``_StepFailed``, and one failure path stores the step, yields its ``ErrorEvent``, counts
+the error and maybe finishes the run.
+
+Stop rules: with latent state, stop when the completion estimate says yes; without,
+stop on a predicted "done"; always stop at the step budget or after ``max_repeats``
+identical actions in a row.  Sensitive actions wait for approval unless allowed for the
+task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
+as one step event carrying the stored ``Step`` (with where its time went).  A device
+failure ends the run with a fatal error event and the episode is kept.  On-screen text
+only ever reaches models inside a fenced data block.  This module never imports the
+application layer, Qt or a concrete device.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from typing import Any, Protocol
 
 from agent.commands import action_key
 from agent.device import Device, DeviceError, DeviceGone
+from agent.effects import unchanged_note
 from agent.events import (
+    Aborted,
     Autonomy,
     AwaitingDecision,
     ErrorEvent,
@@ -32,6 +40,7 @@ from agent.events import (
     Observed,
     Parsed,
     Proposed,
+    Rejected,
     RunSettings,
     StepSink,
 )
@@ -60,29 +69,83 @@ from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
 
+RunGenerator = Generator[Event, Decision | None, Episode]
+#: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
+STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute")
+_Phase = Generator[Event, Decision | None, Any]
+
 
 class ScreenParserLike(Protocol):
     def parse(self, screen: Screen) -> ScreenParse: ...
 
 
 class _StepFailed(Exception):
-    def __init__(self, message: str, calls: tuple[LLMCall, ...] = ()) -> None:
+    """A step could not go on.  ``fatal``: the device is gone.  ``refused``: the phone
+    refused this action (the planner hears about it on this screen)."""
+
+    def __init__(self, message: str, calls: tuple[LLMCall, ...] = (), *, fatal: bool = False,
+                 refused: Action | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.calls = calls
+        self.fatal = fatal
+        self.refused = refused
 
 
 @dataclass
-class _State:
-    episode: Episode
+class _Memory:
+    """What the loop carries from one step to the next."""
+
     history: list[Turn] = field(default_factory=list)
     performed: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the current screen
     failed: list[Action] = field(default_factory=list)  # options rejected on the current screen
     prev_screen_text: str = ""
+    prev_parse: ScreenParse | None = None  # the screen the last executed action was taken on
     last_screen_key: str = ""
-    index: int = 0
     errors_in_row: int = 0
+
+
+@dataclass
+class _Work:
+    """One step while it is being built; ``stored`` turns it into the ``Step`` to record."""
+
+    index: int
+    started: float = field(default_factory=time.time)
+    screen: Screen | None = None
+    parse: ScreenParse | None = None
+    foreground: str | None = None
+    screen_text: str = ""
+    images: tuple[bytes, ...] = ()
+    calls: list[LLMCall] = field(default_factory=list)
+    latent: LatentState | None = None
+    proposal: Proposal | None = None
+    decision: Decision | None = None
+    timings: list[tuple[str, float]] = field(default_factory=list)
+
+    def time(self, stage: str, since: float) -> None:
+        self.timings.append((stage, (time.perf_counter() - since) * 1000.0))
+
+    def stored(self, outcome: StepOutcome, *, executed: Action | None = None, error: str | None = None,
+               proposal: Proposal | None = None) -> Step:
+        timings = list(self.timings)
+        if self.calls:
+            timings.append(("llm", sum(c.latency_ms for c in self.calls)))
+        timings.sort(key=lambda t: STAGES.index(t[0]) if t[0] in STAGES else len(STAGES))
+        return Step(self.index, parse=self.parse, proposal=proposal or self.proposal, decision=self.decision,
+                    executed=executed, outcome=outcome, error=error, foreground_package=self.foreground,
+                    started_at=self.started, finished_at=time.time(), timings_ms=tuple(timings))
+
+
+@dataclass(frozen=True, slots=True)
+class _Offer:
+    """The propose phase's result: the proposal and why the user may need to be asked."""
+
+    proposal: Proposal
+    confidence: float | None
+    ask_reason: str = ""  # from the assessment
+    blocked: bool = False
+    sensitive: str | None = None  # why the action is sensitive
 
 
 def run_episode(
@@ -97,9 +160,8 @@ def run_episode(
     grounder: Grounder | None = None,
     assessor: Assessor | None = None,
     cancel: CancelToken | None = None,
-) -> Generator[Event, Decision | None, Episode]:
+) -> RunGenerator:
     """Drive one episode; see the module docstring.  Returns the final ``Episode``."""
-    settings = settings or RunSettings()
     if not goal.strip():
         raise ValueError("the goal is empty: say what the agent should do")
     if planner.uses_latent and estimator is None:
@@ -107,273 +169,363 @@ def run_episode(
         if client is None:
             raise ValueError(f"planner {planner.name!r} uses latent state: pass an estimator")
         estimator = ChainedEstimator(client)
-    grounder = grounder or ElementGrounder()
-    try:
-        serial = device.info.serial
-    except Exception:  # a dead device is reported at the first screenshot
-        serial = "?"
-    st = _State(Episode(goal=goal, planner=planner.name, model=settings.model, device=serial,
-                        autonomy=settings.mode.value))
-    _sink(store, "begin_episode", st.episode)
+    run = _Run(goal, device, parser, planner, store, settings or RunSettings(), estimator,
+               grounder or ElementGrounder(), assessor, cancel)
+    return (yield from run.loop())
 
-    def finish(status: EpisodeStatus, note: str) -> Finished:
-        st.episode = replace(st.episode, status=status, note=note, finished_at=time.time())
-        _sink(store, "finish_episode", st.episode.id, status, note)
-        return Finished(status, note, st.episode)
 
-    def record(step: Step, screen: Screen | None) -> Step:
-        step = replace(step, finished_at=time.time())
-        stored = _sink(store, "append_step", st.episode.id, step, screen)
-        if isinstance(stored, Step):
-            step = stored
-        st.episode = st.episode.with_step(step)
-        return step
+class _Run:
+    """One episode's collaborators and state; ``loop`` is the generator behind ``run_episode``."""
 
-    while True:
-        if cancel is not None and cancel.cancelled:
-            yield finish(EpisodeStatus.ABORTED, "cancelled")
-            return st.episode
-        if st.index >= settings.max_steps:
-            yield finish(EpisodeStatus.FAILED, f"step budget of {settings.max_steps} reached")
-            return st.episode
-        if st.errors_in_row >= settings.max_consecutive_errors:
-            yield finish(EpisodeStatus.ERROR, f"{st.errors_in_row} failed steps in a row")
-            return st.episode
-        i = st.index
-        st.index += 1
-        started = time.time()
-
-        # ---- observe ------------------------------------------------------------------
+    def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
+                 store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
+                 grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None) -> None:
+        self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
+        self.store, self.settings, self.estimator = store, settings, estimator
+        self.grounder, self.assessor, self.cancel = grounder, assessor, cancel
+        self.memory = _Memory()
+        self.index = 0
         try:
-            screen = device.screenshot(with_hierarchy=True)
-            foreground = screen.foreground_package
+            serial = device.info.serial
+        except Exception:  # a dead device is reported at the first screenshot
+            serial = "?"
+        self.episode = Episode(goal=goal, planner=planner.name, model=settings.model, device=serial,
+                               autonomy=settings.mode)
+
+    # ---- the loop ------------------------------------------------------------------------
+    def loop(self) -> RunGenerator:
+        _sink(self.store, "begin_episode", self.episode)
+        while True:
+            end = self._end_reason()
+            if end is not None:
+                yield self._finish(*end)
+                return self.episode
+            work = _Work(self.index)
+            self.index += 1
+            try:
+                finished = yield from self._step(work)
+            except _StepFailed as exc:
+                finished = yield from self._failed(work, exc)
+            if finished is not None:
+                yield finished
+                return self.episode
+
+    def _end_reason(self) -> tuple[EpisodeStatus, str] | None:
+        if self.cancel is not None and self.cancel.cancelled:
+            return EpisodeStatus.ABORTED, "cancelled"
+        if self.index >= self.settings.max_steps:
+            return EpisodeStatus.FAILED, f"step budget of {self.settings.max_steps} reached"
+        if self.memory.errors_in_row >= self.settings.max_consecutive_errors:
+            return EpisodeStatus.ERROR, f"{self.memory.errors_in_row} failed steps in a row"
+        return None
+
+    def _step(self, work: _Work) -> _Phase:
+        """One step through the four phases; returns a ``Finished`` when the run ends."""
+        yield from self._observe(work)
+        offer = yield from self._propose(work)
+        decision = yield from self._decide(work, offer)
+        return (yield from self._execute(work, decision))
+
+    # ---- observe ---------------------------------------------------------------------------
+    def _observe(self, work: _Work) -> _Phase:
+        t0 = time.perf_counter()
+        try:
+            screen = self.device.screenshot(with_hierarchy=True)
         except DeviceGone as exc:
-            yield ErrorEvent(i, f"device failure: {exc}", fatal=True)
-            record(Step(i, outcome=StepOutcome.ERROR, error=str(exc), started_at=started), None)
-            yield finish(EpisodeStatus.ERROR, f"device failure: {exc}")
-            return st.episode
+            raise _StepFailed(f"device failure: {exc}", fatal=True) from None
         except DeviceError as exc:
-            ev = _step_error(st, i, f"screenshot failed: {exc}", ())
-            yield ev
-            record(Step(i, outcome=StepOutcome.ERROR, error=ev.message, started_at=started), None)
-            if st.errors_in_row >= settings.max_consecutive_errors:
-                yield finish(EpisodeStatus.ERROR, ev.message)
-                return st.episode
-            continue
-        yield Observed(i, screen)
+            raise _StepFailed(f"screenshot failed: {exc}") from None
+        device_times = [(name, ms) for name, ms in screen.timings_ms if name in ("frame", "hierarchy")]
+        if device_times:
+            work.timings.extend(device_times)
+        else:
+            work.time("frame", t0)
+        work.screen, work.foreground = screen, screen.foreground_package
+        yield Observed(work.index, screen)
+        t0 = time.perf_counter()
         try:
-            parse = parser.parse(screen)
+            parse = self.parser.parse(screen)
         except Exception as exc:  # a parser bug must not kill the run
             log.exception("screen parse failed")
-            ev = _step_error(st, i, f"screen parse failed: {exc}", ())
-            yield ev
-            record(Step(i, outcome=StepOutcome.ERROR, error=ev.message, foreground_package=foreground,
-                        started_at=started), screen)
-            if st.errors_in_row >= settings.max_consecutive_errors:
-                yield finish(EpisodeStatus.ERROR, ev.message)
-                return st.episode
-            continue
-        yield Parsed(i, parse)
-        screen_text = fenced(description(parse, app=foreground))
-        images = (_png(screen),) if settings.send_screenshot else ()
-        screen_key = parse.description or screen_text
-        if screen_key != st.last_screen_key:
-            st.notes.clear()
-            st.failed.clear()
-        st.last_screen_key = screen_key
+            raise _StepFailed(f"screen parse failed: {exc}") from None
+        work.time("parse", t0)
+        work.parse = parse
+        yield Parsed(work.index, parse)
+        work.screen_text = fenced(description(parse, app=work.foreground))
+        work.images = (_png(screen),) if self.settings.send_screenshot else ()
+        mem = self.memory
+        screen_key = parse.description or work.screen_text
+        if screen_key != mem.last_screen_key:
+            mem.notes.clear()
+            mem.failed.clear()
+        mem.last_screen_key = screen_key
+        if mem.history and mem.prev_parse is not None:  # agent.effects: did the last action do anything?
+            note = unchanged_note(mem.history[-1].action, mem.prev_parse, parse)
+            if note and note not in mem.notes:
+                mem.notes.append(note)
 
-        # ---- estimate, plan, ground ---------------------------------------------------
-        calls: list[LLMCall] = []
-        latent: LatentState | None = None
-        try:
-            linput = LatentInput(
-                goal=goal, screen=screen_text, previous_screen=st.prev_screen_text,
-                commanded=st.history[-1].command if st.history else "",
-                commanded_history=tuple(t.command for t in st.history), performed_history=tuple(st.performed))
-            if planner.uses_latent and estimator is not None:
-                est = _guard(estimator.estimate, linput, cancel)
-                calls.extend(est.calls)
-                latent = est.latent
-                if st.history:
-                    st.performed.append(latent.performed_action or st.history[-1].command)
-                    linput = replace(linput, performed_history=tuple(st.performed[:-1]))
-                yield Estimated(i, latent, est.calls)
-                if est.complete:
-                    proposal = Proposal(Action.simple(ActionType.COMPLETE), rationale=latent.completion_reason,
-                                        latent=latent, planner=planner.name, llm_calls=tuple(calls))
-                else:
-                    proposal = yield from _plan_and_ground(
-                        goal, parse, screen_text, st, planner, grounder, settings, latent, cancel, calls, i, images)
-                    comp = _guard(estimator.completion, linput, latent, proposal.action.describe(), cancel)
-                    calls.extend(comp.calls)
-                    latent = comp.latent
-                    if comp.complete:
-                        proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE),
-                                           rationale=latent.completion_reason)
-                    proposal = replace(proposal, latent=latent)
-            else:
-                proposal = yield from _plan_and_ground(
-                    goal, parse, screen_text, st, planner, grounder, settings, None, cancel, calls, i, images)
-            blocked = any(e.startswith("blocked") for e in proposal.evidence)
-            ask_reason = ""
-            confidence = proposal.confidence
-            if assessor is not None and not proposal.action.is_terminal and not blocked:
-                a = assessor.assess(goal, tuple(t.command for t in st.history), proposal.action, screen_text,
-                                    tuple(st.failed), cancel)
-                calls.extend(a.calls)
-                proposal = replace(proposal, evidence=(*proposal.evidence, f"assessment: {a.verdict} ({a.reason})"))
-                confidence = a.confidence if a.confidence is not None else (1.0 if a.confident else 0.0)
-                if a.verdict == "retract":
-                    proposal = replace(proposal, action=Action.simple(ActionType.BACK))
-                elif a.verdict == "finish":
-                    proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE))
-                elif a.verdict == "change":
-                    ask_reason = f"the assessment suggests a different action: {a.reason}"
-                if not a.confident:
-                    ask_reason = ask_reason or f"the assessment is not confident: {a.reason}"
-        except _StepFailed as exc:
-            ev = _step_error(st, i, exc.message, (*calls, *exc.calls))
-            yield ev
-            record(Step(i, parse=parse, outcome=StepOutcome.ERROR, error=exc.message, foreground_package=foreground,
-                        started_at=started, proposal=_error_proposal(planner.name, latent, ev.calls)), screen)
-            if cancel is not None and cancel.cancelled:
-                yield finish(EpisodeStatus.ABORTED, "cancelled")
-                return st.episode
-            if st.errors_in_row >= settings.max_consecutive_errors:
-                yield finish(EpisodeStatus.ERROR, f"{st.errors_in_row} failed steps in a row; last: {exc.message}")
-                return st.episode
-            continue
-
-        sensitive = sensitivity(proposal.action, parse, foreground)
-        proposal = replace(proposal, sensitive=sensitive is not None, confidence=confidence,
-                           llm_calls=tuple(calls), latent=latent if latent is not None else proposal.latent)
-        yield Proposed(i, proposal)
-
-        # ---- decide -------------------------------------------------------------------
-        reasons = []
-        if settings.mode is Autonomy.APPROVE:
-            reasons.append("every step needs approval")
-        if sensitive and not settings.allow_sensitive:
-            reasons.append(f"sensitive action ({sensitive})")
-        if blocked:
-            reasons.append("the agent is stuck on this screen: please demonstrate the next step")
-        if settings.mode is Autonomy.CONFIDENT:
-            if ask_reason:
-                reasons.append(ask_reason)
-            elif confidence is None and assessor is None:
-                reasons.append("no confidence estimate for this step")
-            elif confidence is not None and confidence < settings.confidence_threshold:
-                reasons.append(f"low confidence ({confidence:.2f})")
-        if reasons:
-            decision = yield AwaitingDecision(i, proposal, "; ".join(reasons))
-            while not isinstance(decision, Decision):
-                decision = yield AwaitingDecision(i, proposal, "; ".join(reasons))
+    # ---- propose ---------------------------------------------------------------------------
+    def _propose(self, work: _Work) -> _Phase:
+        """Latent state (if the planner uses it), plan and ground, then the assessment."""
+        if self.planner.uses_latent and self.estimator is not None:
+            proposal = yield from self._plan_with_latent(work, self.estimator)
         else:
-            decision = Decision(DecisionKind.APPROVE, decided_by="auto")
+            proposal = self._plan_and_ground(work)
+        offer = self._assess(work, proposal)
+        sensitive = sensitivity(offer.proposal.action, work.parse, work.foreground, risk=offer.proposal.risk)
+        proposal = replace(offer.proposal, sensitive=sensitive is not None, confidence=offer.confidence,
+                           llm_calls=tuple(work.calls),
+                           latent=work.latent if work.latent is not None else offer.proposal.latent)
+        work.proposal = proposal
+        yield Proposed(work.index, proposal)
+        return replace(offer, proposal=proposal, sensitive=sensitive)
 
-        base = Step(i, parse=parse, proposal=proposal, decision=decision, foreground_package=foreground,
-                    started_at=started)
-        if decision.kind is DecisionKind.ABORT:
-            record(replace(base, outcome=StepOutcome.ABORTED), screen)
-            yield finish(EpisodeStatus.ABORTED, decision.feedback or "aborted by the user")
-            return st.episode
-        if decision.kind is DecisionKind.REJECT:
-            st.notes.append(f"The user rejected \"{proposal.action.describe()}\" and said: {decision.feedback}")
-            st.failed.append(proposal.action)
-            st.errors_in_row = 0
-            record(replace(base, outcome=StepOutcome.REJECTED), screen)
-            continue
-        action = proposal.action if decision.kind is DecisionKind.APPROVE else decision.action
-        assert action is not None
-        source = {DecisionKind.APPROVE: "agent", DecisionKind.EDIT: "edit", DecisionKind.DEMONSTRATE: "demonstration"}[
-            decision.kind]
-        if needs_grounding(action):
+    def _plan_with_latent(self, work: _Work, estimator: LatentEstimator) -> _Phase:
+        mem = self.memory
+        linput = LatentInput(
+            goal=self.goal, screen=work.screen_text, previous_screen=mem.prev_screen_text,
+            commanded=mem.history[-1].command if mem.history else "",
+            commanded_history=tuple(t.command for t in mem.history), performed_history=tuple(mem.performed))
+        est = _llm(estimator.estimate, linput, self.cancel)
+        work.calls.extend(est.calls)
+        work.latent = latent = est.latent
+        if mem.history:
+            mem.performed.append(latent.performed_action or mem.history[-1].command)
+            linput = replace(linput, performed_history=tuple(mem.performed[:-1]))
+        yield Estimated(work.index, latent, est.calls)
+        if est.complete:
+            return Proposal(Action.simple(ActionType.COMPLETE), rationale=latent.completion_reason,
+                            latent=latent, planner=self.planner.name)
+        proposal = self._plan_and_ground(work)
+        comp = _llm(estimator.completion, linput, latent, proposal.action.describe(), self.cancel)
+        work.calls.extend(comp.calls)
+        work.latent = comp.latent
+        if comp.complete:
+            proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE),
+                               rationale=comp.latent.completion_reason)
+        return replace(proposal, latent=comp.latent)
+
+    def _plan_and_ground(self, work: _Work) -> Proposal:
+        """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
+        assert work.parse is not None
+        notes = list(self.memory.notes)
+        evidence: list[str] = []
+        history = tuple(self.memory.history)
+        for attempt in range(self.settings.max_replans + 1):
+            ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=history,
+                              latent=work.latent, notes=tuple(notes), examples=self.settings.examples,
+                              step_index=work.index, cancel=self.cancel, images=work.images)
             try:
-                action = grounder.ground(action, GroundContext(goal, parse, (), cancel)).action
+                proposal = self.planner.propose(ctx)
+            except PlanError as exc:
+                raise _StepFailed(exc.message, exc.calls) from None
+            work.calls.extend(proposal.llm_calls)
+            evidence.extend(proposal.evidence)
+            try:
+                g = self.grounder.ground(proposal.action, GroundContext(
+                    self.goal, work.parse, tuple(t.command for t in history), self.cancel))
             except GroundingError as exc:
-                ev = _step_error(st, i, f"cannot ground the chosen action: {exc.message}", exc.calls)
-                yield ev
-                record(replace(base, outcome=StepOutcome.ERROR, error=ev.message), screen)
+                work.calls.extend(exc.calls)
+                if exc.blocked:
+                    return replace(proposal, evidence=(*evidence, f"blocked: {exc.message}"))
+                evidence.append(f"re-plan {attempt + 1}: {exc.message}")
+                notes.append(f"\"{proposal.action.describe()}\" is not possible: {exc.message}. "
+                             f"Elements available on this screen:\n{exc.available}")
                 continue
+            work.calls.extend(g.calls)
+            return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
+        raise _StepFailed(f"no groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
 
+    def _assess(self, work: _Work, proposal: Proposal) -> _Offer:
+        blocked = any(e.startswith("blocked") for e in proposal.evidence)
+        if self.assessor is None or proposal.action.is_terminal or blocked:
+            return _Offer(proposal, proposal.confidence, blocked=blocked)
+        a = _llm(self.assessor.assess, self.goal, tuple(t.command for t in self.memory.history),
+                      proposal.action, work.screen_text, tuple(self.memory.failed), self.cancel)
+        work.calls.extend(a.calls)
+        proposal = replace(proposal, evidence=(*proposal.evidence, f"assessment: {a.verdict} ({a.reason})"))
+        confidence = a.confidence if a.confidence is not None else (1.0 if a.confident else 0.0)
+        ask = ""
+        if a.verdict == "retract":
+            proposal = replace(proposal, action=Action.simple(ActionType.BACK))
+        elif a.verdict == "finish":
+            proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE))
+        elif a.verdict == "change":
+            ask = f"the assessment suggests a different action: {a.reason}"
+        if not a.confident:
+            ask = ask or f"the assessment is not confident: {a.reason}"
+        return _Offer(proposal, confidence, ask)
+
+    # ---- decide ----------------------------------------------------------------------------
+    def _decide(self, work: _Work, offer: _Offer) -> _Phase:
+        reasons = self._ask_reasons(offer)
+        if not reasons:
+            work.decision = Decision(DecisionKind.APPROVE, decided_by="auto")
+            return work.decision
+        t0 = time.perf_counter()
+        work.decision = yield from _await(AwaitingDecision(work.index, offer.proposal, "; ".join(reasons)))
+        work.time("decide", t0)
+        return work.decision
+
+    def _ask_reasons(self, offer: _Offer) -> list[str]:
+        mode = self.settings.mode
+        reasons = []
+        if mode is Autonomy.APPROVE:
+            reasons.append("every step needs approval")
+        if offer.sensitive and not self.settings.allow_sensitive:
+            reasons.append(f"sensitive action ({offer.sensitive})")
+        if offer.blocked:
+            reasons.append("the agent is stuck on this screen: please demonstrate the next step")
+        if mode is Autonomy.CONFIDENT:
+            if offer.ask_reason:
+                reasons.append(offer.ask_reason)
+            elif offer.confidence is None and self.assessor is None:
+                reasons.append("no confidence estimate for this step")
+            elif offer.confidence is not None and offer.confidence < self.settings.confidence_threshold:
+                reasons.append(f"low confidence ({offer.confidence:.2f})")
+        return reasons
+
+    # ---- execute ---------------------------------------------------------------------------
+    def _execute(self, work: _Work, decision: Decision) -> _Phase:
+        """Carry out the decision; returns a ``Finished`` when the run ends here."""
+        assert work.proposal is not None
+        if decision.kind is DecisionKind.ABORT:
+            yield Aborted(work.index, self._record(work, work.stored(StepOutcome.ABORTED)))
+            return self._finish(EpisodeStatus.ABORTED, decision.feedback or "aborted by the user")
+        if decision.kind is DecisionKind.REJECT:
+            mem = self.memory
+            mem.notes.append(f"The user rejected \"{work.proposal.action.describe()}\" and said: {decision.feedback}")
+            mem.failed.append(work.proposal.action)
+            mem.errors_in_row = 0
+            yield Rejected(work.index, self._record(work, work.stored(StepOutcome.REJECTED)))
+            return None
+        action = work.proposal.action if decision.kind is DecisionKind.APPROVE else decision.action
+        assert action is not None
+        if needs_grounding(action):
+            if work.parse is None:  # a step the user performs on a screen that could not be parsed
+                raise _StepFailed(f"cannot ground \"{action.describe()}\": the screen could not be read")
+            try:
+                action = self.grounder.ground(action, GroundContext(self.goal, work.parse, (), self.cancel)).action
+            except GroundingError as exc:
+                raise _StepFailed(f"cannot ground the chosen action: {exc.message}", exc.calls) from None
         if action.is_terminal:
-            status = EpisodeStatus.SUCCEEDED if action.type is ActionType.COMPLETE else EpisodeStatus.IMPOSSIBLE
-            rec = record(replace(base, executed=action, outcome=StepOutcome.FINISHED), screen)
-            yield Executed(i, action, rec)
-            why = "completion estimate says the goal is met" if planner.uses_latent else "the planner predicted done"
-            yield finish(status, why if status is EpisodeStatus.SUCCEEDED else "the planner judged the task impossible")
-            return st.episode
-
-        # ---- execute ------------------------------------------------------------------
+            return (yield from self._finish_with(work, action))
+        t0 = time.perf_counter()
         try:
-            execute(action, device, wait_ms=settings.settle_ms, max_wait_s=settings.max_wait_s)
+            execute(action, self.device, wait_ms=self.settings.settle_ms, max_wait_s=self.settings.max_wait_s)
         except NotExecutable as exc:
-            ev = _step_error(st, i, str(exc), ())
-            yield ev
-            record(replace(base, outcome=StepOutcome.ERROR, error=ev.message), screen)
-            continue
+            raise _StepFailed(str(exc)) from None
         except DeviceGone as exc:
-            yield ErrorEvent(i, f"device failure: {exc}", fatal=True)
-            record(replace(base, outcome=StepOutcome.ERROR, error=str(exc)), screen)
-            yield finish(EpisodeStatus.ERROR, f"device failure: {exc}")
-            return st.episode
-        except DeviceError as exc:
-            # the phone refused this action (unknown app, bad input): the planner hears about it
-            ev = _step_error(st, i, f"\"{action.describe()}\" failed on the phone: {exc.message}", ())
-            yield ev
-            st.notes.append(ev.message)
-            st.failed.append(action)
-            record(replace(base, outcome=StepOutcome.ERROR, error=ev.message), screen)
-            if st.errors_in_row >= settings.max_consecutive_errors:
-                yield finish(EpisodeStatus.ERROR, f"{st.errors_in_row} failed steps in a row; last: {ev.message}")
-                return st.episode
-            continue
-        st.errors_in_row = 0
-        thought = proposal.rationale if planner.name.startswith("react") else ""
-        command = action.describe() if source == "agent" else f"{action.describe()} (done by the user)"
-        st.history.append(Turn(command, action, screen_text, thought, source=source))
-        st.prev_screen_text = screen_text
-        rec = record(replace(base, executed=action, outcome=StepOutcome.EXECUTED), screen)
-        yield Executed(i, action, rec)
-        keys = [action_key(t.action) for t in st.history[-settings.max_repeats:]]
-        if len(keys) == settings.max_repeats and len(set(keys)) == 1:
-            yield finish(EpisodeStatus.FAILED, f"the same action was repeated {settings.max_repeats} times: "
-                                               f"{action.describe()}")
-            return st.episode
+            raise _StepFailed(f"device failure: {exc}", fatal=True) from None
+        except DeviceError as exc:  # the phone refused this action (unknown app, bad input)
+            raise _StepFailed(f"\"{action.describe()}\" failed on the phone: {exc.message}",
+                              refused=action) from None
+        work.time("execute", t0)
+        self._remember(work, action, decision)
+        rec = self._record(work, work.stored(StepOutcome.EXECUTED, executed=action))
+        yield Executed(work.index, action, rec)
+        keys = [action_key(t.action) for t in self.memory.history[-self.settings.max_repeats:]]
+        if len(keys) == self.settings.max_repeats and len(set(keys)) == 1:
+            return self._finish(EpisodeStatus.FAILED, f"the same action was repeated {self.settings.max_repeats} "
+                                                      f"times: {action.describe()}")
+        return None
+
+    def _finish_with(self, work: _Work, action: Action) -> _Phase:
+        """A terminal action (complete / impossible) ends the run with a stored step."""
+        status = EpisodeStatus.SUCCEEDED if action.type is ActionType.COMPLETE else EpisodeStatus.IMPOSSIBLE
+        rec = self._record(work, work.stored(StepOutcome.FINISHED, executed=action))
+        yield Executed(work.index, action, rec)
+        if status is EpisodeStatus.IMPOSSIBLE:
+            return self._finish(status, "the planner judged the task impossible")
+        why = "completion estimate says the goal is met" if self.planner.uses_latent else "the planner predicted done"
+        return self._finish(status, why)
+
+    def _remember(self, work: _Work, action: Action, decision: Decision) -> None:
+        """After an executed action: the planners' history (the planner decides what of it to use)."""
+        mem = self.memory
+        mem.errors_in_row = 0
+        by_agent = decision.kind is DecisionKind.APPROVE
+        source = {DecisionKind.APPROVE: "agent", DecisionKind.EDIT: "edit",
+                  DecisionKind.DEMONSTRATE: "demonstration"}[decision.kind]
+        command = action.describe() if by_agent else f"{action.describe()} (done by the user)"
+        thought = work.proposal.rationale if work.proposal is not None else ""
+        mem.history.append(Turn(command, action, work.screen_text, thought, source=source))
+        mem.prev_screen_text = work.screen_text
+        mem.prev_parse = work.parse
+
+    # ---- the one failure path ----------------------------------------------------------------
+    def _failed(self, work: _Work, exc: _StepFailed) -> _Phase:
+        """Store the failed step, report it, count it; returns a ``Finished`` when the run ends."""
+        mem = self.memory
+        mem.errors_in_row += 1
+        if exc.refused is not None:
+            mem.notes.append(exc.message)
+            mem.failed.append(exc.refused)
+        if work.proposal is None:  # failed before proposing: keep every LLM call made so far
+            work.calls.extend(exc.calls)
+            calls = tuple(work.calls)
+            placeholder = _error_proposal(self.planner.name, work.latent, calls)
+        else:
+            calls, placeholder = exc.calls, None
+        rec = self._record(work, work.stored(StepOutcome.ERROR, error=exc.message, proposal=placeholder))
+        yield ErrorEvent(work.index, exc.message, fatal=exc.fatal, calls=tuple(calls), record=rec)
+        if exc.fatal:
+            return self._finish(EpisodeStatus.ERROR, exc.message)
+        if self.cancel is not None and self.cancel.cancelled:
+            return self._finish(EpisodeStatus.ABORTED, "cancelled")
+        if self.settings.ask_on_error and work.screen is not None and work.decision is None:
+            return (yield from self._user_performs(work, exc.message))
+        if mem.errors_in_row >= self.settings.max_consecutive_errors:
+            return self._finish(EpisodeStatus.ERROR, f"{mem.errors_in_row} failed steps in a row; "
+                                                     f"last: {exc.message}")
+        return None
+
+    def _user_performs(self, failed: _Work, message: str) -> _Phase:
+        """``ask_on_error``: the user may edit or demonstrate the failed step as a new step."""
+        placeholder = Proposal(Action.simple(ActionType.WAIT), rationale=f"(the agent failed: {message})",
+                               planner=self.planner.name)
+        work = replace(failed, index=self.index, started=time.time(), calls=[], proposal=placeholder,
+                       decision=None, timings=[])
+        decision = yield from _await(AwaitingDecision(
+            work.index, placeholder, f"the agent failed: {message}; edit or demonstrate this step, "
+                                     "reject to let the agent retry, or stop", failed=True))
+        if decision.kind in (DecisionKind.APPROVE, DecisionKind.REJECT):
+            return None  # nothing performed: the agent tries again
+        self.index += 1
+        work.decision = decision
+        try:
+            return (yield from self._execute(work, decision))
+        except _StepFailed as exc:  # the user's action failed too: counted, not asked again
+            return (yield from self._failed(work, exc))
+
+    # ---- records -------------------------------------------------------------------------------
+    def _record(self, work: _Work, step: Step) -> Step:
+        stored = _sink(self.store, "append_step", self.episode.id, step, work.screen)
+        if isinstance(stored, Step):
+            step = stored
+        self.episode = self.episode.with_step(step)
+        return step
+
+    def _finish(self, status: EpisodeStatus, note: str) -> Finished:
+        self.episode = replace(self.episode, status=status, note=note, finished_at=time.time())
+        _sink(self.store, "finish_episode", self.episode.id, status, note)
+        return Finished(status, note, self.episode)
 
 
-def _plan_and_ground(goal: str, parse: ScreenParse, screen_text: str, st: _State, planner: Planner,
-                     grounder: Grounder, settings: RunSettings, latent: LatentState | None,
-                     cancel: CancelToken | None, calls: list[LLMCall], i: int,
-                     images: tuple[bytes, ...] = ()) -> Generator[Event, Any, Proposal]:
-    """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
-    notes = list(st.notes)
-    evidence: list[str] = []
-    for attempt in range(settings.max_replans + 1):
-        ctx = PlanContext(goal=goal, parse=parse, screen=screen_text, history=tuple(st.history), latent=latent,
-                          notes=tuple(notes), examples=settings.examples, step_index=i, cancel=cancel,
-                          images=images)
-        try:
-            proposal = planner.propose(ctx)
-        except PlanError as exc:
-            raise _StepFailed(exc.message, exc.calls) from None
-        calls.extend(proposal.llm_calls)
-        evidence.extend(proposal.evidence)
-        try:
-            g = grounder.ground(proposal.action, GroundContext(goal, parse, tuple(t.command for t in st.history),
-                                                               cancel))
-        except GroundingError as exc:
-            calls.extend(exc.calls)
-            if exc.blocked:
-                return replace(proposal, evidence=(*evidence, f"blocked: {exc.message}"))
-            evidence.append(f"re-plan {attempt + 1}: {exc.message}")
-            notes.append(f"\"{proposal.action.describe()}\" is not possible: {exc.message}. "
-                         f"Elements available on this screen:\n{exc.available}")
-            continue
-        calls.extend(g.calls)
-        return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
-    raise _StepFailed(f"no groundable action after {settings.max_replans} re-plans ({evidence[-1]})", ())
-    yield  # pragma: no cover - makes this a generator
+def _await(question: AwaitingDecision) -> Generator[Event, Decision | None, Decision]:
+    """Yield ``question`` until a ``Decision`` is sent back."""
+    decision = yield question
+    while not isinstance(decision, Decision):
+        decision = yield question
+    return decision
+
+
+def _llm(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call an estimator or the assessor; an LLM failure fails the step (its calls kept)."""
+    try:
+        return fn(*args)
+    except LLMError as exc:
+        raise _StepFailed(str(exc), exc.calls) from None
 
 
 def _png(screen: Screen, max_side: int = 1024) -> bytes:
@@ -389,18 +541,6 @@ def _png(screen: Screen, max_side: int = 1024) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
     return buf.getvalue()
-
-
-def _guard(fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except LLMError as exc:
-        raise _StepFailed(str(exc), exc.calls) from None
-
-
-def _step_error(st: _State, i: int, message: str, calls: tuple[LLMCall, ...]) -> ErrorEvent:
-    st.errors_in_row += 1
-    return ErrorEvent(i, message, fatal=False, calls=tuple(calls))
 
 
 def _error_proposal(planner: str, latent: LatentState | None, calls: tuple[LLMCall, ...]) -> Proposal | None:

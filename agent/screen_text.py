@@ -2,7 +2,8 @@
 
 On-screen words are untrusted data.  ``fenced`` wraps a description in ``<screen>`` tags
 and neutralises anything inside that looks like those tags, so text on the phone cannot
-close the data block and pose as instructions.  No LLM calls, no device access.
+close the data block and pose as instructions.  Elements under a dialog, sheet or menu
+(``Element.covered``) are never shown nor offered.  No LLM calls, no device access.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def sanitize(text: str) -> str:
 
 
 def description(parse: ScreenParse, app: str | None = None, max_chars: int = MAX_CHARS) -> str:
-    text = parse.description or describe(parse.screen_size, parse.elements, parse.blocks, app=app)
+    text = parse.description or describe(parse.screen_size, parse.elements, parse.blocks, app=app)  # skips covered ones
     if len(text) > max_chars:
         text = text[: max_chars - 20] + "\n… (screen truncated)"
     return text
@@ -34,10 +35,11 @@ def fenced(text: str) -> str:
 
 
 def actionable(parse: ScreenParse) -> list[Element]:
-    """Elements a step may name: interactive ones or ones with words (Prompt2Task's filter)."""
+    """Elements a step may name: interactive ones or ones with words (Prompt2Task's filter),
+    never ones a dialog covers."""
     skip = {ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR, ElementKind.CONTAINER}
     out = []
-    for e in parse.elements:
+    for e in parse.uncovered():
         if e.kind in skip and not e.clickable:
             continue
         if e.clickable or e.checkable or e.scrollable or e.kind is ElementKind.EDIT_TEXT or e.display_name:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from enum import Enum, IntEnum
+from enum import Enum, IntEnum, StrEnum
 from typing import Any
 
 from vision.geometry import NormPoint, Point, Size
@@ -386,6 +386,26 @@ class LLMCall:
 
 
 @dataclass(frozen=True, slots=True)
+class RiskSignal:
+    """The model's own judgement that a proposed step is risky, when its adapter can say so.
+
+    ``category`` names what the step would do (``deleting``, ``sending``, ``paying``,
+    ``installing``, ``security``) or is empty; ``score`` is in [0, 1] when the model gives
+    one.  ``agent.safety`` turns it into one of the signals behind a gate; it can only add
+    a reason to ask, never remove one.
+    """
+
+    risky: bool
+    category: str = ""
+    reason: str = ""
+    score: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.score is not None and not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"risk score must be in [0, 1], got {self.score}")
+
+
+@dataclass(frozen=True, slots=True)
 class Proposal:
     """What the agent wants to do next, and why."""
 
@@ -398,6 +418,7 @@ class Proposal:
     planner: str = ""
     sensitive: bool = False
     llm_calls: tuple[LLMCall, ...] = ()
+    risk: RiskSignal | None = None  # the model's own risk signal (see ``RiskSignal``)
 
 
 class DecisionKind(str, Enum):
@@ -441,6 +462,24 @@ class ImageRef:
     height: int
 
 
+class Autonomy(StrEnum):
+    """When a run asks the user before acting.
+
+    Older settings files and stored episodes say ``approve_all`` for ``approve``; both
+    read as ``APPROVE`` (``Autonomy("approve_all") is Autonomy.APPROVE``).
+    """
+
+    APPROVE = "approve"  # every step waits for the user
+    CONFIDENT = "confident"  # ask only when unconfident or sensitive
+    AUTO = "auto"  # never ask (sensitive actions still ask unless allowed)
+
+    @classmethod
+    def _missing_(cls, value: object) -> Autonomy | None:
+        if isinstance(value, str) and value.strip().lower() in ("approve_all", "approve-all", "approve all"):
+            return cls.APPROVE
+        return None
+
+
 class StepOutcome(str, Enum):
     EXECUTED = "executed"
     REJECTED = "rejected"
@@ -464,6 +503,14 @@ class Step:
     foreground_package: str | None = None
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
+    #: Where the step's time went, in order: ``(stage, milliseconds)`` pairs such as
+    #: ``frame``, ``hierarchy`` (from the device), ``parse``, ``llm`` and ``execute``.
+    timings_ms: tuple[tuple[str, float], ...] = ()
+
+    def timing(self, stage: str) -> float | None:
+        """Milliseconds spent in ``stage`` (summed if it occurs twice), or None if not timed."""
+        values = [ms for name, ms in self.timings_ms if name == stage]
+        return sum(values) if values else None
 
 
 class EpisodeStatus(str, Enum):
@@ -488,12 +535,16 @@ class Episode:
     planner: str = ""
     model: str = ""
     device: str = ""
-    autonomy: str = "approve_all"
+    autonomy: Autonomy = Autonomy.APPROVE
     status: EpisodeStatus = EpisodeStatus.RUNNING
     steps: tuple[Step, ...] = ()
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.autonomy, Autonomy):
+            object.__setattr__(self, "autonomy", Autonomy(self.autonomy))
 
     def with_step(self, step: Step) -> Episode:
         return replace(self, steps=(*self.steps, step))

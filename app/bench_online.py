@@ -178,19 +178,24 @@ def _load_source(source: str) -> tuple[tuple[Any, ...], tuple[tuple[str, str], .
     """Tasks named by ``source`` and the problems met loading them.
 
     ``source`` is a comma-separated list of ``all`` (the built-in tasks), paths (task
-    files or folders) and task ids.  A file that fails to load is reported and skipped;
+    files or folders), task ids and named sets (``yardstick``: see ``app.sim.task_sets``).
+    A file that fails to load is reported and skipped;
     the other files still count.  Cached per process (workers reload by source).
     """
     from pathlib import Path
 
+    from app.sim.task_sets import expand_task_set
     from app.sim.tasks import BUILTIN_DIR, TaskError, load_task_file
 
     entries = [e.strip() for e in source.split(",") if e.strip()] or ["all"]
     files: list[Path] = []
     ids: list[str] = []
     for e in entries:
+        named = expand_task_set(e)
         if e == "all":
             files += _task_files(str(BUILTIN_DIR))
+        elif named is not None:
+            ids += [i for i in named if i not in ids]
         elif Path(e).exists():
             files += _task_files(e)
         elif e.endswith((".yaml", ".yml", ".json")) or "/" in e:
@@ -304,16 +309,18 @@ def _terminal(kind: Any) -> Any:
 
 # ---- one benchmark cell ------------------------------------------------------------------
 
-PLANNER_HINT = "zeroshot+, zeroshot-, cotsc+, cotsc-, react+, react-, visiontasker, chain"
-
-
 def check_planners(names: list[str]) -> None:
-    from agent.planners.registry import PLANNER_NAMES
+    """``ValueError`` naming the choices (``app.compose.PLANNERS``) unless every name is a planner."""
+    from app.compose import PLANNER_NAMES, check_planner
 
     if not names:
-        raise ValueError(f"name at least one planner ({PLANNER_HINT})")
-    aliases = {"vt", "chain-of-action", "coa", "autoui"}
-    bad = [n for n in names if n.strip().lower() not in PLANNER_NAMES and n.strip().lower() not in aliases]
+        raise ValueError(f"name at least one planner ({', '.join(PLANNER_NAMES)})")
+    bad = []
+    for n in names:
+        try:
+            check_planner(n)
+        except ValueError:
+            bad.append(n)
     if bad:
         raise ValueError(f"unknown planner(s) {', '.join(bad)}; choose from {', '.join(PLANNER_NAMES)}")
 
@@ -367,8 +374,12 @@ def _stage(purpose: str) -> str:
     return (purpose or "llm").split(".")[0].split(":")[0] or "llm"
 
 
-def run_cell(job: Any) -> Any:
-    """Play one cell (``agent.eval.online.Job``) on a fresh virtual phone; see the module docstring."""
+def run_cell(job: Any, arena: Any = None) -> Any:
+    """Play one cell (``agent.eval.online.Job``) on a fresh virtual phone; see the module docstring.
+
+    ``arena`` (``app.farm.cells.ServedArena``) plays it on a served virtual phone over adb
+    instead: its ``phone`` gives the oracle the phone's state, its ``device`` the inputs
+    (no grounding noise and no per-input truth there: that stays in the phone's process)."""
     from agent.eval.metrics import (
         STOP_AGENT_ERROR,
         STOP_COMPLETE,
@@ -385,12 +396,11 @@ def run_cell(job: Any) -> Any:
         Finished,
         Parsed,
         Proposed,
-        RunSettings,
     )
-    from agent.llm import RetryPolicy, make_client
-    from agent.planners.registry import make_planner
     from agent.runner import drive, run_episode
     from agent.types import ActionType, EpisodeStatus
+    from app import compose
+    from app.settings import Settings
     from app.sim.noise import NoiseConfig
     from app.sim.phone import VirtualPhone
     from vision.config import PipelineConfig
@@ -399,26 +409,32 @@ def run_cell(job: Any) -> Any:
     s = job.settings
     task = find_task(s.get("tasks_source", "all"), job.task_id)
     profile = NOISE_PROFILES[job.noise]
-    phone = VirtualPhone(seed=job.seed, noise=NoiseConfig(**profile.get("phone", {})))
-    task.setup(phone)
-    device = TruthRecordingDevice(phone, seed=job.seed, tap_sd_px=profile.get("tap_sd_px", 0.0),
-                                  drop=profile.get("drop", 0.0))
+    device: Any
+    if arena is None:
+        phone: Any = VirtualPhone(seed=job.seed, noise=NoiseConfig(**profile.get("phone", {})))
+        task.setup(phone)
+        device = TruthRecordingDevice(phone, seed=job.seed, tap_sd_px=profile.get("tap_sd_px", 0.0),
+                                      drop=profile.get("drop", 0.0))
+    else:
+        phone, device = arena.phone, arena.device
+        task.setup(phone)
     model = str(s.get("model", ""))
-    client = make_client(str(s.get("backend", "ollama")), model, str(s.get("base_url", "")) or None,
-                         policy=RetryPolicy(attempts=int(s.get("attempts", 2)), timeout_s=float(s.get("timeout_s", 120.0))))
-    planner = make_planner(job.planner, client, samples=int(s.get("samples", 8)),
-                           temperature=float(s.get("sample_temperature", 0.5)))
+    settings = Settings()
+    client = compose.make_client(settings, model=model, backend=str(s.get("backend", "ollama")),
+                                 base_url=str(s.get("base_url", "")) or None, attempts=int(s.get("attempts", 2)),
+                                 timeout_s=float(s.get("timeout_s", 120.0)))
+    bundle = compose.planner_bundle(job.planner, client, autonomy=Autonomy.AUTO, samples=int(s.get("samples", 8)),
+                                    temperature=float(s.get("sample_temperature", 0.5)),
+                                    fused=s.get("estimator") == "fused", llm_grounder=False,
+                                    constrained=bool(s.get("constrained", False)),
+                                    apps=[name for name, _pkg in getattr(phone, "installed_apps", list)()])
     mode = str(s.get("parse_mode", "tree"))
+    # the benchmark's own parser: reproducible whatever the user's vision settings say
     parser = ScreenParser(PipelineConfig(mode=mode, ocr="none" if mode == "tree" else "rapidocr",  # type: ignore[arg-type]
                                          detector="none" if mode == "tree" else "auto",
                                          icons="none" if mode == "tree" else "auto"))
-    run_settings = RunSettings(mode=Autonomy.AUTO, max_steps=int(s.get("max_steps") or task.step_budget),
-                               allow_sensitive=True, max_wait_s=0.2, model=model)
-    estimator = None
-    if planner.uses_latent and s.get("estimator") == "fused":
-        from agent.latent import FusedEstimator
-
-        estimator = FusedEstimator(client)
+    run_settings = compose.run_settings(settings, autonomy=Autonomy.AUTO, model=model, allow_sensitive=True,
+                                        max_steps=int(s.get("max_steps") or task.step_budget), max_wait_s=0.2)
     goal = task.goals[job.seed % len(task.goals)]
     descriptions = [describe_condition(c) for c in task.checkpoints]
     reached_ever: set[int] = set()
@@ -429,7 +445,7 @@ def run_cell(job: Any) -> Any:
     reached_ever.update(reached_now())
     actions = 0
     first_success: int | None = None
-    llm_calls = prompt_tokens = completion_tokens = 0
+    llm_calls = prompt_tokens = completion_tokens = unparseable = 0
     stage_ms: dict[str, float] = {}
     records: list[dict[str, Any]] = []
     last_cmd = ""
@@ -440,9 +456,11 @@ def run_cell(job: Any) -> Any:
     t0 = time.perf_counter()
 
     def count(calls: tuple[Any, ...]) -> None:
-        nonlocal llm_calls, prompt_tokens, completion_tokens
+        nonlocal llm_calls, prompt_tokens, completion_tokens, unparseable
         for c in calls:
             llm_calls += 1
+            # a re-ask means the reply before it was unreadable; a client error with text too
+            unparseable += int(c.purpose.endswith(".reask") or bool(c.error and c.reply.strip()))
             prompt_tokens += c.prompt_tokens or 0
             completion_tokens += c.completion_tokens or 0
             stage_ms[_stage(c.purpose)] = stage_ms.get(_stage(c.purpose), 0.0) + float(c.latency_ms or 0.0)
@@ -466,8 +484,9 @@ def run_cell(job: Any) -> Any:
         }
 
     try:
-        for ev in drive(run_episode(goal, device, parser, planner, None, settings=run_settings,
-                                     estimator=estimator)):
+        for ev in drive(run_episode(goal, device, parser, bundle.planner, None, settings=run_settings,
+                                     estimator=bundle.estimator, grounder=bundle.grounder,
+                                     assessor=bundle.assessor)):
             if isinstance(ev, Parsed):
                 stage_ms["parse"] = stage_ms.get("parse", 0.0) + sum(t.ms for t in ev.parse.timings)
             elif isinstance(ev, Estimated):
@@ -480,9 +499,19 @@ def run_cell(job: Any) -> Any:
                     records[-1]["proposed"] = ev.proposal.action.describe()
                 else:
                     records.append(_truth_record(ev.step, ev.proposal.latent, ev.proposal.action.describe()))
+                records[-1]["replies"] = [e for e in ev.proposal.evidence if e.startswith("reply:")]
             elif isinstance(ev, ErrorEvent):
                 count(ev.calls)
-            elif isinstance(ev, Executed):
+                if records and records[-1]["index"] == ev.step:
+                    records[-1]["error"] = ev.message
+                else:
+                    records.append({"index": ev.step, "estimate": None, "error": ev.message})
+                unparseable += int("unreadable reply" in ev.message)
+            if isinstance(ev, Executed | ErrorEvent) and ev.record is not None:
+                for stage, ms in ev.record.timings_ms:  # the device's share of each step
+                    if stage in ("frame", "hierarchy", "execute"):
+                        stage_ms[stage] = stage_ms.get(stage, 0.0) + ms
+            if isinstance(ev, Executed):
                 if ev.action.is_terminal:
                     final_action = ev.action
                     continue
@@ -521,6 +550,7 @@ def run_cell(job: Any) -> Any:
             llm_calls=llm_calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
             wall_s=time.perf_counter() - t0, stage_ms={k: round(v, 1) for k, v in stage_ms.items()},
             step_records=tuple(records), note=note, goal=goal, aitw_match=aitw_match,
+            unparseable_replies=unparseable,
         )
     finally:
         phone.close()
@@ -540,9 +570,12 @@ def guess_backend(base_url: str) -> str:
 def preflight(llm: dict[str, Any], timeout_s: float = 10.0) -> str | None:
     """Check that the server answers and knows the model.  Raises ``ValueError`` when the
     server cannot be reached; returns a warning when the model is not listed."""
-    from agent.llm import LLMError, RetryPolicy, make_client
+    from agent.llm import LLMError
+    from app import compose
+    from app.settings import Settings
 
-    client = make_client(llm["backend"], llm["model"], llm["base_url"], policy=RetryPolicy(attempts=1, timeout_s=timeout_s))
+    client = compose.make_client(Settings(), model=llm["model"], backend=llm["backend"], base_url=llm["base_url"],
+                                 attempts=1, timeout_s=timeout_s)
     try:
         models = client.list_models()
     except LLMError as exc:
@@ -550,9 +583,7 @@ def preflight(llm: dict[str, Any], timeout_s: float = 10.0) -> str | None:
                "start one, e.g. `python -m llama_cpp.server --model FILE.gguf --model_alias NAME --port 8080`")
         raise ValueError(f"the LLM server at {llm['base_url']} does not answer ({exc}); {how}") from None
     finally:
-        close = getattr(client, "close", None)
-        if close is not None:
-            close()
+        compose.close_client(client)
     if models and llm["model"] not in models and f"{llm['model']}:latest" not in models:
         return f"model {llm['model']!r} is not listed by the server (it has: {', '.join(models[:8])})"
     return None

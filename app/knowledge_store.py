@@ -73,7 +73,7 @@ class SqliteKnowledgeStore:
     def delete_task(self, record_id: str) -> None:
         with self.db.conn:
             for t in ("task_repository", "demonstrations"):
-                self.db[t].delete_where("id = ?", [record_id])
+                self.db.table(t).delete_where("id = ?", [record_id])
 
     # ---- instruction set ----
     def save_mapping(self, mapping: InstructionMapping) -> None:
@@ -97,11 +97,11 @@ class SqliteKnowledgeStore:
         prefix = f"{user}/"
         now = time.time()
         with self.db.conn:
-            self.db["context_library"].delete_where("substr(key, 1, ?) = ?", [len(prefix), prefix])
+            self.db.table("context_library").delete_where("substr(key, 1, ?) = ?", [len(prefix), prefix])
             rows = [{"key": prefix + path, "value": json.dumps(value, ensure_ascii=False),
                      "source": "user", "updated_at": now} for path, value in flatten(data).items()]
             if rows:
-                self.db["context_library"].upsert_all(rows, pk="key")
+                self.db.table("context_library").upsert_all(rows, pk="key")
 
     # ---- interaction graph ----
     def load_graph(self) -> dict[str, Any] | None:
@@ -120,17 +120,17 @@ class SqliteKnowledgeStore:
     def save_graph(self, data: dict[str, Any]) -> None:
         now = time.time()
         with self.db.conn:
-            self.db["graph_nodes"].delete_where()
-            self.db["graph_edges"].delete_where()
+            self.db.table("graph_nodes").delete_where()
+            self.db.table("graph_edges").delete_where()
             nodes = [{"id": n["id"], "app": n.get("app", ""), "signature": "|".join(f[0] for f in n.get("features", []))[:500],
                       "doc": json.dumps(n, ensure_ascii=False), "updated_at": now} for n in data.get("nodes", [])]
             if nodes:
-                self.db["graph_nodes"].insert_all(nodes, pk="id")
+                self.db.table("graph_nodes").insert_all(nodes, pk="id")
             edges = [{"src": e["src"], "element": e["element"], "dst": e["dst"], "count": int(e.get("count", 1)),
                       "updated_at": now} for e in data.get("edges", [])]
             if edges:
-                self.db["graph_edges"].insert_all(edges, pk=("src", "element", "dst"))
+                self.db.table("graph_edges").insert_all(edges, pk=("src", "element", "dst"))
             if "merge_threshold" in data:
-                self.db["context_library"].upsert({"key": "_graph/merge_threshold",
+                self.db.table("context_library").upsert({"key": "_graph/merge_threshold",
                                                    "value": json.dumps(data["merge_threshold"]),
                                                    "source": "system", "updated_at": now}, pk="key")

@@ -17,18 +17,17 @@ database in a temporary folder), and must not reach the network (the LLM server 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
+
+from app.scripted_llm import ScriptedLLMServer
 
 log = logging.getLogger(__name__)
 
@@ -53,103 +52,6 @@ class StageFailed(RuntimeError):
     """A stage ran but did not see what it must see."""
 
 
-# ---------------------------------------------------------------------------- LLM stub
-class ScriptedLLMServer:
-    """A tiny loopback HTTP server answering like Ollama and OpenAI-compatible servers.
-
-    Every chat request gets ``reply`` as the assistant message.  It answers
-    ``POST /api/chat``, ``GET /api/tags``, ``GET /api/version``,
-    ``POST /v1/chat/completions`` and ``GET /v1/models``; it counts chat requests.
-    """
-
-    def __init__(self, reply: str = SCRIPTED_REPLY, model: str = SCRIPTED_MODEL) -> None:
-        self.reply = reply
-        self.model = model
-        self.chat_requests = 0
-        self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-
-    @property
-    def url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("the scripted LLM server is not running")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def _chat_body(self, path: str, request: dict[str, Any]) -> dict[str, Any] | None:
-        message = {"role": "assistant", "content": self.reply}
-        model = request.get("model", self.model)
-        if path == "/api/chat":
-            return {"model": model, "created_at": "2026-01-01T00:00:00Z", "message": message, "done": True,
-                    "done_reason": "stop", "prompt_eval_count": 1, "eval_count": 1}
-        if path == "/v1/chat/completions":
-            return {"id": "selftest", "object": "chat.completion", "model": model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1}}
-        return None
-
-    def start(self) -> ScriptedLLMServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                if self.path == "/api/tags":
-                    self._send(200, {"models": [{"name": server.model, "model": server.model}]})
-                elif self.path == "/api/version":
-                    self._send(200, {"version": "0.0.0-selftest"})
-                elif self.path == "/v1/models":
-                    self._send(200, {"object": "list", "data": [{"id": server.model}]})
-                else:
-                    self._send(404, {"error": f"no route {self.path}"})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    request = json.loads(self.rfile.read(length) or b"{}")
-                except json.JSONDecodeError:
-                    self._send(400, {"error": "the request body is not JSON"})
-                    return
-                body = server._chat_body(self.path, request)
-                if body is None:
-                    self._send(404, {"error": f"no route {self.path}"})
-                    return
-                with server._lock:
-                    server.chat_requests += 1
-                self._send(200, body)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                         name="selftest-llm", daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ScriptedLLMServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-# ---------------------------------------------------------------------------- stages
 def _ensure_offscreen() -> str:
     """Use Qt's offscreen platform unless the caller chose one; returns the platform."""
     platform = os.environ.get("QT_QPA_PLATFORM", "")
@@ -268,27 +170,26 @@ def stage_parse(screen: Any) -> tuple[Any, str]:
 
 
 def stage_agent(phone: Any, parser: Any) -> str:
-    """One ``zeroshot-`` step over the Ollama API against the scripted server."""
-    from agent.events import ErrorEvent, Executed, RunSettings
-    from agent.llm import RetryPolicy, make_client
-    from agent.planners import make_planner
-    from agent.runner import drive, run_episode
+    """One ``zeroshot-`` step over the Ollama API against the scripted server, assembled
+    by ``app.compose`` like every other run."""
+    from agent.events import ErrorEvent, Executed
+    from agent.runner import drive
     from agent.types import ActionType
+    from app.compose import RunRequest, build_run, close_client
+    from app.settings import LLMSettings, Settings
 
-    with ScriptedLLMServer() as server:
-        client = make_client("ollama", SCRIPTED_MODEL, server.url,
-                             policy=RetryPolicy(attempts=2, backoff_s=0.1, timeout_s=20.0))
+    with ScriptedLLMServer(default=SCRIPTED_REPLY, models=(SCRIPTED_MODEL,)) as server:
+        settings = Settings(llm=LLMSettings(backend="ollama", ollama_host=server.url, model=SCRIPTED_MODEL,
+                                            retries=1, timeout_s=20.0))
+        request = RunRequest(GOAL, planner="zeroshot-", autonomy="auto", max_steps=1, learn=False)
+        run = build_run(request, settings, device=phone, parser=parser, max_wait_s=0.0)
         try:
-            models = client.list_models()
+            models = run.client.list_models()
             if SCRIPTED_MODEL not in models:
                 raise StageFailed(f"the client listed {models}, not {SCRIPTED_MODEL}")
-            run = run_episode(GOAL, phone, parser, make_planner("zeroshot-", client),
-                              settings=RunSettings(mode="auto", max_steps=1, max_wait_s=0.0))
-            events = list(drive(run))
+            events = list(drive(run.events))
         finally:
-            close = getattr(client, "close", None)
-            if callable(close):
-                close()
+            close_client(run.client)
         errors = [e.message for e in events if isinstance(e, ErrorEvent)]
         executed = [e.action for e in events if isinstance(e, Executed)]
         if errors:

@@ -1,11 +1,13 @@
 """User settings: a pydantic-settings model stored as JSON in the platform config
 directory and overridable by ``TAPWISE_*`` environment variables (nested fields use
-``__``, e.g. ``TAPWISE_LLM__MODEL``).
+``__``, e.g. ``TAPWISE_LLM__MODEL``).  pydantic-settings' own sources do the layering:
+explicit arguments, then the environment, then the settings file.
 
 Secrets (API keys) are never written to disk: they come from the environment only.
 An unreadable settings file is reported, kept untouched (a copy is set aside before the
-next save) and defaults are used.  No Qt here; the settings dialog is generated from
-this model by the GUI.
+next save) and defaults are used.  The settings' words are translated into the vision
+pipeline's (``Settings.to_pipeline_config``) here and nowhere else.  No Qt here; the
+settings dialog is generated from this model by the GUI.
 """
 
 from __future__ import annotations
@@ -16,11 +18,21 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, Field, SecretStr, TypeAdapter, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    JsonConfigSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from agent.types import Autonomy
+
+if TYPE_CHECKING:
+    from vision.config import PipelineConfig
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +68,22 @@ class VisionSettings(BaseModel):
     )
 
 
+#: The settings' vision words -> ``vision.config.PipelineConfig``'s (the one translation).
+_PARSE_MODE = {"fuse": "auto", "only": "tree", "never": "vision"}
+_DETECTOR = {"classic": "cv"}
+_OCR = {"paddleocr": "paddle"}
+#: "onnx" means the shipped classifier: "auto" uses it when present and says so in the
+#: parse's warnings when it is missing, instead of failing every parse.
+_ICONS = {"openclip": "clip", "onnx": "auto"}
+
+
 class AgentSettings(BaseModel):
     planner: str = Field("zeroshot+", description="Default planner")
-    autonomy: Literal["approve_all", "confident", "auto"] = Field("approve_all", description="When to ask")
+    autonomy: Autonomy = Field(Autonomy.APPROVE, description="When to ask")
     step_budget: int = Field(20, ge=1, le=200)
     sensitive_needs_approval: bool = Field(True, description="Always ask before sending, paying, deleting…")
+    constrained_replies: bool = Field(
+        False, description="Structured replies (a JSON schema built per screen) when the model server enforces them")
 
 
 class DeviceSettings(BaseModel):
@@ -92,12 +115,36 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Environment wins over the file; explicit arguments win over both.
-        return (init_settings, env_settings)
+        # Explicit arguments win over the environment, which wins over the file.
+        return (init_settings, env_settings, _SettingsFile(settings_cls))
 
     @property
     def database_path(self) -> Path:
         return self.data_dir / "tapwise.sqlite"
+
+    def to_pipeline_config(self, *, mode: str | None = None) -> PipelineConfig:
+        """The screen parser's configuration for these settings (``mode`` overrides the
+        hierarchy setting with one of the pipeline's modes: auto, tree, vision, fusion)."""
+        from vision.config import PipelineConfig
+
+        v = self.vision
+        return PipelineConfig(
+            mode=mode or _PARSE_MODE[v.use_hierarchy],  # type: ignore[arg-type]
+            detector=_DETECTOR.get(v.detector, v.detector),  # type: ignore[arg-type]
+            ocr=_OCR.get(v.ocr, v.ocr),  # type: ignore[arg-type]
+            icons=_ICONS.get(v.icons, v.icons),  # type: ignore[arg-type]
+            ocr_min_confidence=v.ocr_min_confidence,
+        )
+
+
+class _SettingsFile(JsonConfigSettingsSource):
+    """The settings file as a pydantic-settings source.  A file that cannot be used
+    contributes nothing (``load_settings`` says why); a missing file is no problem."""
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        path = settings_path()
+        usable = path.is_file() and file_problem(path) is None
+        super().__init__(settings_cls, json_file=path if usable else None, json_file_encoding="utf-8")
 
 
 class SettingsProblem(RuntimeError):
@@ -108,69 +155,40 @@ def settings_path() -> Path:
     return config_dir() / "settings.json"
 
 
-def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
-    """Settings from the file (if readable) with environment overrides.
+def file_problem(path: Path) -> str | None:
+    """Why the settings file at ``path`` cannot be used (None: it can, or it is absent)."""
+    if not path.exists():
+        return None
+    where = ""
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(values, dict):
+            raise ValueError("the top level is not a JSON object")
+        for name, value in values.items():  # the file alone, for a message naming the field
+            section = Settings.model_fields.get(name)
+            if section is not None and section.annotation is not None:
+                where = name
+                TypeAdapter(section.annotation).validate_python(value)
+    except (OSError, UnicodeDecodeError, ValueError, ValidationError) as exc:
+        detail = exc.errors()[0] if isinstance(exc, ValidationError) else None
+        where = (".".join((where, *(str(p) for p in detail["loc"]))) + ": " + detail["msg"]) if detail else str(exc)
+        return (
+            f"settings file {path} could not be read ({where}); using defaults. "
+            "The file was not changed; fix it or delete it."
+        )
+    return None
+
+
+def load_settings() -> tuple[Settings, str | None]:
+    """Settings from the file (if usable) with environment overrides.
 
     Returns ``(settings, problem)``; ``problem`` is a message when the file could not be
     used (defaults were used instead and the file was left as it was).
     """
-    path = path or settings_path()
-    file_values: dict[str, Any] = {}
-    problem = None
-    if path.exists():
-        try:
-            file_values = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(file_values, dict):
-                raise ValueError("the top level is not a JSON object")
-            file_values.pop("api_key", None)
-            Settings.model_validate(file_values)  # validate the file alone for a clear message
-        except (OSError, UnicodeDecodeError, ValueError, ValidationError) as exc:
-            detail = exc.errors()[0] if isinstance(exc, ValidationError) else None
-            where = ".".join(str(p) for p in detail["loc"]) + ": " + detail["msg"] if detail else str(exc)
-            problem = (
-                f"settings file {path} could not be read ({where}); using defaults. "
-                "The file was not changed; fix it or delete it."
-            )
-            log.warning(problem)
-            file_values = {}
-    env_only = Settings()
-    merged = _deep_merge(file_values, _explicit_env(env_only))
-    return Settings(**merged), problem
-
-
-def _explicit_env(env_settings: Settings) -> dict[str, Any]:
-    """Only the values that the environment actually set."""
-    prefix = "TAPWISE_"
-    out: dict[str, Any] = {}
-    for key in os.environ:
-        if not key.startswith(prefix) or key in ("TAPWISE_CONFIG_DIR",):
-            continue
-        path = key[len(prefix):].lower().split("__")
-        value: Any = env_settings
-        try:
-            for part in path:
-                value = getattr(value, part)
-        except AttributeError:
-            continue
-        if isinstance(value, SecretStr):
-            value = value.get_secret_value()
-        elif isinstance(value, BaseModel):
-            value = value.model_dump()
-        cursor = out
-        for part in path[:-1]:
-            cursor = cursor.setdefault(part, {})
-        cursor[path[-1]] = value
-    return out
-
-
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    result = dict(base)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(result.get(k), dict):
-            result[k] = _deep_merge(result[k], v)
-        else:
-            result[k] = v
-    return result
+    problem = file_problem(settings_path())
+    if problem:
+        log.warning(problem)
+    return Settings(), problem
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

@@ -48,7 +48,7 @@ class StoreTooNew(StoreError):
 
 
 def _migrate_to_1(db: sqlite_utils.Database) -> None:
-    db["episodes"].create(
+    db.table("episodes").create(
         {
             "id": str,
             "goal": str,
@@ -65,7 +65,7 @@ def _migrate_to_1(db: sqlite_utils.Database) -> None:
         pk="id",
         if_not_exists=True,
     )
-    db["steps"].create(
+    db.table("steps").create(
         {
             "episode_id": str,
             "idx": int,
@@ -82,7 +82,7 @@ def _migrate_to_1(db: sqlite_utils.Database) -> None:
         foreign_keys=[("episode_id", "episodes", "id")],
         if_not_exists=True,
     )
-    db["macros"].create(
+    db.table("macros").create(
         {"id": str, "version": int, "name": str, "app": str, "created_at": float, "doc": str},
         pk=("id", "version"),
         if_not_exists=True,
@@ -92,32 +92,32 @@ def _migrate_to_1(db: sqlite_utils.Database) -> None:
 def _migrate_to_2(db: sqlite_utils.Database) -> None:
     """Tables for accumulated knowledge (task repository, instruction set, context
     library, interaction graph, demonstrations)."""
-    db["task_repository"].create(
+    db.table("task_repository").create(
         {"id": str, "goal": str, "app": str, "created_at": float, "doc": str},
         pk="id",
         if_not_exists=True,
     )
-    db["instruction_set"].create(
+    db.table("instruction_set").create(
         {"key": str, "description": str, "doc": str, "updated_at": float},
         pk="key",
         if_not_exists=True,
     )
-    db["context_library"].create(
+    db.table("context_library").create(
         {"key": str, "value": str, "source": str, "updated_at": float},
         pk="key",
         if_not_exists=True,
     )
-    db["graph_nodes"].create(
+    db.table("graph_nodes").create(
         {"id": str, "app": str, "signature": str, "doc": str, "updated_at": float},
         pk="id",
         if_not_exists=True,
     )
-    db["graph_edges"].create(
+    db.table("graph_edges").create(
         {"src": str, "element": str, "dst": str, "count": int, "updated_at": float},
         pk=("src", "element", "dst"),
         if_not_exists=True,
     )
-    db["demonstrations"].create(
+    db.table("demonstrations").create(
         {"id": str, "goal": str, "episode_id": str, "created_at": float, "doc": str},
         pk="id",
         if_not_exists=True,
@@ -185,12 +185,12 @@ class Store:
                 )
             if current == SCHEMA_VERSION:
                 return
-            self.db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+            self.db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
             with self.db.conn:
                 for version in range(current, SCHEMA_VERSION):
                     log.info("migrating %s from schema %d to %d", self.path, version, version + 1)
                     MIGRATIONS[version](self.db)
-                    self.db["meta"].upsert({"key": "schema_version", "value": str(version + 1)}, pk="key")
+                    self.db.table("meta").upsert({"key": "schema_version", "value": str(version + 1)}, pk="key")
 
     def close(self) -> None:
         with self._lock:
@@ -230,7 +230,7 @@ class Store:
     # ---- episodes and steps ----------------------------------------------------------
     def begin_episode(self, episode: Episode) -> None:
         with self._lock, self.db.conn:
-            self.db["episodes"].insert(self._episode_row(episode), pk="id", replace=True)
+            self.db.table("episodes").insert(self._episode_row(episode), pk="id", replace=True)
 
     def append_step(self, episode_id: str, step: Step, screen: Screen | None = None) -> Step:
         """Store one finished step (and its screenshot) and commit at once.
@@ -244,7 +244,7 @@ class Store:
                 step = replace(step, finished_at=time.time())
             doc = codec.encode(step)
             with self.db.conn:
-                self.db["steps"].insert(
+                self.db.table("steps").insert(
                     {
                         "episode_id": episode_id,
                         "idx": step.index,
@@ -265,20 +265,20 @@ class Store:
     def finish_episode(self, episode_id: str, status: EpisodeStatus | str, note: str = "") -> None:
         status = EpisodeStatus(status)
         with self._lock, self.db.conn:
-            self.db["episodes"].update(
+            self.db.table("episodes").update(
                 episode_id, {"status": status.value, "finished_at": time.time(), "note": note}
             )
 
     def load_episode(self, episode_id: str) -> Episode:
         with self._lock:
             try:
-                row = self.db["episodes"].get(episode_id)
+                row = self.db.table("episodes").get(episode_id)
             except sqlite_utils.db.NotFoundError:
                 raise KeyError(f"no episode {episode_id!r} in {self.path}") from None
             header = codec.decode(json.loads(row["doc"]), "episode")
             steps = tuple(
                 codec.decode(json.loads(r["doc"]), "step")
-                for r in self.db["steps"].rows_where("episode_id = ?", [episode_id], order_by="idx")
+                for r in self.db.table("steps").rows_where("episode_id = ?", [episode_id], order_by="idx")
             )
         return replace(
             header,
@@ -307,7 +307,7 @@ class Store:
             "planner": episode.planner,
             "model": episode.model,
             "device": episode.device,
-            "autonomy": episode.autonomy,
+            "autonomy": episode.autonomy.value,
             "status": episode.status.value,
             "started_at": episode.started_at,
             "finished_at": episode.finished_at,
@@ -323,7 +323,7 @@ class Store:
             if latest is not None and macro.version <= latest:
                 macro = replace(macro, version=latest + 1)
             with self.db.conn:
-                self.db["macros"].insert(
+                self.db.table("macros").insert(
                     {
                         "id": macro.id,
                         "version": macro.version,
@@ -347,7 +347,7 @@ class Store:
                 if version is None:
                     raise KeyError(f"no macro {macro_id!r}")
             try:
-                row = self.db["macros"].get((macro_id, version))
+                row = self.db.table("macros").get((macro_id, version))
             except sqlite_utils.db.NotFoundError:
                 raise KeyError(f"no macro {macro_id!r} version {version}") from None
             return codec.decode(json.loads(row["doc"]), "macro")  # type: ignore[no-any-return]
@@ -373,11 +373,11 @@ class Store:
     # ---- generic knowledge rows -------------------------------------------------------
     def put_row(self, table: str, row: dict[str, Any], pk: str | tuple[str, ...]) -> None:
         with self._lock, self.db.conn:
-            self.db[table].upsert(row, pk=pk)
+            self.db.table(table).upsert(row, pk=pk)
 
     def rows(self, table: str, where: str | None = None, args: list[Any] | None = None) -> Iterator[dict[str, Any]]:
         with self._lock:
-            yield from list(self.db[table].rows_where(where, args or []))
+            yield from list(self.db.table(table).rows_where(where, args or []))
 
     def integrity_check(self) -> str:
         with self._lock:

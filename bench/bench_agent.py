@@ -3,7 +3,8 @@
 Runs tasks end to end with every planner through the real clients over loopback HTTP.
 By default the LLM is the scripted fake server (replies chosen from the current screen),
 so the figures isolate the agent's own cost: per step, wall time minus LLM latency minus
-device time (screenshot + input) minus screen parsing = agent overhead.  With
+device time (screenshot + input) minus screen parsing = agent overhead; the device and
+parse shares come from each stored step's timings (``Step.timings_ms``).  With
 ``--backend openai --base-url URL --model M`` the same runs go to a real server.
 
     .venv/bin/python bench/bench_agent.py [--tasks settings.wifi_off ...] [--out results.json]
@@ -22,12 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.events import ErrorEvent, Finished, Observed, Proposed, RunSettings
-from agent.grounding.base import ElementGrounder
-from agent.latent import FusedEstimator
-from agent.llm import RetryPolicy, make_client
-from agent.planners import PLANNER_NAMES, make_planner
+from agent.events import Aborted, ErrorEvent, Executed, Finished, Observed, Proposed, Rejected
 from agent.runner import drive, run_episode
+from agent.types import Autonomy
+from app import compose
+from app.scripted_llm import Reply, ScriptedLLMServer
+from app.settings import LLMSettings, Settings
 
 # screen phrase (in the *current* screen) -> next command, first match wins
 SCRIPTS: dict[str, list[tuple[str, str]]] = {
@@ -49,8 +50,6 @@ def _current_screen(prompt: str) -> str:
 
 
 def responder_for(task_id: str):
-    from tests.agent.fake_ollama import Reply
-
     rules = SCRIPTS[task_id]
     last = {"screen": ""}
 
@@ -94,62 +93,30 @@ def responder_for(task_id: str):
     return respond
 
 
-class TimedDevice:
-    """Wraps a device and adds up the time spent in it."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.ms = inner, 0.0
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self.inner, name)
-        if not callable(attr):
-            return attr
-
-        def timed(*a: Any, **k: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return attr(*a, **k)
-            finally:
-                self.ms += (time.perf_counter() - t) * 1000
-
-        return timed
-
-    @property
-    def info(self) -> Any:
-        return self.inner.info
-
-
-class TimedParser:
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.ms = inner, 0.0
-
-    def parse(self, screen: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return self.inner.parse(screen)
-        finally:
-            self.ms += (time.perf_counter() - t) * 1000
-
-
-def run_one(planner_name: str, task: Any, client: Any, *, fused: bool, samples: int, max_steps: int) -> dict:
+def run_one(planner_name: str, task: Any, client: Any, settings: Settings, *, fused: bool, samples: int,
+            max_steps: int) -> dict:
     from app.sim.phone import VirtualPhone
-    from vision.config import PipelineConfig
-    from vision.pipeline import ScreenParser
 
     phone = VirtualPhone()
     task.setup(phone)
-    device, parser = TimedDevice(phone), TimedParser(ScreenParser(PipelineConfig(mode="tree")))
-    planner = make_planner(planner_name, client, samples=samples)
-    gen = run_episode(task.goal, device, parser, planner, None,
-                      settings=RunSettings(mode="auto", max_steps=max_steps, allow_sensitive=True, max_wait_s=0),
-                      estimator=FusedEstimator(client) if (fused and planner.uses_latent) else None,
-                      grounder=ElementGrounder())
+    parser = compose.make_parser(settings, mode="tree")
+    bundle = compose.planner_bundle(planner_name, client, autonomy=Autonomy.AUTO, samples=samples, fused=fused,
+                                    llm_grounder=False)
+    planner = bundle.planner
+    gen = run_episode(task.goal, phone, parser, planner, None,
+                      settings=compose.run_settings(settings, autonomy=Autonomy.AUTO, max_steps=max_steps,
+                                                    allow_sensitive=True, max_wait_s=0),
+                      estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor)
     t0 = time.perf_counter()
     steps = calls = ptok = ctok = 0
-    llm_ms = 0.0
+    llm_ms = device_ms = parse_ms = 0.0
     status = "?"
     errors = 0
     for ev in drive(gen):
+        record = ev.record if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) else None
+        if record is not None:  # each stored step says where its time went
+            device_ms += sum(ms for stage, ms in record.timings_ms if stage in ("frame", "hierarchy", "execute"))
+            parse_ms += record.timing("parse") or 0.0
         if isinstance(ev, (Proposed, ErrorEvent)):
             cs = ev.proposal.llm_calls if isinstance(ev, Proposed) else ev.calls
             errors += isinstance(ev, ErrorEvent)
@@ -166,8 +133,8 @@ def run_one(planner_name: str, task: Any, client: Any, *, fused: bool, samples: 
     return {
         "planner": planner_name + (" (fused)" if fused and planner.uses_latent else ""), "task": task.id,
         "status": status, "success": bool(task.is_success(phone)), "steps": steps, "step_errors": errors,
-        "step_ms": wall / steps, "llm_ms": llm_ms / steps, "device_ms": device.ms / steps,
-        "parse_ms": parser.ms / steps, "overhead_ms": (wall - llm_ms - device.ms - parser.ms) / steps,
+        "step_ms": wall / steps, "llm_ms": llm_ms / steps, "device_ms": device_ms / steps,
+        "parse_ms": parse_ms / steps, "overhead_ms": (wall - llm_ms - device_ms - parse_ms) / steps,
         "calls_per_step": calls / steps, "prompt_tokens_per_step": ptok / steps,
         "completion_tokens_per_step": ctok / steps,
     }
@@ -175,7 +142,7 @@ def run_one(planner_name: str, task: Any, client: Any, *, fused: bool, samples: 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--planners", nargs="*", default=list(PLANNER_NAMES))
+    ap.add_argument("--planners", nargs="*", default=[p for p in compose.PLANNER_NAMES if p != "adapter"])
     ap.add_argument("--tasks", nargs="*", default=list(SCRIPTS))
     ap.add_argument("--backend", default=None, help="openai|ollama: use a real server instead of the fake")
     ap.add_argument("--base-url", default=None)
@@ -196,16 +163,16 @@ def main(argv: list[str] | None = None) -> int:
     fake = None
     for task_id in args.tasks:
         if args.backend:
-            client = make_client(args.backend, args.model, args.base_url, policy=RetryPolicy(attempts=2, timeout_s=120))
+            settings = Settings(llm=LLMSettings(model=args.model, retries=1, timeout_s=120))
+            client = compose.make_client(settings, backend=args.backend, base_url=args.base_url)
         else:
-            from tests.agent.fake_ollama import FakeLLMServer
-
-            fake = FakeLLMServer(responder=responder_for(task_id)).start()
-            client = make_client("ollama", args.model, fake.url, policy=RetryPolicy(attempts=2, backoff_s=0.01))
+            fake = ScriptedLLMServer(models=(args.model,), responder=responder_for(task_id)).start()
+            settings = Settings(llm=LLMSettings(backend="ollama", ollama_host=fake.url, model=args.model, retries=1))
+            client = compose.make_client(settings)
         for name in args.planners:
             variants = [False, True] if (args.fused and name.endswith("+")) else [False]
             for fused in variants:
-                rows.append(run_one(name, tasks[task_id], client, fused=fused, samples=args.samples,
+                rows.append(run_one(name, tasks[task_id], client, settings, fused=fused, samples=args.samples,
                                     max_steps=args.max_steps))
         if fake is not None:
             fake.stop()

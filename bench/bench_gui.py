@@ -4,7 +4,7 @@ mirrored frame, and the longest GUI-thread stall during an agent run.
 Run under a real display for figures a person would see (``Xvfb :99 & DISPLAY=:99``),
 or with ``QT_QPA_PLATFORM=offscreen``:
 
-    .venv/bin/python bench/bench_gui.py [--only display|startup|stall] [--json out.json]
+    .venv/bin/python bench/bench_gui.py [--only display|startup|stall] [--callbacks] [--json out.json]
 """
 
 from __future__ import annotations
@@ -157,9 +157,61 @@ def _startup_child(timeout: float = 30.0) -> None:
     win.close()
 
 
-def bench_stall(steps: int = 6, timeout: float = 240.0) -> dict:
+class CallbackTimer:
+    """Times every callback the window's ``GuiPoster`` runs on the GUI thread, grouped by
+    what it delivers (the agent event's class for the agent loop), to say which GUI-side
+    work a stall comes from.  Installed by wrapping ``GuiPoster.drain`` for one run."""
+
+    def __init__(self) -> None:
+        self.total_ms: dict[str, float] = {}
+        self.worst_ms: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+
+    @staticmethod
+    def kind(fn) -> str:  # type: ignore[no-untyped-def]
+        args = [type(a).__name__ for a in (getattr(fn, "__defaults__", None) or ())
+                if type(a).__module__.startswith("agent.")]
+        return args[0] if args else fn.__qualname__.split(".<locals>")[0]
+
+    def install(self):  # type: ignore[no-untyped-def]
+        from app.gui.workers import GuiPoster
+
+        original = GuiPoster.drain
+        timer = self
+
+        def drain(poster) -> None:  # type: ignore[no-untyped-def]
+            with poster._lock:
+                items = list(poster._queue)
+                poster._queue.clear()
+                poster._wake_pending = False
+            for fn in items:
+                if poster._closed:
+                    return
+                t = time.perf_counter()
+                try:
+                    fn()
+                except Exception:  # as the real drain: a failing callback must not stop the loop
+                    pass
+                timer.add(timer.kind(fn), (time.perf_counter() - t) * 1000)
+
+        GuiPoster.drain = drain  # type: ignore[method-assign]
+        return lambda: setattr(GuiPoster, "drain", original)
+
+    def add(self, kind: str, ms: float) -> None:
+        self.total_ms[kind] = self.total_ms.get(kind, 0.0) + ms
+        self.worst_ms[kind] = max(self.worst_ms.get(kind, 0.0), ms)
+        self.count[kind] = self.count.get(kind, 0) + 1
+
+    def table(self, top: int = 8) -> list[str]:
+        kinds = sorted(self.total_ms, key=lambda k: -self.total_ms[k])[:top]
+        return [f"{k}: {self.count[k]} calls, {self.total_ms[k]:.0f} ms total, worst {self.worst_ms[k]:.1f} ms"
+                for k in kinds]
+
+
+def bench_stall(steps: int = 6, timeout: float = 240.0, callbacks: bool = False) -> dict:
     """Longest GUI-thread stall while the agent runs a task on the virtual phone
-    (approving every step) against the scripted fake Ollama server."""
+    (approving every step) against the scripted fake Ollama server; with ``callbacks``
+    also the GUI-thread time of each kind of callback."""
     try:
         from agent import runner  # noqa: F401
         from tests.agent.fake_ollama import FakeLLMServer  # noqa: F401
@@ -169,16 +221,25 @@ def bench_stall(steps: int = 6, timeout: float = 240.0) -> dict:
 
     app = _app()
     meter = StallMeter()
-    result = run_scripted_task(app, approve_only=True, timeout=timeout, pump=_pump,
-                               on_start=lambda win: meter.start())  # from Start until the task ends
+    timer = CallbackTimer()
+    uninstall = timer.install() if callbacks else None
+    try:
+        result = run_scripted_task(app, approve_only=True, timeout=timeout, pump=_pump,
+                                   on_start=lambda win: meter.start())  # from Start until the task ends
+    finally:
+        if uninstall is not None:
+            uninstall()
     meter.stop()
     gaps = sorted(meter.gaps)
-    return {
+    out = {
         "gui_stall_max_ms": round(meter.max_gap * 1000, 1),
         "gui_stall_p99_ms": round(gaps[int(len(gaps) * 0.99)] * 1000, 1) if gaps else None,
         "agent_steps": result.get("steps"),
         "episode_status": result.get("status"),
     }
+    if callbacks:
+        out["gui_callbacks"] = timer.table()
+    return out
 
 
 def main() -> int:
@@ -186,6 +247,8 @@ def main() -> int:
     ap.add_argument("--only", choices=["display", "startup", "stall"])
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--callbacks", action="store_true",
+                    help="with the stall run: GUI-thread time per kind of callback (agent event, parse, …)")
     ap.add_argument("--startup-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.startup_child:
@@ -200,7 +263,7 @@ def main() -> int:
         results.update(bench_display(args.seconds))
         print("display:", results, flush=True)
     if args.only in (None, "stall"):
-        results.update(bench_stall())
+        results.update(bench_stall(callbacks=args.callbacks))
         print("stall:", results, flush=True)
     print(json.dumps(results, indent=2))
     if args.json:

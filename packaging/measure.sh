@@ -37,7 +37,7 @@ for i in $(seq "$RUNS"); do
 done
 
 SELFTEST=("$BIN" --self-test)
-# a source install gets `--self-test` from app/cli.py; until then run the module directly
+# a source install runs the self-test module directly (the same code as `tapwise --self-test`)
 [ "$BIN" = "$BUNDLE/tapwise" ] || SELFTEST=("$(dirname "$BIN")/python" -m app.selftest)
 for i in $(seq "$RUNS"); do
   t0=$(now_ms)

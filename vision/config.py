@@ -32,6 +32,7 @@ class PipelineConfig:
     ocr_det_max_side: int = 960  # text detection runs on an image no longer than this
     ocr_use_cls: bool = False  # text-direction classifier (rarely useful on UIs)
     ocr_threads: int = 0  # 0 = onnxruntime default
+    ocr_tree_gaps: bool = True  # fusion: OCR only where the tree has no words (its words become spans)
     incremental_ocr: bool = True  # re-read only the changed region when given a previous frame
     incremental_max_changed: float = 0.35  # above this changed fraction, OCR the whole frame
     remember_previous: bool = True  # with no ``previous`` given, diff against this parser's last frame
@@ -39,6 +40,8 @@ class PipelineConfig:
     detector_model: str = "ui_detector.onnx"
     icon_model: str = "icon_classifier.onnx"
     icon_min_confidence: float = 0.45
+    evidence: bool = True  # pixel-only elements need words, an icon label or a control's shape
+    occlusion: bool = True  # look for a dimmed screen around a dialog panel (the tree's evidence is always used)
     blocks: bool = True
     describe: bool = True
     max_image_pixels: int = 40_000_000  # larger images are refused with a clear error

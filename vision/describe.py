@@ -3,7 +3,8 @@
 Each line carries the element id, kind, text or label and state (on/off, checked,
 selected, focused, disabled), e.g. ``[7] switch "Wi-Fi" on``.  Text that merely repeats
 a clickable element's own name is not listed twice, and the status bar is one line, so
-a typical screen costs a few hundred tokens.  Pure string building; no I/O, no models.
+a typical screen costs a few hundred tokens.  Elements under a dialog, sheet or menu
+(``Element.covered``) are never listed: a tap on them would not reach them.  Pure string building; no I/O, no models.
 """
 
 from __future__ import annotations
@@ -74,13 +75,22 @@ def _absorbed(e: Element, others: Sequence[Element]) -> bool:
     return False
 
 
-def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *, app: str | None = None) -> str:
-    """The compact, LLM-facing description of a parsed screen."""
+def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *, app: str | None = None,
+             covered: int | None = None) -> str:
+    """The compact, LLM-facing description of a parsed screen (covered elements left out).
+
+    ``covered`` is how many elements a dialog hides (counted from ``elements`` when None);
+    when there are any, a first line says that only the dialog can be used now."""
     head = f"Screen {size.width}x{size.height}" + (f", app {app}" if app else "")
+    if covered is None:
+        covered = sum(e.covered for e in elements)
+    elements = [e for e in elements if not e.covered]
     if not elements:
         return head + ": nothing recognised."
     by_id = {e.id: e for e in elements}
     lines = [head + ":"]
+    if covered:
+        lines.append(f"A dialog or menu is open on top; {covered} elements behind it cannot be tapped until it closes.")
     seen: set[str] = set()
     def order(b: Block) -> tuple[int, int, int]:
         tops = [by_id[i].rect.top for i in b.element_ids if i in by_id]

@@ -3,8 +3,10 @@
 The tree is the backbone (exact boxes, states, ids).  Vision then fills gaps: tree
 elements without any words get OCR text found inside them or the icon label of a
 detection at the same place; visible widgets and text with no tree counterpart are
-added.  Where the two disagree, a ``Disagreement`` records it: ``missing_in_tree``
-(seen, not in the dump), ``text_mismatch`` (the dump's text is not what OCR reads) and
+added.  A vision element that repeats a tree node (the same words, overlapping boxes;
+or the same place with no words) is merged into that node, which keeps its id, so one
+control is never listed twice.  Where the two disagree, a ``Disagreement`` records it:
+``missing_in_tree`` (seen, not in the dump, not covered by a dialog), ``text_mismatch`` (the dump's text is not what OCR reads) and
 ``not_visible`` (a text node over a blank, uniform area: stale or hidden).  Pure
 functions over elements; the image is only used to measure blankness.
 """
@@ -38,6 +40,47 @@ def _blank(image: np.ndarray | None, r: Rect) -> bool:
         return False
     crop = image[r.top : r.bottom, r.left : r.right]
     return crop.size > 0 and float(crop.reshape(-1, 3).std(axis=0).max()) < 2.0
+
+
+def _words(e: Element) -> list[str]:
+    """The normalised names a tree node goes by: its text, its label and the label's parts."""
+    out = [_norm(e.text), _norm(e.label)] + [_norm(p) for p in e.label.split(" · ")]
+    return [w for w in out if w]
+
+
+def same_words(a: str, names: Sequence[str]) -> bool:
+    """Whether the words ``a`` (normalised) name the same thing as one of ``names``."""
+    if not a:
+        return False
+    for n in names:
+        if a == n or fuzz.ratio(a, n) >= 85:
+            return True
+        short, long_ = (a, n) if len(a) <= len(n) else (n, a)
+        if len(short) >= 4 and short in long_ and len(short) >= 0.5 * len(long_):
+            return True
+    return False
+
+
+def duplicate_of(v: Element, tree: Sequence[Element]) -> Element | None:
+    """The tree node a vision element repeats: the same words over overlapping boxes, or (for
+    a wordless element) a non-container node covering most of it."""
+    name = _norm(v.text or v.label)
+    best: Element | None = None
+    best_score = 0.0
+    for e in tree:
+        inter = e.rect.intersection(v.rect)
+        if inter is None:
+            continue
+        ov = _overlap(e.rect, v.rect)
+        if name and same_words(name, _words(e)):
+            score = 1.0 + ov
+        elif not v.text and e.kind is not ElementKind.CONTAINER and ov >= 0.5:
+            score = ov
+        else:
+            continue
+        if score > best_score:
+            best, best_score = e, score
+    return best
 
 
 def fuse(
@@ -80,6 +123,12 @@ def fuse(
             continue
         if any(b.rect.contains(v.rect.center) for b in bars):
             continue  # clock, battery and navigation glyphs belong to their bar
+        twin = duplicate_of(v, tree)
+        if twin is not None:
+            i = next(k for k, o in enumerate(out) if o.id == twin.id)
+            if not out[i].text and not out[i].label and (v.text or v.label):
+                out[i] = replace(out[i], label=v.text or v.label, source=ElementSource.FUSED)
+            continue  # the same control: one element, the tree's id
         if any(_overlap(e.rect, v.rect) >= 0.5 for e in tree if e.kind is not ElementKind.CONTAINER):
             continue
         if any(e.clickable and e.rect.contains_rect(v.rect) for e in tree):
@@ -87,6 +136,8 @@ def fuse(
         if v.kind is ElementKind.TEXT and any(_norm(v.text) and (_norm(v.text) in t or fuzz.ratio(_norm(v.text), t) > 85) for t in tree_text):
             continue  # the tree has this text, just with a different box
         out.append(replace(v, source=ElementSource.FUSED if v.source is ElementSource.DETECTOR else v.source))
+        if v.covered:
+            continue  # under a dialog: not a gap in the tree, the dump just holds the top window
         what = f"{v.kind.value} {v.display_name!r}".strip()
         notes.append(Disagreement("missing_in_tree", v.rect, f"{what} is visible but absent from the accessibility tree", v.id))
     return out, notes

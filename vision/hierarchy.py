@@ -1,4 +1,9 @@
-"""Accessibility trees (``uiautomator dump`` XML, Rico JSON) -> cleaned ``Element`` lists.
+"""Accessibility trees (``uiautomator dump`` XML, Appium page source, Rico and DroidBot JSON)
+-> cleaned ``Element`` lists.
+
+Appium's page source is uiautomator's XML with each element's tag named by its class
+(``<android.widget.FrameLayout …>``, ``displayed`` for visibility); DroidBot's state JSON is
+a flat ``views`` list with ``[[left, top], [right, bottom]]`` bounds and child indices.
 
 Cleaning follows the latent-state paper's App. A: nodes marked invisible and nodes whose
 box lies completely off the screen are dropped with their subtrees, and chains of
@@ -11,6 +16,7 @@ unless asked to (``strict=True``): a broken dump yields an empty tree and a warn
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import xml.etree.ElementTree as ET
@@ -20,6 +26,7 @@ from typing import Any
 
 from vision.errors import HierarchyError
 from vision.geometry import Rect, Size
+from vision.occlusion import tree_occlusion
 from vision.types import Block, Element, ElementKind, ElementSource
 
 log = logging.getLogger(__name__)
@@ -75,6 +82,7 @@ class TreeParse:
     warnings: tuple[str, ...] = ()
     node_count: int = 0
     kept_count: int = 0
+    occluder: Rect | None = None  # the top dialog / sheet / menu panel, if the tree shows one
 
 
 # --------------------------------------------------------------------------- reading
@@ -94,10 +102,10 @@ def _parse_bounds(text: str) -> Rect | None:
     return Rect(left, top, max(left, right), max(top, bottom))
 
 
-def _node_from_attrib(a: Mapping[str, str]) -> TreeNode:
+def _node_from_attrib(a: Mapping[str, str], tag: str = "node") -> TreeNode:
     rect = _parse_bounds(a.get("bounds", "")) or Rect(0, 0, 0, 0)
     return TreeNode(
-        class_name=a.get("class", "") or "",
+        class_name=a.get("class", "") or ("" if tag == "node" else tag),
         text=(a.get("text", "") or "").strip(),
         content_desc=(a.get("content-desc", "") or "").strip(),
         hint=(a.get("hint", "") or a.get("hintText", "") or "").strip(),
@@ -114,7 +122,7 @@ def _node_from_attrib(a: Mapping[str, str]) -> TreeNode:
         focusable=_b(a.get("focusable", "false")),
         scrollable=_b(a.get("scrollable", "false")),
         password=_b(a.get("password", "false")),
-        visible=_b(a.get("visible-to-user", "true")),
+        visible=_b(a.get("visible-to-user", "true")) and _b(a.get("displayed", "true")),
     )
 
 
@@ -146,9 +154,9 @@ def read_uiautomator_xml(xml_text: str | bytes | None) -> tuple[list[TreeNode], 
         return [], [f"hierarchy dump is not well-formed XML ({exc}); ignoring it"]
 
     def build(el: ET.Element, depth: int) -> TreeNode | None:
-        if el.tag != "node":
+        if not _is_view_tag(el):
             return None
-        node = _node_from_attrib(el.attrib)
+        node = _node_from_attrib(el.attrib, el.tag)
         if depth < MAX_DEPTH:
             for child in el:
                 c = build(child, depth + 1)
@@ -158,7 +166,7 @@ def read_uiautomator_xml(xml_text: str | bytes | None) -> tuple[list[TreeNode], 
 
     roots: list[TreeNode] = []
     try:
-        if root.tag == "node":
+        if _is_view_tag(root) and root.tag != "hierarchy":
             n = build(root, 0)
             if n:
                 roots.append(n)
@@ -171,6 +179,71 @@ def read_uiautomator_xml(xml_text: str | bytes | None) -> tuple[list[TreeNode], 
         warnings.append("hierarchy dump nests too deeply; truncated")
     if not roots:
         warnings.append("hierarchy dump has no nodes")
+    return roots, warnings
+
+
+def _is_view_tag(el: ET.Element) -> bool:
+    """uiautomator's ``<node>``, or Appium's class-named tag (``<android.widget.Button>``,
+    ``<androidx.recyclerview.widget.RecyclerView>``; anything with a ``bounds`` attribute)."""
+    return el.tag == "node" or (el.tag != "hierarchy" and ("bounds" in el.attrib or "." in el.tag))
+
+
+def read_droidbot_json(data: Mapping[str, Any], *, scale: float = 1.0) -> tuple[list[TreeNode], list[str]]:
+    """DroidBot's state JSON (``views``: a flat list; ``parent``/``children`` are indices into
+    it; ``bounds`` is ``[[left, top], [right, bottom]]``) -> ``TreeNode`` roots."""
+    views = data.get("views") if isinstance(data, Mapping) else None
+    if not isinstance(views, list) or not views:
+        return [], ["DroidBot state has no views"]
+    warnings: list[str] = []
+    nodes: list[TreeNode | None] = []
+    for v in views:
+        if not isinstance(v, Mapping):
+            nodes.append(None)
+            continue
+        try:
+            (left, top), (right, bottom) = v.get("bounds") or [[0, 0], [0, 0]]
+            left, top, right, bottom = (round(float(x) * scale) for x in (left, top, right, bottom))
+            rect = Rect(left, top, max(left, right), max(top, bottom))
+        except (TypeError, ValueError):
+            rect = Rect(0, 0, 0, 0)
+        nodes.append(TreeNode(
+            class_name=str(v.get("class") or ""),
+            text=str(v.get("text") or "").strip(),
+            content_desc=str(v.get("content_description") or "").strip(),
+            resource_id=str(v.get("resource_id") or ""),
+            package=str(v.get("package") or ""),
+            rect=rect,
+            clickable=_b(v.get("clickable", False)),
+            long_clickable=_b(v.get("long_clickable", False)),
+            checkable=_b(v.get("checkable", False)),
+            checked=_b(v.get("checked", False)),
+            selected=_b(v.get("selected", False)),
+            enabled=_b(v.get("enabled", True)),
+            focused=_b(v.get("focused", False)),
+            focusable=_b(v.get("focusable", False)),
+            scrollable=_b(v.get("scrollable", False)),
+            password=_b(v.get("is_password", False)),
+            visible=_b(v.get("visible", True)),
+        ))
+    roots: list[TreeNode] = []
+    seen: set[int] = set()  # each view is attached once, from a root down, so a malformed file cannot loop
+    for i, v in enumerate(views):
+        parent = v.get("parent", -1) if isinstance(v, Mapping) else 0
+        if nodes[i] is None or (isinstance(parent, int) and 0 <= parent < len(views) and parent != i):
+            continue
+        roots.append(nodes[i])  # type: ignore[arg-type]
+        seen.add(i)
+        stack = [i]
+        while stack:
+            j = stack.pop()
+            kids = views[j].get("children") or []
+            for k in kids if isinstance(kids, list) else []:
+                if isinstance(k, int) and 0 <= k < len(nodes) and k not in seen and nodes[k] is not None:
+                    seen.add(k)
+                    nodes[j].children.append(nodes[k])  # type: ignore[union-attr, arg-type]
+                    stack.append(k)
+    if not roots:
+        warnings.append("DroidBot state has no root view (every view names a parent)")
     return roots, warnings
 
 
@@ -375,7 +448,11 @@ def reading_order_key(rect: Rect) -> tuple[int, int]:
 
 
 def tree_to_parse(roots: list[TreeNode], screen: Size, *, id_prefix: str = "t") -> TreeParse:
-    """Turn cleaned roots into elements (reading order) and structural blocks."""
+    """Turn cleaned roots into elements (reading order) and structural blocks.
+
+    Nodes under a dialog, sheet or menu (see ``vision.occlusion``) become ``covered``
+    elements and stay out of the blocks."""
+    occ = tree_occlusion(roots, screen)
     flat: list[tuple[TreeNode, int]] = []
     stack: list[tuple[TreeNode, int]] = [(r, 0) for r in reversed(roots)]
     while stack:
@@ -389,13 +466,17 @@ def tree_to_parse(roots: list[TreeNode], screen: Size, *, id_prefix: str = "t") 
         eid = f"{id_prefix}{i + 1}"
         ids[id(n)] = eid
         el = _to_element(n, eid)
+        if id(n) in occ.covered:
+            el = replace(el, covered=True)
         if el.clickable and not el.text and not el.label:
             inner = _descendant_words(n)
             if inner:
                 el = replace(el, label=inner)
         elements.append(el)
-    blocks = _tree_blocks(roots, ids, screen)
-    return TreeParse(elements=tuple(elements), blocks=tuple(blocks), node_count=len(flat), kept_count=len(elements))
+    visible_ids = {k: v for k, v in ids.items() if k not in occ.covered}
+    blocks = [b for b in _tree_blocks(roots, visible_ids, screen) if b.element_ids]
+    return TreeParse(elements=tuple(elements), blocks=tuple(blocks), node_count=len(flat), kept_count=len(elements),
+                     occluder=occ.panel)
 
 
 def _descendant_words(n: TreeNode, limit: int = 3) -> str:
@@ -485,7 +566,7 @@ def parse_uiautomator(xml_text: str | bytes | None, screen: Size, *, collapse: b
     total = _count(roots)
     cleaned = clean_tree(roots, screen, collapse=collapse)
     parse = tree_to_parse(cleaned, screen)
-    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count, parse.occluder)
 
 
 def parse_rico(data: Mapping[str, Any], image_size: Size, *, device_width: int = 1440, collapse: bool = True) -> TreeParse:
@@ -495,10 +576,62 @@ def parse_rico(data: Mapping[str, Any], image_size: Size, *, device_width: int =
     total = _count(roots)
     cleaned = clean_tree(roots, image_size, collapse=collapse)
     parse = tree_to_parse(cleaned, image_size)
-    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count, parse.occluder)
 
 
 def _infer_size(roots: list[TreeNode]) -> Size:
     w = max((r.rect.right for r in roots), default=0)
     h = max((r.rect.bottom for r in roots), default=0)
     return Size(w, h)
+
+
+def detect_format(text: str | bytes) -> str:
+    """Which tree format a file holds: ``uiautomator``, ``appium``, ``rico``, ``droidbot`` or ``unknown``."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    head = text.lstrip()[:4096]
+    if head.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return "unknown"
+        if isinstance(data, Mapping) and isinstance(data.get("views"), list):
+            return "droidbot"
+        if isinstance(data, Mapping) and (isinstance(data.get("activity"), Mapping) or "bounds" in data):
+            return "rico"
+        return "unknown"
+    if "<node" in head:
+        return "uiautomator"
+    if re.search(r"<[A-Za-z_][\w$]*\.[\w.$]+[\s>/]", head):
+        return "appium"
+    return "unknown"
+
+
+def parse_hierarchy(text: str | bytes | None, screen: Size, *, collapse: bool = True,
+                    device_size: Size | None = None) -> TreeParse:
+    """Any supported tree (see ``detect_format``) -> ``TreeParse`` in ``screen`` pixels.
+
+    JSON trees are scaled from their device space to ``screen``: DroidBot's ``width`` field
+    (or ``device_size``), Rico's 1440-pixel-wide space.  An unknown format gives an empty
+    parse whose warning names the formats that are read."""
+    if text is None:
+        return TreeParse(warnings=("no hierarchy dump",))
+    fmt = detect_format(text)
+    if fmt in ("uiautomator", "appium"):
+        return parse_uiautomator(text, screen, collapse=collapse)
+    if fmt == "unknown":
+        return TreeParse(warnings=("not a hierarchy this reader knows: expected uiautomator or Appium XML, "
+                                   "Rico or DroidBot JSON",))
+    data = json.loads(text)
+    if fmt == "rico":
+        width = device_size.width if device_size else 1440
+        return parse_rico(data, screen, device_width=width, collapse=collapse)
+    width = device_size.width if device_size else int(data.get("width") or 0)
+    scale = screen.width / width if width > 0 and screen.width > 0 else 1.0
+    roots, warnings = read_droidbot_json(data, scale=scale)
+    if screen.width == 0 or screen.height == 0:
+        screen = _infer_size(roots)
+    total = _count(roots)
+    cleaned = clean_tree(roots, screen, collapse=collapse)
+    parse = tree_to_parse(cleaned, screen)
+    return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count, parse.occluder)

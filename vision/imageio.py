@@ -67,3 +67,48 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
     if arr.ndim != 3 or arr.shape[2] != 3:
         raise ImageError(f"unsupported image shape {arr.shape}")
     return np.ascontiguousarray(arr)
+
+
+#: File endings of the tree formats ``vision.hierarchy.parse_hierarchy`` reads.
+TREE_SUFFIXES = (".xml", ".uix", ".json")
+
+
+def sibling_tree(image_path: str | Path) -> Path | None:
+    """The tree saved beside a screenshot under the same name (``shot.png`` -> ``shot.xml``,
+    ``shot.uix`` or ``shot.json``; DroidBot's ``screen_X.png`` -> ``state_X.json``), if any."""
+    p = Path(image_path)
+    names = [p.with_suffix(s) for s in TREE_SUFFIXES]
+    if p.stem.startswith("screen_"):
+        names.append(p.with_name("state_" + p.stem[len("screen_"):] + ".json"))
+    return next((n for n in names if n.is_file()), None)
+
+
+#: File endings of the screenshots a tree file may sit beside.
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
+
+
+def image_beside_tree(tree_path: str | Path) -> Path:
+    """The screenshot saved beside a tree file (``shot.xml`` -> ``shot.png``; DroidBot's
+    ``state_X.json`` -> ``screen_X.png``); ``ImageError`` when there is none."""
+    p = Path(tree_path)
+    stems = [p.stem]
+    if p.stem.startswith("state_"):
+        stems.append("screen_" + p.stem[len("state_"):])
+    for stem in stems:
+        for suffix in IMAGE_SUFFIXES:
+            candidate = p.with_name(stem + suffix)
+            if candidate.is_file():
+                return candidate
+    raise ImageError(f"no screenshot beside {p.name}",
+                     f"save the screenshot next to it as {p.stem}.png (or open the screenshot itself)")
+
+
+def load_screen_files(image_path: str | Path, tree_path: str | Path | None = None) -> tuple[np.ndarray, str | None]:
+    """A screenshot and its tree text (given, else the sibling found by ``sibling_tree``)."""
+    rgb = load_rgb(image_path)
+    tree = Path(tree_path) if tree_path is not None else sibling_tree(image_path)
+    if tree is None:
+        return rgb, None
+    if not tree.is_file():
+        raise ImageError(f"tree not found: {tree}", "check the path of the hierarchy file")
+    return rgb, tree.read_text(encoding="utf-8", errors="replace")

@@ -1,9 +1,10 @@
 """``ScreenParser``: Screen -> ScreenParse, stage by stage, with per-stage timings.
 
-Stages (each a backend chosen by ``PipelineConfig``): accessibility tree, OCR (full or
-incremental against a previous frame), widget detection (YOLO ONNX if shipped, else the
+Stages (each a backend chosen by ``PipelineConfig``): accessibility tree, OCR (full,
+incremental against a previous frame, or with a tree only where the tree has no words), widget detection (YOLO ONNX if shipped, else the
 OpenCV detector), grouping with icon labels, fusion with the tree, block division with
-captions and active tabs, and the LLM-facing description.  Backends are built lazily on
+captions and active tabs, occlusion (what a dialog, sheet or menu covers: from the tree,
+else from a dimmed screen), and the LLM-facing description.  Backends are built lazily on
 first use and reused; a parser is safe to share between threads for reading (a lock
 guards construction).  Bad input yields a valid, empty parse with a warning.
 """
@@ -24,13 +25,16 @@ from vision.config import PipelineConfig
 from vision.describe import describe
 from vision.detect import CvDetector, HybridDetector, NoDetector, WidgetDetector, YoloOnnxDetector
 from vision.errors import BackendUnavailable
+from vision.evidence import with_evidence
 from vision.fusion import fuse
 from vision.geometry import Size
 from vision.grouping import build_elements, label_from_neighbours
-from vision.hierarchy import parse_uiautomator, reading_order_key
+from vision.hierarchy import parse_hierarchy, reading_order_key
 from vision.icons import IconClassifier, OnnxIconClassifier
+from vision.occlusion import mark_covered, pixel_occluder
 from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend, incremental_read
-from vision.types import Block, Disagreement, Element, Screen, ScreenParse, StageTiming, TextSpan
+from vision.tree_text import mask_tree_text, tree_spans, worded
+from vision.types import Block, Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming, TextSpan
 
 log = logging.getLogger(__name__)
 
@@ -163,11 +167,13 @@ class ScreenParser:
 
         tree_elements: list[Element] = []
         tree_blocks: list[Block] = []
+        occluder = None
         if mode in ("tree", "fusion"):
-            tp = timer.run("tree", lambda: parse_uiautomator(screen.hierarchy_xml, size, collapse=c.hierarchy_collapse))
+            tp = timer.run("tree", lambda: parse_hierarchy(screen.hierarchy_xml, size, collapse=c.hierarchy_collapse))
             warnings.extend(tp.warnings)
             tree_elements = label_from_neighbours(list(tp.elements), size.width)
             tree_blocks = list(tp.blocks)
+            occluder = tp.occluder
             if not tree_elements and mode == "fusion":
                 mode = "vision"
 
@@ -178,7 +184,12 @@ class ScreenParser:
             incremental = bool(c.incremental_ocr and previous is not None and previous.screen.image.shape == image.shape
                                and any(t.stage.startswith("ocr") for t in previous.parse.timings))
             try:
-                texts = timer.run("ocr_incremental" if incremental else "ocr", lambda: self._read_text(screen, previous if incremental else None))
+                if mode == "fusion" and c.ocr_tree_gaps and tree_elements and not incremental:
+                    named = worded(tree_elements, image)  # the tree names these: read only the rest
+                    masked = mask_tree_text(image, named)
+                    texts = timer.run("ocr_tree_gaps", lambda: self.ocr_backend().read(masked)) + tree_spans(named)
+                else:
+                    texts = timer.run("ocr_incremental" if incremental else "ocr", lambda: self._read_text(screen, previous if incremental else None))
             except BackendUnavailable:
                 raise
             except Exception as exc:  # an engine failing on one odd frame must not kill the parse
@@ -194,6 +205,17 @@ class ScreenParser:
                 dets = []
             icons = self.icon_classifier()
             vision_elements, _ = timer.run("group", lambda: build_elements(image, dets, texts, icons=icons, icon_min_confidence=c.icon_min_confidence))
+            if c.evidence:
+                vision_elements = with_evidence(vision_elements, size)
+            from_pixels = False
+            if occluder is None and c.occlusion:
+                bar_rects = [e.rect for e in vision_elements if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+                occluder = timer.run("occlusion", lambda: pixel_occluder(image, bar_rects))
+                from_pixels = occluder is not None
+            if occluder is not None:
+                vision_elements = mark_covered(vision_elements, occluder)
+                if from_pixels:
+                    tree_elements = mark_covered(tree_elements, occluder)
         elif tiny:
             warnings.append(f"image too small to parse ({size})")
 
@@ -205,22 +227,27 @@ class ScreenParser:
         else:
             elements, blocks = vision_elements, []
 
+        hidden = [e for e in elements if e.covered]  # under a dialog: kept, but in no block
+        elements = [e for e in elements if not e.covered]
         if c.blocks and elements and not tiny and mode != "tree":
             blocks, rows = timer.run("blocks", lambda: blocks_mod.divide(image, elements, rows=mode == "vision"))
             elements = list(elements) + rows
         if c.blocks and blocks:
             blocks, elements = timer.run("captions", lambda: blocks_mod.annotate(image if mode != "tree" else None, blocks, elements))
+        elements = list(elements) + hidden
         elements, id_map = _renumber(elements)
         notes = [replace(n, element_id=id_map.get(n.element_id or "", n.element_id)) for n in notes]
         blocks = [replace(b, element_ids=tuple(id_map[i] for i in b.element_ids if i in id_map),
                           active_child=id_map.get(b.active_child or "", None)) for b in blocks]
         text = ""
         if c.describe:
-            text = timer.run("describe", lambda: describe(size, elements, blocks, app=screen.foreground_package))
+            text = timer.run("describe", lambda: describe(size, [e for e in elements if not e.covered], blocks,
+                                                          app=screen.foreground_package, covered=len(hidden)))
         timer.timings.append(StageTiming("total", round((time.perf_counter() - t_start) * 1000, 2)))
         result = ScreenParse(
             screen_size=size, elements=tuple(elements), blocks=tuple(blocks), text_spans=tuple(texts),
             timings=tuple(timer.timings), description=text, disagreements=tuple(notes), warnings=tuple(warnings),
+            occluder=occluder,
         )
         if c.remember_previous and mode in ("vision", "fusion") and not tiny:
             self._last = Previous(screen, result)

@@ -67,7 +67,8 @@ class Screen:
     """One observation of a device screen.
 
     ``image`` is an ``H x W x 3`` RGB ``uint8`` array, made read-only on construction.
-    ``hierarchy_xml`` is the raw ``uiautomator dump`` text when one was captured.
+    ``hierarchy_xml`` is the raw tree text when one was captured: a ``uiautomator dump``, an
+    Appium page source, or Rico / DroidBot JSON (``vision.hierarchy.detect_format``).
     """
 
     image: np.ndarray
@@ -77,6 +78,9 @@ class Screen:
     foreground_activity: str | None = None
     density_dpi: int | None = None
     device: str | None = None
+    #: How long each part of taking this observation took, as (name, milliseconds) pairs;
+    #: a real device fills "frame" and "hierarchy".  Empty when nobody measured.
+    timings_ms: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         img = self.image
@@ -128,6 +132,7 @@ class Element:
     password: bool = False
     source: ElementSource = ElementSource.HIERARCHY
     confidence: float = 1.0
+    covered: bool = False  # drawn, but under a dialog, sheet or menu: a tap would not reach it
 
     @property
     def display_name(self) -> str:
@@ -183,6 +188,7 @@ class ScreenParse:
     description: str = ""
     disagreements: tuple[Disagreement, ...] = ()
     warnings: tuple[str, ...] = ()
+    occluder: Rect | None = None  # the top dialog / sheet / menu panel, when one covers the screen
 
     def __post_init__(self) -> None:
         ids = [e.id for e in self.elements]
@@ -206,6 +212,22 @@ class ScreenParse:
         hits = [e for e in self.elements if e.rect.left <= x < e.rect.right and e.rect.top <= y < e.rect.bottom]
         return sorted(hits, key=lambda e: e.rect.area)
 
+    def uncovered(self) -> tuple[Element, ...]:
+        """The elements a person can see and reach: everything not under a dialog, sheet or menu.
+
+        Planners, grounders and descriptions take their candidates from here.
+        """
+        return tuple(e for e in self.elements if not e.covered)
+
+    @property
+    def covered_ids(self) -> frozenset[str]:
+        return frozenset(e.id for e in self.elements if e.covered)
+
     @property
     def total_ms(self) -> float:
+        """Wall time of the whole parse: the pipeline's own ``total`` stage when it recorded
+        one (stages nest inside it), else the sum of the stages."""
+        for t in self.timings:
+            if t.stage == "total":
+                return t.ms
         return sum(t.ms for t in self.timings)

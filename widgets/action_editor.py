@@ -43,6 +43,7 @@ class ActionEditor(QDialog):
         self._screen = screen or Size(1080, 2400)
         self._target: Target | None = None
         self._picking = ""
+        self._touch_set = False  # a touch point came from the action, a pick or the user's typing
 
         self.type_combo = QComboBox()
         for t in ActionType:
@@ -89,6 +90,8 @@ class ActionEditor(QDialog):
         lay.addWidget(self.buttons)
 
         self.type_combo.currentIndexChanged.connect(self._update_fields)
+        for spin in (self.touch_x, self.touch_y):
+            spin.valueChanged.connect(self._touch_edited)
         self.pick_touch.clicked.connect(lambda: self._request_pick("touch"))
         self.pick_lift.clicked.connect(lambda: self._request_pick("lift"))
         self.buttons.accepted.connect(self._try_accept)
@@ -132,14 +135,17 @@ class ActionEditor(QDialog):
             self.form.setRowVisible(w, visible)
         self.error.setText("")
 
+    def _touch_edited(self, _value: int) -> None:
+        self._touch_set = True
+
     def set_action(self, action: Action) -> None:
         self.type_combo.setCurrentIndex(self.type_combo.findData(action.type.value))
-        if action.touch is not None:
-            self.touch_x.setValue(action.touch.x)
-            self.touch_y.setValue(action.touch.y)
-        elif action.target is not None and action.target.point is not None:
-            self.touch_x.setValue(action.target.point.x)
-            self.touch_y.setValue(action.target.point.y)
+        point = action.touch or (action.target.point if action.target is not None else None)
+        for spin, value in ((self.touch_x, point.x if point else 0), (self.touch_y, point.y if point else 0)):
+            spin.blockSignals(True)
+            spin.setValue(value)
+            spin.blockSignals(False)
+        self._touch_set = point is not None
         if action.lift is not None:
             self.lift_x.setValue(action.lift.x)
             self.lift_y.setValue(action.lift.y)
@@ -174,6 +180,7 @@ class ActionEditor(QDialog):
         x.setValue(point.x)
         y.setValue(point.y)
         if which == "touch":
+            self._touch_set = True
             self._set_target(target)
         self._picking = ""
         self.error.setText("")
@@ -182,6 +189,9 @@ class ActionEditor(QDialog):
     def build_action(self) -> Action:
         """The action described by the fields; ``ValueError`` says what is wrong."""
         t = self.action_type()
+        if t in (ActionType.TAP, ActionType.LONG_PRESS, ActionType.SWIPE) and not self._touch_set:
+            raise ValueError(f"a {t.value.replace('_', ' ')} needs a point: press “Pick on mirror” "
+                             "and click the spot, or type its x and y")
         touch = Point(self.touch_x.value(), self.touch_y.value())
         duration = self.duration.value() or None
         if t in (ActionType.TAP, ActionType.LONG_PRESS):

@@ -32,8 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent.knowledge.graph import InteractionGraph
-from agent.knowledge.types import TaskRecord
+from agent.knowledge.types import GraphPicture, TaskRecord
 from widgets.icons import icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -127,7 +126,7 @@ class KnowledgePanel(QWidget):
         self.set_data([], {}, None)
 
     # ---- data ------------------------------------------------------------------------
-    def set_data(self, tasks: list[TaskRecord], context: dict[str, Any], graph: InteractionGraph | None,
+    def set_data(self, tasks: list[TaskRecord], context: dict[str, Any], graph: GraphPicture | None,
                  note: str = "") -> None:
         self.note.setText(note)
         self.note.setVisible(bool(note))
@@ -184,12 +183,12 @@ class KnowledgePanel(QWidget):
             self._loading = False
 
     def context_paths(self) -> list[str]:
-        return [self.context_table.item(r, 0).text() for r in range(self.context_table.rowCount())]
+        return [_text(self.context_table.item(r, 0)) for r in range(self.context_table.rowCount())]
 
     def _context_changed(self, item: QTableWidgetItem) -> None:
         if self._loading or item.column() != 1:
             return
-        path = self.context_table.item(item.row(), 0).text()
+        path = _text(self.context_table.item(item.row(), 0))
         self.contextEdited.emit(path, parse_value(item.text()))
 
     def _add_record(self) -> None:
@@ -204,16 +203,16 @@ class KnowledgePanel(QWidget):
     def _delete_record(self) -> None:
         r = self.context_table.currentRow()
         if r >= 0:
-            self.contextDeleted.emit(self.context_table.item(r, 0).text())
+            self.contextDeleted.emit(_text(self.context_table.item(r, 0)))
 
-    def _set_graph(self, graph: InteractionGraph | None) -> None:
+    def _set_graph(self, graph: GraphPicture | None) -> None:
         scene = self.graph_scene
         scene.clear()
-        if graph is None or not graph.nodes:
+        if graph is None or not graph.pages:
             scene.addText("No pages recorded yet: run tasks or record macros to grow the graph.")
             self.graph_nodes = 0
             return
-        nodes = list(graph.nodes.values())
+        nodes = list(graph.pages)
         n = len(nodes)
         radius = max(160.0, 60.0 * n / math.pi)
         pos = {node.id: QPointF(radius * math.cos(2 * math.pi * i / n), radius * math.sin(2 * math.pi * i / n))
@@ -222,17 +221,16 @@ class KnowledgePanel(QWidget):
         edge_pen.setWidthF(1.5)
         small = QFont()
         small.setPointSizeF(7)
-        for (src, key), targets in graph.edges.items():
-            for dst, count in targets.items():
-                if src in pos and dst in pos:
-                    a, b = pos[src], pos[dst]
-                    scene.addLine(a.x(), a.y(), b.x(), b.y(), edge_pen)
-                    label = scene.addText(f"{key.split(':')[-1][:24]} ×{count}", small)
-                    label.setDefaultTextColor(QColor("#546e7a"))
-                    label.setPos((a + b) / 2)
+        for edge in graph.edges:
+            if edge.src in pos and edge.dst in pos:
+                a, b = pos[edge.src], pos[edge.dst]
+                scene.addLine(a.x(), a.y(), b.x(), b.y(), edge_pen)
+                label = scene.addText(f"{edge.element.split(':')[-1][:24]} ×{edge.count}", small)
+                label.setDefaultTextColor(QColor("#546e7a"))
+                label.setPos((a + b) / 2)
         for node in nodes:
             p = pos[node.id]
-            text = scene.addText(f"{node.summary(3)[:48]}\n{node.app.rsplit('.', 1)[-1]} · {node.visits} visits", small)
+            text = scene.addText(f"{node.summary[:48]}\n{node.app.rsplit('.', 1)[-1]} · {node.visits} visits", small)
             r = text.boundingRect()
             rect = QRectF(p.x() - r.width() / 2 - 4, p.y() - r.height() / 2 - 2, r.width() + 8, r.height() + 4)
             scene.addRect(rect, QPen(QColor("#1565c0")), QBrush(QColor("#e3f2fd")))
@@ -240,3 +238,7 @@ class KnowledgePanel(QWidget):
             text.setZValue(2)
         self.graph_nodes = n
         self.graph_view.fitInView(scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+
+def _text(item: QTableWidgetItem | None) -> str:
+    return item.text() if item is not None else ""

@@ -26,7 +26,7 @@ class LayerPanel(QWidget):
         self.sliders: dict[Layer, QSlider] = {}
         for row, layer in enumerate(Layer):
             st = self._styles[layer]
-            check = QCheckBox(layer.title)
+            check = QCheckBox(layer.caption)
             check.setChecked(st.visible)
             color = QPushButton()
             color.setFixedSize(22, 22)
@@ -51,7 +51,7 @@ class LayerPanel(QWidget):
         )
 
     def _pick_color(self, layer: Layer) -> None:
-        c = QColorDialog.getColor(QColor(self._styles[layer].color), self, f"{layer.title} colour")
+        c = QColorDialog.getColor(QColor(self._styles[layer].color), self, f"{layer.caption} colour")
         if c.isValid():
             self.set_color(layer, c.name())
 

@@ -1,16 +1,21 @@
-"""The macro library: record / stop, list, edit name and parameters, run with or without
-approval, import / export, delete.
+"""The macro library: record / stop, list, edit name and parameters, edit the steps
+(move up / down, delete, edit the action, show it again on the mirror), run with or
+without approval, on the phone or on a virtual phone of another profile / theme /
+language, import / export, and the per-step results of the last replay.
 
-It shows ``Macro`` objects and emits intents carrying macro ids; the window does the
-recording, running and file I/O.  No I/O here.
+It shows ``Macro`` objects and emits intents carrying macro ids and step indexes; the
+macro controller does the recording, editing, running and file I/O.  Also the small
+dialogs Run asks with: parameter values and the virtual phone to replay on.  No I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -21,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -30,17 +36,29 @@ from widgets.icons import icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
+#: What the virtual phone can be (the window offers these for "Run on…").
+VIRTUAL_PROFILES = ("phone", "small", "tablet")
+VIRTUAL_THEMES = ("light", "dark")
+VIRTUAL_LANGUAGES = ("en", "de")
+
+RESULT_ICONS = {True: ("mdi6.check-circle", "#2e7d32"), False: ("mdi6.alert-circle", "#c62828")}
+
 
 class MacroLibraryPanel(QWidget):
     recordToggled = Signal(bool)  # True = start recording, False = stop
     runRequested = Signal(str, bool)  # macro id, with approval
+    runOnRequested = Signal(str)  # macro id: replay on a virtual phone the user picks
     editRequested = Signal(str)
     macroEdited = Signal(object)  # Macro (edited copy, version bumped)
     deleteRequested = Signal(str)
     importRequested = Signal()
     exportRequested = Signal(str)
+    stepMoveRequested = Signal(str, int, int)  # macro id, step index, new index
+    stepDeleteRequested = Signal(str, int)
+    stepEditRequested = Signal(str, int)
+    stepRedemonstrateRequested = Signal(str, int)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._macros: dict[str, Macro] = {}
         self.record = QPushButton(icon("mdi6.record-rec", "#c62828"), "Record")
@@ -48,33 +66,77 @@ class MacroLibraryPanel(QWidget):
         self.list = QListWidget()
         self.details = QLabel("")
         self.details.setWordWrap(True)
+        self.steps = QListWidget()
+        self.steps.setToolTip("The macro's steps; the buttons below edit the selected one")
+        self.step_up = QPushButton(icon("mdi6.arrow-up"), "")
+        self.step_up.setToolTip("Move the step up")
+        self.step_down = QPushButton(icon("mdi6.arrow-down"), "")
+        self.step_down.setToolTip("Move the step down")
+        self.step_edit = QPushButton(icon("mdi6.pencil"), "Edit…")
+        self.step_edit.setToolTip("Edit the step's action (type, point, text)")
+        self.step_redemo = QPushButton(icon("mdi6.gesture-tap"), "Redo")
+        self.step_redemo.setToolTip("Do this step again on the mirror; it replaces the recorded one")
+        self.step_delete = QPushButton(icon("mdi6.delete"), "")
+        self.step_delete.setToolTip("Delete the step")
+        self.results = QListWidget()
+        self.results.setToolTip("How each step of the last replay went")
+        self.results.setWordWrap(True)
+        self.steps.setWordWrap(True)
+        self.results_title = QLabel("<b>Last replay</b>")
+        self.results_title.setWordWrap(True)
         self.run = QPushButton(icon("mdi6.play"), "Run")
-        self.run_approve = QPushButton(icon("mdi6.play-protected-content"), "Run with approval")
+        self.run_approve = QPushButton(icon("mdi6.play-protected-content"), "Run, ask")
+        self.run_approve.setToolTip("Run with approval: each step waits for Approve")
+        self.run_on = QPushButton(icon("mdi6.cellphone-cog"), "Run on…")
+        self.run_on.setToolTip("Replay on a virtual phone of another size, theme or language")
         self.edit = QPushButton(icon("mdi6.pencil"), "Edit…")
         self.delete = QPushButton(icon("mdi6.delete"), "Delete")
         self.import_ = QPushButton(icon("mdi6.import"), "Import…")
         self.export = QPushButton(icon("mdi6.export"), "Export…")
+        step_row = QHBoxLayout()
+        for b in (self.step_up, self.step_down, self.step_edit, self.step_redemo, self.step_delete):
+            step_row.addWidget(b)
+        steps_box = QWidget()
+        sl = QVBoxLayout(steps_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.details)
+        sl.addWidget(self.steps, 1)
+        sl.addLayout(step_row)
+        sl.addWidget(self.results_title)
+        sl.addWidget(self.results, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.list)
+        split.addWidget(steps_box)
+        split.setStretchFactor(1, 2)
         row1 = QHBoxLayout()
-        for b in (self.run, self.run_approve, self.edit):
+        for b in (self.run, self.run_approve, self.run_on):
             row1.addWidget(b)
         row2 = QHBoxLayout()
-        for b in (self.delete, self.import_, self.export):
+        for b in (self.edit, self.delete, self.import_, self.export):
             row2.addWidget(b)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.record)
-        lay.addWidget(self.list)
-        lay.addWidget(self.details)
+        lay.addWidget(split, 1)
         lay.addLayout(row1)
         lay.addLayout(row2)
         self.record.toggled.connect(self._on_record)
         self.list.currentItemChanged.connect(lambda *_: self._update())
+        self.steps.currentRowChanged.connect(lambda *_: self._update_step_buttons())
         self.run.clicked.connect(lambda: self._emit_run(False))
         self.run_approve.clicked.connect(lambda: self._emit_run(True))
+        self.run_on.clicked.connect(lambda: self._emit_id(self.runOnRequested))
         self.edit.clicked.connect(self._on_edit)
-        self.delete.clicked.connect(lambda: self.current_id() and self.deleteRequested.emit(self.current_id()))
+        self.delete.clicked.connect(lambda: self._emit_id(self.deleteRequested))
         self.import_.clicked.connect(self.importRequested.emit)
-        self.export.clicked.connect(lambda: self.current_id() and self.exportRequested.emit(self.current_id()))
+        self.export.clicked.connect(lambda: self._emit_id(self.exportRequested))
+        self.step_up.clicked.connect(lambda: self._emit_move(-1))
+        self.step_down.clicked.connect(lambda: self._emit_move(+1))
+        self.step_delete.clicked.connect(lambda: self._emit_step(self.stepDeleteRequested))
+        self.step_edit.clicked.connect(lambda: self._emit_step(self.stepEditRequested))
+        self.step_redemo.clicked.connect(lambda: self._emit_step(self.stepRedemonstrateRequested))
+        self.results_title.hide()
+        self.results.hide()
         self._update()
 
     def set_macros(self, macros: list[Macro]) -> None:
@@ -90,9 +152,15 @@ class MacroLibraryPanel(QWidget):
                 self.list.setCurrentItem(item)
         self._update()
 
+    def macro(self, macro_id: str) -> Macro | None:
+        return self._macros.get(macro_id)
+
     def current_id(self) -> str:
         item = self.list.currentItem()
         return str(item.data(ID_ROLE)) if item is not None else ""
+
+    def current_step(self) -> int:
+        return self.steps.currentRow()
 
     def select(self, macro_id: str) -> None:
         for r in range(self.list.count()):
@@ -105,6 +173,23 @@ class MacroLibraryPanel(QWidget):
         self.record.blockSignals(False)
         self.record.setText(f"Stop recording ({steps} steps)" if recording else "Record")
 
+    def show_results(self, title: str, rows: list[tuple[bool, str]]) -> None:
+        """The last replay's outcome per step: (went well, what happened)."""
+        self.results_title.setText(f"<b>{_esc(title)}</b>")
+        self.results.clear()
+        for ok, text in rows:
+            name, colour = RESULT_ICONS[ok]
+            self.results.addItem(QListWidgetItem(icon(name, colour), text))
+        self.results_title.show()
+        self.results.show()
+
+    def add_result(self, ok: bool, text: str) -> None:
+        name, colour = RESULT_ICONS[ok]
+        self.results.addItem(QListWidgetItem(icon(name, colour), text))
+        self.results.scrollToBottom()
+        self.results_title.show()
+        self.results.show()
+
     def _on_record(self, on: bool) -> None:
         self.set_recording(on)
         self.recordToggled.emit(on)
@@ -113,16 +198,47 @@ class MacroLibraryPanel(QWidget):
         if self.current_id():
             self.runRequested.emit(self.current_id(), approve)
 
+    def _emit_move(self, delta: int) -> None:
+        i = self.current_step()
+        if self.current_id() and i >= 0:
+            self.stepMoveRequested.emit(self.current_id(), i, i + delta)
+
+    def _emit_id(self, signal: SignalInstance) -> None:
+        if self.current_id():
+            signal.emit(self.current_id())
+
+    def _emit_step(self, signal: SignalInstance) -> None:
+        i = self.current_step()
+        if self.current_id() and i >= 0:
+            signal.emit(self.current_id(), i)
+
     def _update(self) -> None:
         m = self._macros.get(self.current_id())
-        for b in (self.run, self.run_approve, self.edit, self.delete, self.export):
+        for b in (self.run, self.run_approve, self.run_on, self.edit, self.delete, self.export):
             b.setEnabled(m is not None)
+        keep = self.steps.currentRow()
+        self.steps.clear()
         if m is None:
             self.details.setText("<i>Select a macro, or press Record and act on the mirror.</i>")
+            self._update_step_buttons()
             return
-        steps = "".join(f"<li>{_esc(s.description or s.action.describe())}</li>" for s in m.steps)
+        for n, step in enumerate(m.steps):
+            self.steps.addItem(f"{n + 1}. {step.description or step.action.describe()}")
+        if 0 <= keep < self.steps.count():
+            self.steps.setCurrentRow(keep)
         params = ", ".join(m.parameters) or "none"
-        self.details.setText(f"<b>{_esc(m.name)}</b> — {_esc(m.description)}<br>parameters: {params}<ol>{steps}</ol>")
+        self.details.setText(f"<b>{_esc(m.name)}</b> (v{m.version}) — {_esc(m.description)}<br>parameters: {params}")
+        self._update_step_buttons()
+
+    def _update_step_buttons(self) -> None:
+        i = self.steps.currentRow()
+        n = self.steps.count()
+        chosen = 0 <= i < n
+        self.step_up.setEnabled(chosen and i > 0)
+        self.step_down.setEnabled(chosen and i < n - 1)
+        self.step_delete.setEnabled(chosen and n > 1)
+        self.step_edit.setEnabled(chosen)
+        self.step_redemo.setEnabled(chosen)
 
     def _on_edit(self) -> None:
         m = self._macros.get(self.current_id())
@@ -134,6 +250,72 @@ class MacroLibraryPanel(QWidget):
         dlg.finished.connect(dlg.deleteLater)
         dlg.open()
         self._dialog = dlg
+
+
+class ParametersDialog(QDialog):
+    """Asks for the value of each parameter of a macro before it runs."""
+
+    def __init__(self, macro: Macro, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Run “{macro.name}”")
+        self.fields: dict[str, QLineEdit] = {}
+        form = QFormLayout(self)
+        form.addRow(QLabel("This macro types text that changes from run to run. Fill in:"))
+        for name in macro.parameters:
+            edit = QLineEdit()
+            edit.setPlaceholderText(f"value for {{{name}}}")
+            self.fields[name] = edit
+            form.addRow(name, edit)
+        self.error = QLabel("")
+        self.error.setStyleSheet("color:#b00020")
+        form.addRow(self.error)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
+        box.accepted.connect(self._ok)
+        box.rejected.connect(self.reject)
+        form.addRow(box)
+
+    def values(self) -> dict[str, str]:
+        return {name: edit.text() for name, edit in self.fields.items()}
+
+    def _ok(self) -> None:
+        missing = [n for n, v in self.values().items() if not v.strip()]
+        if missing:
+            self.error.setText("Fill in: " + ", ".join(missing))
+            self.fields[missing[0]].setFocus()
+            return
+        self.accept()
+
+
+class RunOnDialog(QDialog):
+    """Which virtual phone to replay on: profile, theme, language, and with approval."""
+
+    def __init__(self, macro: Macro, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Run “{macro.name}” on a virtual phone")
+        self.profile = QComboBox()
+        self.theme = QComboBox()
+        self.language = QComboBox()
+        for combo, values in ((self.profile, VIRTUAL_PROFILES), (self.theme, VIRTUAL_THEMES),
+                              (self.language, VIRTUAL_LANGUAGES)):
+            for v in values:
+                combo.addItem(v, v)
+        self.approve = QCheckBox("Approve each step")
+        form = QFormLayout(self)
+        form.addRow(QLabel("The window switches to this virtual phone and replays the macro there."))
+        form.addRow("Size", self.profile)
+        form.addRow("Theme", self.theme)
+        form.addRow("Language", self.language)
+        form.addRow(self.approve)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+        form.addRow(box)
+
+    def choice(self) -> tuple[str, str, str, bool]:
+        return (self.profile.currentData(), self.theme.currentData(), self.language.currentData(),
+                self.approve.isChecked())
 
 
 class MacroEditDialog(QDialog):

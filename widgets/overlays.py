@@ -2,7 +2,11 @@
 
 A layer is a ``QGraphicsObject`` covering the screen in device pixels.  It records its
 drawing into a ``QPicture`` once per parse (or style change) and replays it on every
-paint, so a new mirror frame costs nothing here.  Pure drawing: no I/O, no parsing.
+paint, so a new mirror frame costs nothing here.  Labels ("tags") are placed beside
+their box where they hide no text on the screen (and no other tag); a tag that finds no
+such place is left out rather than drawn over words the user must read.  Elements under
+a dialog, sheet or menu (``Element.covered``) are drawn grey, dashed and without tags.
+Pure drawing: no I/O, no parsing.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from agent.types import Action, ActionType
 from vision.geometry import Rect
-from vision.types import ElementKind, ElementSource, ScreenParse
+from vision.types import Element, ElementKind, ElementSource, ScreenParse, TextSpan
 
 
 class Layer(StrEnum):
@@ -41,7 +45,8 @@ class Layer(StrEnum):
     DISAGREEMENTS = "disagreements"
 
     @property
-    def title(self) -> str:
+    def caption(self) -> str:
+        """The layer's name as the layer panel shows it."""
         return _TITLES[self]
 
 
@@ -96,6 +101,10 @@ CLASS_COLORS: dict[ElementKind, str] = {
     ElementKind.STATUS_BAR: "#757575",
     ElementKind.NAVIGATION_BAR: "#757575",
 }
+
+
+#: Colour of elements a dialog covers (drawn dashed, without tags).
+COVERED_COLOR = "#9e9e9e"
 
 
 def with_alpha(color: str, alpha: int) -> QColor:
@@ -199,9 +208,46 @@ def _label_font(font_px: int) -> QFont:
     return f
 
 
-def _tag(p: QPainter, at: QPointF, text: str, bg: QColor, font: QFont, fg: QColor | None = None) -> None:
-    """A small filled label with its top-left corner at ``at`` (kept on the screen)."""
-    if not text:
+class TagPlacer:
+    """Finds a place for each tag that hides no on-screen text and no earlier tag.
+
+    ``avoid`` are the boxes of words on the screen (OCR spans and elements with text);
+    candidates are tried in order (beside the box first) and the first free one wins.
+    """
+
+    def __init__(self, parse: ScreenParse, font: QFont) -> None:
+        self.screen = QRectF(0, 0, parse.screen_size.width, parse.screen_size.height)
+        self.fm = QFontMetricsF(font)
+        self.taken: list[QRectF] = [qrect(s.rect) for s in parse.text_spans]
+        self.taken += [qrect(e.rect) for e in parse.elements
+                       if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * max(1, parse.screen_size.area)]
+
+    def size(self, text: str) -> tuple[float, float]:
+        return self.fm.horizontalAdvance(text) + 6.0, self.fm.height() + 3.0
+
+    def place(self, text: str, box: Rect, *, inside_first: bool = False) -> QPointF | None:
+        """Top-left corner for ``text``'s tag near ``box``, or None when every place hides words."""
+        w, h = self.size(text)
+        r = qrect(box)
+        beside = [QPointF(r.left(), r.top() - h - 1), QPointF(r.left(), r.bottom() + 1),
+                  QPointF(r.right() + 1, r.top()), QPointF(r.left() - w - 1, r.top()),
+                  QPointF(r.right() - w, r.top() - h - 1), QPointF(r.right() - w, r.bottom() + 1)]
+        inside = [QPointF(r.left() + 2, r.top() + 2), QPointF(r.right() - w - 2, r.bottom() - h - 2)]
+        for at in (inside + beside) if inside_first else (beside + inside):
+            cand = QRectF(at.x(), at.y(), w, h)
+            if not self.screen.contains(cand):
+                continue
+            if any(cand.intersects(t) for t in self.taken):
+                continue
+            self.taken.append(cand)
+            return at
+        return None
+
+
+def _tag(p: QPainter, at: QPointF | None, text: str, bg: QColor, font: QFont, fg: QColor | None = None) -> None:
+    """A small filled label with its top-left corner at ``at`` (kept on the screen);
+    nothing when ``at`` is None (no free place was found)."""
+    if not text or at is None:
         return
     fm = QFontMetricsF(font)
     pad = 3.0
@@ -229,20 +275,34 @@ def _line_width(parse: ScreenParse) -> float:
     return max(2.0, parse.screen_size.width / 360)
 
 
+def _draw_covered(p: QPainter, parse: ScreenParse, lw: float) -> None:
+    """Covered elements: grey, dashed, unfilled; the covering panel's outline on top."""
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.setPen(_pen(COVERED_COLOR, max(1.5, lw * 0.6), Qt.PenStyle.DashLine))
+    for e in parse.elements:
+        if e.covered and e.kind is not ElementKind.CONTAINER:
+            p.drawRect(qrect(e.rect))
+    if parse.occluder is not None:
+        p.setPen(_pen(COVERED_COLOR, lw))
+        p.drawRect(qrect(parse.occluder))
+
+
 def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = _line_width(parse)
     font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
+    placer = TagPlacer(parse, font)
+    _draw_covered(p, parse, lw)
     for e in parse.elements:
-        if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR:
+        if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR or e.covered:
             continue
         c = CLASS_COLORS.get(e.kind, color)
         p.setBrush(with_alpha(c, 28))
         p.setPen(_pen(c, lw))
         p.drawRect(qrect(e.rect))
         if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and e.rect.height > 24:
-            _tag(p, QPointF(e.rect.left, e.rect.bottom - QFontMetricsF(font).height() - 3),
-                 e.kind.value.replace("_", " "), with_alpha(c, 210), font)
+            word = e.kind.value.replace("_", " ")
+            _tag(p, placer.place(word, e.rect), word, with_alpha(c, 210), font)
 
 
 def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
@@ -251,6 +311,7 @@ def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict
     p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
     for e in parse.elements:
         if e.source in (ElementSource.HIERARCHY, ElementSource.FUSED):
+            p.setPen(_pen(COVERED_COLOR if e.covered else color, lw, Qt.PenStyle.DashLine))
             p.drawRect(qrect(e.rect))
 
 
@@ -260,32 +321,43 @@ def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]
     font.setBold(False)
     font.setPixelSize(max(10, font.pixelSize() * 2 // 3))
     fm = QFontMetricsF(font)
-    spans = list(parse.text_spans)
+    del fm
+    placer = TagPlacer(parse, font)
+    spans: list[TextSpan | Element] = list(parse.text_spans)
     if not spans:  # fall back to text elements read by OCR
         spans = [e for e in parse.elements if e.source is ElementSource.OCR and e.text]
+    panel = parse.occluder
     for s in spans:
-        p.setBrush(with_alpha(color, 40))
-        p.setPen(_pen(color, lw))
+        hidden = panel is not None and not panel.contains(s.rect.center)
+        c = COVERED_COLOR if hidden else color
+        p.setBrush(with_alpha(c, 40))
+        p.setPen(_pen(c, lw, Qt.PenStyle.DashLine if hidden else Qt.PenStyle.SolidLine))
         p.drawRect(qrect(s.rect))
-        _tag(p, QPointF(s.rect.left, s.rect.top - fm.height() - 3), s.text[:40], with_alpha(color, 220), font)
+        if not hidden:
+            _tag(p, placer.place(s.text[:40], s.rect), s.text[:40], with_alpha(color, 220), font)
 
 
 def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
     lw = _line_width(parse)
+    placer = TagPlacer(parse, font)
     for e in parse.elements:
         if e.label and not e.text and e.kind not in (ElementKind.CONTAINER, ElementKind.TEXT):
             p.setBrush(Qt.BrushStyle.NoBrush)
+            if e.covered:
+                p.setPen(_pen(COVERED_COLOR, lw * 0.6, Qt.PenStyle.DashLine))
+                p.drawRect(qrect(e.rect))
+                continue
             p.setPen(_pen(color, lw))  # solid: dotted wide pens cost ~10x more to rasterise
             p.drawRect(qrect(e.rect))
-            _tag(p, QPointF(e.rect.left, e.rect.top - QFontMetricsF(font).height() - 2), e.label,
-                 with_alpha(color, 230), font, QColor("black"))
+            _tag(p, placer.place(e.label, e.rect), e.label, with_alpha(color, 230), font, QColor("black"))
 
 
 def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = _line_width(parse) * 1.6
     font = _label_font(font_px)
+    placer = TagPlacer(parse, font)
     for b in parse.blocks:
         p.setBrush(with_alpha(color, 18))
         p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
@@ -296,29 +368,34 @@ def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, s
                 p.setBrush(with_alpha("#ffd600", 90))
                 p.setPen(_pen("#ffd600", lw))
                 p.drawRect(qrect(active.rect))
-                _tag(p, QPointF(active.rect.left, active.rect.bottom + 2), "active tab",
+                _tag(p, placer.place("active tab", active.rect), "active tab",
                      with_alpha("#ffd600", 235), font, QColor("black"))
-        caption = b.caption or b.role
-        _tag(p, QPointF(b.rect.left + 4, b.rect.top + 4), caption[:48], with_alpha(color, 225), font)
+        caption = (b.caption or b.role)[:48]
+        _tag(p, placer.place(caption, b.rect, inside_first=True), caption, with_alpha(color, 225), font)
 
 
 def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     font = _label_font(font_px)
+    placer = TagPlacer(parse, font)
     for e in parse.elements:
+        if e.covered:
+            continue  # no id to name: a tap would not reach it
         mark = marks.get(e.id, e.id)
-        _tag(p, QPointF(e.rect.left + 2, e.rect.top + 2), mark, with_alpha(color, 235), font)
+        _tag(p, placer.place(mark, e.rect, inside_first=True), mark, with_alpha(color, 235), font)
 
 
 def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
     lw = _line_width(parse) * 1.5
     font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
+    placer = TagPlacer(parse, font)
     for d in parse.disagreements:
         brush = QBrush(with_alpha(color, 110), Qt.BrushStyle.BDiagPattern)
         p.setBrush(brush)
         p.setPen(_pen(color, lw))
         p.drawRect(qrect(d.rect))
-        _tag(p, QPointF(d.rect.left, d.rect.bottom + 2), d.kind.replace("_", " "), with_alpha(color, 235), font)
+        word = d.kind.replace("_", " ")
+        _tag(p, placer.place(word, d.rect), word, with_alpha(color, 235), font)
 
 
 _DRAWERS = {

@@ -123,7 +123,7 @@ class ParseInspector(QWidget):
             return
         # fill the model while it is detached from the filter and the view: one reset
         # instead of a signal cascade per cell
-        self.proxy.setSourceModel(None)
+        self.proxy.setSourceModel(None)  # type: ignore[arg-type]  # detach: Qt accepts a null model
         try:
             self._fill(parse)
         finally:

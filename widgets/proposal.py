@@ -12,25 +12,30 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from agent.types import Decision, DecisionKind, Proposal
 from widgets.icons import icon
+from widgets.shortcuts import key_for
 
 SHORTCUTS = {
-    DecisionKind.APPROVE: "Ctrl+Return",
-    DecisionKind.EDIT: "Ctrl+E",
-    DecisionKind.REJECT: "Ctrl+R",
-    DecisionKind.DEMONSTRATE: "Ctrl+D",
-    DecisionKind.ABORT: "Ctrl+Shift+X",
+    DecisionKind.APPROVE: key_for("Approve the proposal"),
+    DecisionKind.EDIT: key_for("Edit the proposed action"),
+    DecisionKind.REJECT: key_for("Reject (type the reason first)"),
+    DecisionKind.DEMONSTRATE: key_for("Demonstrate the step on the mirror"),
+    DecisionKind.ABORT: key_for("Abort at this step"),
 }
+
+
+REJECT_PLACEHOLDER = "Why reject? The planner reads this (required to reject)"
 
 
 class ProposalCard(QFrame):
@@ -49,6 +54,11 @@ class ProposalCard(QFrame):
         self.sensitive = QLabel("⚠ sensitive action: check carefully")
         self.sensitive.setStyleSheet("color:#b00020; font-weight:bold")
         self.sensitive.hide()
+        self.screen_changed = QLabel("⚠ The phone's screen has changed since this step was planned: "
+                                     "check the mirror before approving")
+        self.screen_changed.setWordWrap(True)
+        self.screen_changed.setStyleSheet("color:#b26a00; font-weight:bold")
+        self.screen_changed.hide()
         self.rationale = QLabel("")
         self.rationale.setWordWrap(True)
         self.confidence = QProgressBar()
@@ -63,7 +73,7 @@ class ProposalCard(QFrame):
         self.planner = QLabel("")
         self.planner.setStyleSheet("color:#666")
         lay = QVBoxLayout(self)
-        for w in (self.title, self.sensitive, self.rationale, self.confidence, self.evidence, self.plan, self.planner):
+        for w in (self.title, self.sensitive, self.screen_changed, self.rationale, self.confidence, self.evidence, self.plan, self.planner):
             lay.addWidget(w)
         lay.addStretch(1)
         self._proposal: Proposal | None = None
@@ -71,6 +81,7 @@ class ProposalCard(QFrame):
 
     def set_proposal(self, proposal: Proposal | None) -> None:
         self._proposal = proposal
+        self.screen_changed.hide()
         if proposal is None:
             self.title.setText("No proposal")
             for w in (self.rationale, self.evidence, self.plan, self.planner):
@@ -100,6 +111,18 @@ class ProposalCard(QFrame):
     def proposal(self) -> Proposal | None:
         return self._proposal
 
+    def set_failed(self, reason: str) -> None:
+        """The agent could not produce this step: say why and what the user can do."""
+        self.set_proposal(None)
+        self.title.setText("The agent could not do this step")
+        self.rationale.setText(f"{_esc(reason)}<br><br><b>Demonstrate</b> it on the mirror or <b>Edit</b> "
+                               "the action to perform it yourself; <b>Reject</b> lets the agent try again; "
+                               "<b>Abort</b> stops the task.")
+
+    def set_screen_changed(self, changed: bool) -> None:
+        """Warn that the live screen is no longer the frame the proposal was planned on."""
+        self.screen_changed.setVisible(changed and self._proposal is not None)
+
 
 class DecisionBar(QWidget):
     """Approve / Edit / Reject (with feedback) / Demonstrate / Abort."""
@@ -110,7 +133,8 @@ class DecisionBar(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.feedback = QLineEdit(placeholderText="Why reject? The planner reads this (required to reject)")
+        self.feedback = QLineEdit(placeholderText=REJECT_PLACEHOLDER)
+        self.failed_step = False
         self.hint = QLabel("")
         self.hint.setStyleSheet("color:#b00020")
         specs = [
@@ -121,18 +145,22 @@ class DecisionBar(QWidget):
             (DecisionKind.ABORT, "Abort", "mdi6.stop-circle", "#424242"),
         ]
         self.buttons: dict[DecisionKind, QPushButton] = {}
-        row = QHBoxLayout()
-        for kind, text, icon_name, color in specs:
+        # two rows of three, so the bar fits a narrow dock (1024 px wide windows)
+        row = QGridLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(4)
+        for n, (kind, text, icon_name, color) in enumerate(specs):
             b = QPushButton(icon(icon_name, color), text)
             b.setObjectName(f"decision_{kind.value}")
             b.setToolTip(f"{text.rstrip('…')} ({SHORTCUTS[kind]})")
             b.clicked.connect(lambda _=False, k=kind: self.trigger(k))
-            row.addWidget(b)
+            row.addWidget(b, n // 3, n % 3)
             self.buttons[kind] = b
             sc = QShortcut(QKeySequence(SHORTCUTS[kind]), self)
             sc.setContext(Qt.ShortcutContext.WindowShortcut)
             sc.activated.connect(lambda k=kind: self.trigger(k))
         self.buttons[DecisionKind.APPROVE].setDefault(True)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.feedback)
@@ -145,11 +173,20 @@ class DecisionBar(QWidget):
     def set_enabled(self, enabled: bool) -> None:
         """Enable the bar while a proposal awaits a decision."""
         self._enabled = enabled
+        self.failed_step = False
+        self.feedback.setPlaceholderText(REJECT_PLACEHOLDER)
         for b in self.buttons.values():
             b.setEnabled(enabled)
         self.feedback.setEnabled(enabled)
         if not enabled:
             self.hint.hide()
+
+    def set_failed_step(self, failed: bool) -> None:
+        """A failed step has nothing to approve: Reject retries, no reason needed."""
+        self.failed_step = failed
+        self.buttons[DecisionKind.APPROVE].setEnabled(self._enabled and not failed)
+        self.feedback.setPlaceholderText("Reject lets the agent try this step again" if failed
+                                         else REJECT_PLACEHOLDER)
 
     @property
     def enabled(self) -> bool:
@@ -159,11 +196,15 @@ class DecisionBar(QWidget):
         if not self._enabled:
             return
         if kind is DecisionKind.APPROVE:
+            if self.failed_step:
+                return
             self.decided.emit(Decision(DecisionKind.APPROVE))
         elif kind is DecisionKind.ABORT:
             self.decided.emit(Decision(DecisionKind.ABORT, feedback=self.feedback.text().strip()))
         elif kind is DecisionKind.REJECT:
             text = self.feedback.text().strip()
+            if not text and self.failed_step:
+                text = "try this step again"
             if not text:
                 self.hint.setText("Type what is wrong first, then Reject (Enter in the box rejects).")
                 self.hint.show()

@@ -151,8 +151,8 @@ class ScreenView(QGraphicsView):
         self._selected_item = HighlightItem("#ffea00", 2.0, z=41)
         self._marker = ProposalMarkerItem()
         self._demo_trail = HighlightItem("#00e676", 1.0, z=60)
-        for item in (self._hover_item, self._selected_item, self._marker, self._demo_trail):
-            self._scene.addItem(item)
+        for extra in (self._hover_item, self._selected_item, self._marker, self._demo_trail):
+            self._scene.addItem(extra)
 
         self._parse: ScreenParse | None = None
         self._screen_rect: Rect | None = None

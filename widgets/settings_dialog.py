@@ -1,9 +1,12 @@
 """A settings dialog generated from a pydantic model.
 
 Each field becomes an editor by its annotation (bool, int, float, str, Path, Enum,
-Literal; nested models become groups).  Validation is the model's own: OK builds a new
-model with ``model_validate`` and shows the first error next to its field instead of
-closing.  Takes and returns model instances; no I/O (saving is the caller's job).
+Literal; nested models become groups), labelled in words (the field's title, or its
+name with units and acronyms spelled out), never by the raw field name.  Combo boxes and
+spin boxes change only when focused: the mouse wheel scrolls the dialog instead.
+Validation is the model's own: OK builds a new model with ``model_validate`` and shows
+the first error next to its field instead of closing.  Takes and returns model
+instances; no I/O (saving is the caller's job).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,6 +33,53 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+#: Words that read better spelled differently than the field name has them.
+_WORDS = {"llm": "LLM", "ocr": "OCR", "api": "API", "url": "URL", "fps": "FPS", "adb": "adb", "id": "ID",
+          "dpi": "DPI", "ui": "UI", "gpu": "GPU", "cpu": "CPU", "http": "HTTP", "openai": "OpenAI",
+          "ollama": "Ollama", "scrcpy": "scrcpy", "db": "database", "dir": "folder"}
+_UNITS = {"s": "seconds", "ms": "milliseconds", "px": "pixels", "mb": "MB", "pct": "%"}
+
+
+def human_label(name: str) -> str:
+    """``timeout_s`` → "Timeout (seconds)", ``ocr_min_confidence`` → "OCR min confidence"."""
+    parts = [p for p in name.split("_") if p]
+    unit = ""
+    if len(parts) > 1 and parts[-1].lower() in _UNITS:
+        unit = _UNITS[parts.pop().lower()]
+    words = [_WORDS.get(p.lower(), p) for p in parts]
+    if words and words[0] == words[0].lower():
+        words[0] = words[0][:1].upper() + words[0][1:]
+    return " ".join(words) + (f" ({unit})" if unit else "")
+
+
+class _WheelOnlyWhenFocused:
+    """Mixin: the wheel changes the value only after the user clicked into the field;
+    otherwise it goes to the dialog, which scrolls."""
+
+    def wheelEvent(self, event: Any) -> None:
+        if self.hasFocus():  # type: ignore[attr-defined]
+            super().wheelEvent(event)  # type: ignore[misc]
+        else:
+            event.ignore()
+
+
+class _Combo(_WheelOnlyWhenFocused, QComboBox):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+
+class _Spin(_WheelOnlyWhenFocused, QSpinBox):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+
+class _DoubleSpin(_WheelOnlyWhenFocused, QDoubleSpinBox):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
 
 def _unwrap_optional(tp: Any) -> tuple[Any, bool]:
@@ -51,62 +102,62 @@ def _editor_for(annotation: Any, value: Any) -> _Editor:
     tp, optional = _unwrap_optional(annotation)
     origin = typing.get_origin(tp)
     if tp is bool:
-        w = QCheckBox()
-        return _Editor(w, w.isChecked, lambda v: w.setChecked(bool(v)), optional)
+        check = QCheckBox()
+        return _Editor(check, check.isChecked, lambda v: check.setChecked(bool(v)), optional)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        w = QComboBox()
+        enum_box = _Combo()
         members = list(tp)
         for member in members:
-            w.addItem(str(member.value))
+            enum_box.addItem(str(member.value))
         return _Editor(
-            w, lambda: members[w.currentIndex()], lambda v: w.setCurrentIndex(members.index(v) if v in members else 0),
+            enum_box, lambda: members[enum_box.currentIndex()], lambda v: enum_box.setCurrentIndex(members.index(v) if v in members else 0),
             optional,
         )
     if origin is typing.Literal:
-        w = QComboBox()
+        lit_box = _Combo()
         choices = list(typing.get_args(tp))
         for choice in choices:
-            w.addItem(str(choice))
+            lit_box.addItem(str(choice))
         return _Editor(
-            w, lambda: choices[w.currentIndex()], lambda v: w.setCurrentIndex(choices.index(v) if v in choices else 0),
+            lit_box, lambda: choices[lit_box.currentIndex()], lambda v: lit_box.setCurrentIndex(choices.index(v) if v in choices else 0),
             optional,
         )
     if tp is int:
-        w = QSpinBox()
-        w.setRange(-(2**31) + 1, 2**31 - 1)
-        return _Editor(w, w.value, lambda v: w.setValue(int(v or 0)), optional)
+        spin = _Spin()
+        spin.setRange(-(2**31) + 1, 2**31 - 1)
+        return _Editor(spin, spin.value, lambda v: spin.setValue(int(v or 0)), optional)
     if tp is float:
-        w = QDoubleSpinBox()
-        w.setRange(-1e9, 1e9)
-        w.setDecimals(3)
-        return _Editor(w, w.value, lambda v: w.setValue(float(v or 0.0)), optional)
+        dspin = _DoubleSpin()
+        dspin.setRange(-1e9, 1e9)
+        dspin.setDecimals(3)
+        return _Editor(dspin, dspin.value, lambda v: dspin.setValue(float(v or 0.0)), optional)
     from pydantic import SecretStr
 
     if tp is SecretStr:
-        w = QLineEdit()
-        w.setEchoMode(QLineEdit.EchoMode.Password)
-        w.setPlaceholderText("(not set: taken from the environment)")
+        secret = QLineEdit()
+        secret.setEchoMode(QLineEdit.EchoMode.Password)
+        secret.setPlaceholderText("(not set: taken from the environment)")
 
         def get_secret() -> Any:
-            return w.text() or None if optional else w.text()
+            return secret.text() or None if optional else secret.text()
 
         def set_secret(v: Any) -> None:
-            w.setText(v.get_secret_value() if isinstance(v, SecretStr) else ("" if v is None else str(v)))
+            secret.setText(v.get_secret_value() if isinstance(v, SecretStr) else ("" if v is None else str(v)))
 
-        return _Editor(w, get_secret, set_secret, optional)
-    w = QLineEdit()
+        return _Editor(secret, get_secret, set_secret, optional)
+    line = QLineEdit()
     if tp is Path or (isinstance(tp, type) and issubclass(tp, Path)):
-        w.setPlaceholderText("path")
+        line.setPlaceholderText("path")
     if optional:
-        w.setPlaceholderText("(not set)")
+        line.setPlaceholderText("(not set)")
 
     def get() -> Any:
-        text = w.text()
+        text = line.text()
         if optional and text == "":
             return None
         return text
 
-    return _Editor(w, get, lambda v: w.setText("" if v is None else str(v)), optional)
+    return _Editor(line, get, lambda v: line.setText("" if v is None else str(v)), optional)
 
 
 class SettingsDialog(QDialog):
@@ -139,7 +190,7 @@ class SettingsDialog(QDialog):
         self.resize(560, 600)
 
     def _build_group(self, model: BaseModel, editors: dict, prefix: str) -> QWidget:
-        box = QWidget() if not prefix else QGroupBox(prefix.rstrip(".").rsplit(".", 1)[-1].replace("_", " ").title())
+        box = QWidget() if not prefix else QGroupBox(human_label(prefix.rstrip(".").rsplit(".", 1)[-1]))
         form = QFormLayout(box)
         for name, info in type(model).model_fields.items():
             value = getattr(model, name)
@@ -153,7 +204,7 @@ class SettingsDialog(QDialog):
             if info.description:
                 ed.widget.setToolTip(info.description)
             editors[name] = ed
-            label = QLabel(info.title or name.replace("_", " ").capitalize())
+            label = QLabel(info.title or human_label(name))
             if info.description:
                 label.setToolTip(info.description)
             err = QLabel("")

@@ -1,16 +1,20 @@
-"""The task panel: goal, planner, autonomy mode, model, and run controls.
+"""The task panel: goal, planner, autonomy mode, model, and run controls (with
+keyboard shortcuts; Tab in the goal box moves to the next field).
 
 Emits a frozen ``TaskRequest`` on Start and plain intent signals for pause, single
-step and abort; the window decides what they do.  The model list is given to it (the
-window asks the Ollama server off the GUI thread).  No I/O.
+step and abort; the window decides what they do.  The planner list and the model list
+are given to it (the planners from the one list in ``app.compose``; the models from the
+LLM server, asked off the GUI thread).  No I/O.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -22,26 +26,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent.types import Autonomy
 from widgets.icons import icon
+from widgets.shortcuts import key_for
 
-#: Planner ids (as the agent names them: ``+`` with latent-state estimation, ``-`` without)
-#: and what the user sees.  The six latent-state variants first.
-PLANNERS: tuple[tuple[str, str], ...] = (
-    ("zeroshot-", "Zero-shot"),
-    ("zeroshot+", "Zero-shot + latent state"),
-    ("cotsc-", "CoT self-consistency"),
-    ("cotsc+", "CoT self-consistency + latent state"),
-    ("react-", "ReAct"),
-    ("react+", "ReAct + latent state"),
-    ("visiontasker", "VisionTasker step planner"),
-    ("chain", "Chain-of-action (Auto-UI)"),
-    ("prompt2task", "Prompt2Task pipeline"),
-)
-
-AUTONOMY_MODES: tuple[tuple[str, str], ...] = (
-    ("approve_all", "Approve every step"),
-    ("confident", "Ask only when unsure or sensitive"),
-    ("auto", "Fully automatic"),
+#: What the user sees for each autonomy mode.
+AUTONOMY_MODES: tuple[tuple[Autonomy, str], ...] = (
+    (Autonomy.APPROVE, "Approve every step"),
+    (Autonomy.CONFIDENT, "Ask only when unsure or sensitive"),
+    (Autonomy.AUTO, "Fully automatic"),
 )
 
 
@@ -66,20 +59,23 @@ class TaskPanel(QWidget):
     stepRequested = Signal()
     abortRequested = Signal()
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, planners: Sequence[tuple[str, str]] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.goal = QPlainTextEdit()
         self.goal.setPlaceholderText("What should the phone do? e.g. “Turn off Wi-Fi”")
         self.goal.setMaximumHeight(70)
+        self.goal.setTabChangesFocus(True)  # Tab moves on to the next field, it types no tab
         self.planner = QComboBox()
-        for pid, title in PLANNERS:
-            self.planner.addItem(title, pid)
-        self.planner.setCurrentIndex(1)  # zero-shot with latent state
+        self.set_planners(planners)
         self.autonomy = QComboBox()
-        for mid, title in AUTONOMY_MODES:
-            self.autonomy.addItem(title, mid)
+        for mode, title in AUTONOMY_MODES:
+            self.autonomy.addItem(title, mode.value)
         self.model = QComboBox()
         self.model.setEditable(True)
+        for combo in (self.planner, self.autonomy, self.model):
+            # long planner names must not widen the dock: the list shows them in full
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
         self.model.setPlaceholderText("no models found")
         self.start = QPushButton(icon("mdi6.play", "#2e7d32"), "Start")
         self.pause = QPushButton(icon("mdi6.pause"), "Pause")
@@ -104,6 +100,13 @@ class TaskPanel(QWidget):
         lay.addLayout(buttons)
         lay.addWidget(self.error)
         lay.addWidget(self.status)
+        for button, what in ((self.start, "Start the task"), (self.pause, "Pause / resume"),
+                             (self.step, "One step while paused"), (self.abort, "Abort the task")):
+            keys = key_for(what)
+            button.setToolTip(f"{what} ({keys})")
+            sc = QShortcut(QKeySequence(keys), self)
+            sc.setContext(Qt.ShortcutContext.WindowShortcut)
+            sc.activated.connect(button.click)  # a disabled button ignores it
         self.start.clicked.connect(self._on_start)
         self.pause.toggled.connect(self.pauseRequested.emit)
         self.step.clicked.connect(self.stepRequested.emit)
@@ -111,12 +114,26 @@ class TaskPanel(QWidget):
         self._state = RunState.IDLE
         self.set_state(RunState.IDLE)
 
+    def set_planners(self, planners: Sequence[tuple[str, str]]) -> None:
+        """The planners offered, as (id, what the user reads), the first preselected."""
+        keep = self.planner.currentData()
+        self.planner.clear()
+        for pid, title in planners:
+            self.planner.addItem(title, pid)
+        if keep is not None and self.planner.findData(keep) >= 0:
+            self.planner.setCurrentIndex(self.planner.findData(keep))
+
     def set_defaults(self, planner: str = "", autonomy: str = "") -> None:
-        """Preselect a planner and autonomy mode by id (unknown ids are ignored)."""
+        """Preselect a planner and autonomy mode by id (unknown ids are ignored; old
+        autonomy names such as ``approve_all`` are read as today's)."""
         if planner and self.planner.findData(planner) >= 0:
             self.planner.setCurrentIndex(self.planner.findData(planner))
-        if autonomy and self.autonomy.findData(autonomy) >= 0:
-            self.autonomy.setCurrentIndex(self.autonomy.findData(autonomy))
+        try:
+            mode = Autonomy(autonomy).value if autonomy else ""
+        except ValueError:
+            mode = ""
+        if mode and self.autonomy.findData(mode) >= 0:
+            self.autonomy.setCurrentIndex(self.autonomy.findData(mode))
 
     def set_models(self, models: list[str], current: str = "") -> None:
         keep = current or self.model.currentText()

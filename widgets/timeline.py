@@ -1,14 +1,18 @@
 """The step timeline: one row per step (thumbnail, action, outcome); selecting a row
 shows that step's decision, latent state, prompts and raw LLM replies.
 
-Takes ``Step`` objects and optional RGB thumbnails; emits ``stepSelected(index)`` so the
-window can show that step's screen and parse on the mirror.  No I/O.
+Steps are grouped in sections, one per run or opened episode, each under a header row
+that says the goal and how the run ended; a new run adds a section instead of clearing
+the earlier ones.  Takes ``Step`` objects and optional RGB thumbnails; emits
+``stepSelected(section, index)`` so the window can show that step's screen and parse on
+the mirror.  No I/O.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
@@ -45,13 +49,15 @@ def step_summary(step: Step) -> str:
 
 
 class StepTimeline(QWidget):
-    """A list of steps with a details pane for the selected one."""
+    """A list of steps, in sections, with a details pane for the selected one."""
 
-    stepSelected = Signal(int)
+    stepSelected = Signal(str, int)  # section key, step index
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._steps: dict[int, Step] = {}
+        self._steps: dict[tuple[str, int], Step] = {}
+        self._headers: dict[str, QListWidgetItem] = {}
+        self.section = ""  # where add_step puts steps
         self.list = QListWidget()
         self.list.setIconSize(QSize(44, 96))
         self.list.setSpacing(2)
@@ -72,19 +78,79 @@ class StepTimeline(QWidget):
 
     def clear(self) -> None:
         self._steps.clear()
+        self._headers.clear()
+        self.section = ""
         self.list.clear()
+        self._clear_details()
+
+    def _clear_details(self) -> None:
         self.details.clear()
         self.prompts.clear()
         self.replies.clear()
 
-    def add_step(self, step: Step, thumbnail: np.ndarray | None = None) -> None:
-        """Add ``step`` (or replace the row with the same index)."""
-        self._steps[step.index] = step
-        item = self._item(step.index)
+    # ---- sections ------------------------------------------------------------------------
+    def begin_section(self, key: str, title: str) -> None:
+        """Start (or, for a known key, empty and reuse) the section ``key``; later steps go there."""
+        if key in self._headers:
+            self._drop_section(key)
+        header = QListWidgetItem(title)
+        header.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        f = header.font()
+        f.setBold(True)
+        header.setFont(f)
+        header.setData(INDEX_ROLE, (key, -1))
+        self.list.addItem(header)
+        self._headers[key] = header
+        self.section = key
+        self.list.scrollToItem(header)
+
+    def set_section_title(self, key: str, title: str) -> None:
+        header = self._headers.get(key)
+        if header is not None:
+            header.setText(title)
+            header.setToolTip(title)
+
+    def section_title(self, key: str) -> str:
+        header = self._headers.get(key)
+        return header.text() if header is not None else ""
+
+    def rename_section(self, old: str, new: str) -> None:
+        """Re-key a section (a run learns its episode id when it finishes)."""
+        if old == new or old not in self._headers:
+            return
+        if new in self._headers:
+            self._drop_section(new)
+        self._headers[new] = self._headers.pop(old)
+        self._headers[new].setData(INDEX_ROLE, (new, -1))
+        for (sec, idx) in [k for k in self._steps if k[0] == old]:
+            self._steps[(new, idx)] = self._steps.pop((sec, idx))
+            item = self._item(idx, old)
+            if item is not None:
+                item.setData(INDEX_ROLE, (new, idx))
+        if self.section == old:
+            self.section = new
+
+    def _drop_section(self, key: str) -> None:
+        for r in reversed(range(self.list.count())):
+            it = self.list.item(r)
+            if it.data(INDEX_ROLE)[0] == key:
+                self.list.takeItem(r)
+        self._headers.pop(key, None)
+        self._steps = {k: v for k, v in self._steps.items() if k[0] != key}
+
+    def sections(self) -> list[str]:
+        return list(self._headers)
+
+    # ---- steps ---------------------------------------------------------------------------
+    def add_step(self, step: Step, thumbnail: np.ndarray | None = None, section: str | None = None) -> None:
+        """Add ``step`` to ``section`` (default: the current one), or replace its row."""
+        key = self.section if section is None else section
+        self._steps[(key, step.index)] = step
+        item = self._item(step.index, key)
         if item is None:
             item = QListWidgetItem()
-            item.setData(INDEX_ROLE, step.index)
-            self.list.addItem(item)
+            item.setData(INDEX_ROLE, (key, step.index))
+            self.list.insertItem(self._insert_row(key, step.index), item)
         item.setText(step_summary(step))
         name, color = OUTCOME_ICONS.get(step.outcome, ("mdi6.circle", "#888"))
         item.setIcon(icon(name, color) if thumbnail is None else _thumb_icon(thumbnail))
@@ -93,32 +159,47 @@ class StepTimeline(QWidget):
         if self.list.currentItem() is item:
             self._show(step)
 
-    def _item(self, index: int) -> QListWidgetItem | None:
+    def _insert_row(self, key: str, index: int) -> int:
+        """After the section's last step with a smaller index (steps stay in order)."""
+        row = -1
+        for r in range(self.list.count()):
+            sec, idx = self.list.item(r).data(INDEX_ROLE)
+            if sec == key and idx < index:
+                row = r
+        if row < 0:
+            header = self._headers.get(key)
+            return self.list.row(header) + 1 if header is not None else self.list.count()
+        return row + 1
+
+    def _item(self, index: int, section: str | None = None) -> QListWidgetItem | None:
+        key = self.section if section is None else section
         for r in range(self.list.count()):
             it = self.list.item(r)
-            if it.data(INDEX_ROLE) == index:
+            if tuple(it.data(INDEX_ROLE)) == (key, index):
                 return it
         return None
 
-    def count(self) -> int:
-        return self.list.count()
+    def count(self, section: str | None = None) -> int:
+        """How many steps the section (default: the current one) holds."""
+        key = self.section if section is None else section
+        return sum(1 for k in self._steps if k[0] == key)
 
-    def step(self, index: int) -> Step | None:
-        return self._steps.get(index)
+    def step(self, index: int, section: str | None = None) -> Step | None:
+        return self._steps.get((self.section if section is None else section, index))
 
-    def select_step(self, index: int) -> None:
-        item = self._item(index)
+    def select_step(self, index: int, section: str | None = None) -> None:
+        item = self._item(index, section)
         if item is not None:
             self.list.setCurrentItem(item)
 
     def _on_current(self, current: QListWidgetItem | None, previous: QListWidgetItem | None) -> None:
         if current is None:
             return
-        index = int(current.data(INDEX_ROLE))
-        step = self._steps.get(index)
+        key, index = current.data(INDEX_ROLE)
+        step = self._steps.get((key, index))
         if step is not None:
             self._show(step)
-            self.stepSelected.emit(index)
+            self.stepSelected.emit(key, index)
 
     def _show(self, step: Step) -> None:
         self.details.setHtml(step_html(step))
@@ -139,9 +220,7 @@ class StepTimeline(QWidget):
         )
 
 
-def _thumb_icon(rgb: np.ndarray):
-    from PySide6.QtGui import QIcon
-
+def _thumb_icon(rgb: np.ndarray) -> QIcon:
     return QIcon(thumbnail_pixmap(rgb, 96))
 
 
@@ -173,5 +252,7 @@ def step_html(step: Step) -> str:
                 rows.append((aspect.replace("_", " "), str(value)))
     if step.parse is not None:
         rows.append(("Parse", f"{len(step.parse.elements)} elements, {step.parse.total_ms:.0f} ms"))
+    if step.timings_ms:
+        rows.append(("Timings", " · ".join(f"{name} {ms:.0f} ms" for name, ms in step.timings_ms)))
     body = "".join(f"<tr><td><b>{_esc(k)}</b></td><td>{_esc(v)}</td></tr>" for k, v in rows)
     return f"<h3>Step {step.index + 1}</h3><table cellspacing=4>{body}</table>"

@@ -67,6 +67,8 @@ class EpisodeResult:
     aitw_match: float | None = None
     """Share of the reference solution's steps the episode's actions matched, step by
     step, under the AITW rule (``None`` when not computed)."""
+    unparseable_replies: int = 0
+    """LLM replies the agent could not read (each one re-asked, or failing its step)."""
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -235,3 +237,44 @@ def latent_pairs(planners: Sequence[str]) -> list[tuple[str, str]]:
     if not pairs and len(names) == 2:
         pairs.append((names[0], names[1]))
     return pairs
+
+
+# ---- pass@k -----------------------------------------------------------------------------
+
+
+def pass_at_k(results: Sequence[EpisodeResult], k: int) -> dict[str, float | None]:
+    """Per planner, the chance that at least one of ``k`` attempts at a task succeeds.
+
+    Attempts are the seeds of one (task, noise) cell.  With ``n >= k`` attempts of which
+    ``c`` succeeded, a cell scores ``1 - C(n-c, k) / C(n, k)`` (the unbiased estimate from
+    the HumanEval paper; with ``n == k`` it is simply "any succeeded"); cells with fewer
+    than ``k`` attempts are left out.  ``None`` when a planner has no cell with ``k``
+    attempts.  ``pass_at_k(results, 1)`` is the mean success rate over cells.
+    """
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    cells: dict[str, dict[tuple[str, str], list[bool]]] = {}
+    for r in results:
+        cells.setdefault(r.planner, {}).setdefault((r.task_id, r.noise), []).append(bool(r.success))
+    out: dict[str, float | None] = {}
+    for planner, by_cell in sorted(cells.items()):
+        scores = [_pass_estimate(len(v), sum(v), k) for v in by_cell.values() if len(v) >= k]
+        out[planner] = sum(scores) / len(scores) if scores else None
+    return out
+
+
+def _pass_estimate(n: int, c: int, k: int) -> float:
+    from math import comb
+
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def attempts_per_cell(results: Sequence[EpisodeResult]) -> int:
+    """The largest number of seeds any (planner, task, noise) cell has."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for r in results:
+        key = (r.planner, r.task_id, r.noise)
+        counts[key] = counts.get(key, 0) + 1
+    return max(counts.values(), default=0)

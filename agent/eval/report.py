@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.eval.metrics import EpisodeResult, PlannerSummary, compare, latent_pairs, summarise
+from agent.eval.metrics import (
+    EpisodeResult,
+    PlannerSummary,
+    attempts_per_cell,
+    compare,
+    latent_pairs,
+    pass_at_k,
+    summarise,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +70,22 @@ def table3(summaries: dict[str, PlannerSummary]) -> str:
             f"{s.llm_calls_per_step:.2f} | {s.tokens_per_step:.0f} | {s.wall_s_per_step:.2f} |"
             + (f" {_pct(s.aitw_match)} |" if with_aitw else "")
         )
+    return head + "\n".join(rows) + "\n"
+
+
+def pass_at_k_table(results: Sequence[EpisodeResult]) -> str:
+    """pass@1 and pass@k per planner (k = the most seeds a cell has; pass@3 too when a
+    cell has more than three).  Empty when every cell ran once."""
+    n = attempts_per_cell(results)
+    if n < 2:
+        return ""
+    ks = sorted({1, min(3, n), n})
+    table = {k: pass_at_k(results, k) for k in ks}
+    head = "| planner | " + " | ".join(f"pass@{k} %" for k in ks) + " |\n|---|" + "---:|" * len(ks) + "\n"
+    rows = [
+        f"| {p} | " + " | ".join(_pct(table[k].get(p)) for k in ks) + " |"
+        for p in table[1]
+    ]
     return head + "\n".join(rows) + "\n"
 
 
@@ -212,6 +236,18 @@ def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
             )
             + "Episodes that crashed count as failures.",
             "",
+        ]
+        passk = pass_at_k_table(inp.results)
+        if passk:
+            lines += [
+                "## pass@k (attempts are a task's seeds)",
+                "",
+                passk,
+                "pass@1: mean success over a task's seeds. pass@k: the chance that at least one of k attempts "
+                "succeeds (unbiased estimate from all seeds run). Many published phone-agent figures are pass@3.",
+                "",
+            ]
+        lines += [
             "## Paired comparisons",
             "",
             comparisons_table(inp.results, planners),

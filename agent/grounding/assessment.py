@@ -3,7 +3,8 @@
 Verdicts: follow (carry it out), change (pick another; the option is marked as failed),
 retract (go back first), finish (the goal is met).  The reply also says whether the
 model is confident; the runner asks the user when it is not.  A previously failed
-option is caught without an LLM call.
+option is caught without an LLM call.  With ``structured=True`` (and a server that
+enforces JSON schemas) the verdict can only be one of the four.
 """
 
 from __future__ import annotations
@@ -12,10 +13,20 @@ from dataclasses import dataclass
 
 from agent import prompts
 from agent.commands import action_key
-from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError
+from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, accepts_schema
 from agent.types import Action, LLMCall
 
 VERDICTS = ("follow", "change", "retract", "finish")
+
+#: The assessment's reply when structured.
+ASSESSMENT_SCHEMA = {
+    "type": "object",
+    "properties": {"verdict": {"enum": list(VERDICTS)}, "confident": {"type": "boolean"},
+                   "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                   "reason": {"type": "string", "maxLength": 200}},
+    "required": ["verdict", "confident", "confidence", "reason"],
+    "additionalProperties": False,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +42,7 @@ class Assessment:
 class Assessor:
     client: LLMClient
     threshold: float = 0.6
+    structured: bool = False
 
     def assess(self, goal: str, history: tuple[str, ...], action: Action, screen: str,
                failed: tuple[Action, ...] = (), cancel: CancelToken | None = None) -> Assessment:
@@ -40,8 +52,9 @@ class Assessor:
                                 action=action.describe(), failed="; ".join(f.describe() for f in failed) or "none",
                                 screen=screen)
         try:
+            schema = ASSESSMENT_SCHEMA if self.structured and accepts_schema(self.client) else True
             reply = self.client.chat(ChatRequest(prompt, purpose="assess", system=prompts.render("system"),
-                                                 json_schema=True, max_tokens=120), cancel)
+                                                 json_schema=schema, max_tokens=120), cancel)
         except LLMError as exc:
             # an assessment that cannot be obtained must not block the run: follow, unconfidently
             return Assessment("follow", False, None, f"assessment unavailable: {exc.message}", exc.calls)

@@ -3,7 +3,8 @@
 ``ElementGrounder`` tries, in order: the element id the planner named, strict text match
 (LCS similarity), then optionally the LLM grounder over the element list.  The level
 that succeeded is recorded as evidence.  A miss raises ``GroundingError`` carrying the
-available elements so the runner can ask the planner again.
+available elements so the runner can ask the planner again.  Elements a dialog covers
+are never candidates.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ class Grounder(Protocol):
     def ground(self, action: Action, ctx: GroundContext) -> Grounded: ...
 
 
+def uncovered(parse: ScreenParse) -> ScreenParse:
+    """The parse without the elements a dialog covers (they cannot be touched)."""
+    if not parse.covered_ids:
+        return parse
+    return replace(parse, elements=parse.uncovered())
+
+
 def needs_grounding(action: Action) -> bool:
     if action.type in (ActionType.TAP, ActionType.LONG_PRESS):
         return action.touch is None
@@ -79,10 +87,10 @@ class ElementGrounder:
         assert target is not None
         if target.element_id:
             e = ctx.parse.element(target.element_id)
-            if e is not None:
+            if e is not None and not e.covered:
                 return Grounded(aim_at(action, e), (f"element id [{e.id}]",), element=e)
         if target.description:
-            hit = best_text_match(target.description, ctx.parse, self.threshold)
+            hit = best_text_match(target.description, uncovered(ctx.parse), self.threshold)
             if hit is not None:
                 e, score = hit
                 return Grounded(aim_at(action, e), (f"text match [{e.id}] {e.display_name!r} sim={score}",), element=e)

@@ -8,17 +8,20 @@
 
 Successful groundings are remembered in a ``GroundingMemory`` (in memory; the knowledge
 module may persist it).  Skips and blocks are reported through ``LadderResult``.
+Elements a dialog covers are never candidates; with ``structured=True`` (and a server
+that enforces JSON schemas) the strategy and element can only be known ones.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent import prompts
 from agent.commands import CommandError, normalise_words, parse_command
-from agent.grounding.base import GroundContext, Grounded, GroundingError, aim_at, needs_grounding
+from agent.grounding.base import GroundContext, Grounded, GroundingError, aim_at, needs_grounding, uncovered
 from agent.grounding.match import best_text_match
-from agent.llm.base import ChatRequest, LLMClient, LLMError
+from agent.llm.base import ChatRequest, LLMClient, LLMError, accepts_schema
 from agent.screen_text import element_list
 from agent.types import Action, Fingerprint, LLMCall
 from vision.types import Element, ScreenParse
@@ -63,7 +66,7 @@ class GroundingMemory:
         fp = self.entries.get(normalise_words(instruction))
         if fp is None:
             return None
-        scored = sorted(((fingerprint_score(fp, e, parse), e) for e in parse.elements), key=lambda t: -t[0])
+        scored = sorted(((fingerprint_score(fp, e, parse), e) for e in parse.uncovered()), key=lambda t: -t[0])
         if scored and scored[0][0] >= self.threshold:
             return scored[0][1], round(scored[0][0], 3)
         return None
@@ -77,11 +80,25 @@ class LadderResult:
     calls: tuple[LLMCall, ...] = ()
 
 
+def ladder_schema(ids: list[str]) -> dict[str, Any]:
+    """The strategy reply when structured: a known strategy, an element of this screen or null."""
+    return {
+        "type": "object",
+        "properties": {"strategy": {"enum": list(STRATEGIES)},
+                       "element": {"anyOf": [{"enum": ids}, {"type": "null"}]},
+                       "action": {"type": "string", "maxLength": 120},
+                       "reason": {"type": "string", "maxLength": 200}},
+        "required": ["strategy", "element", "action", "reason"],
+        "additionalProperties": False,
+    }
+
+
 @dataclass
 class LadderGrounder:
     client: LLMClient | None
     memory: GroundingMemory = field(default_factory=GroundingMemory)
     threshold: float = 0.75
+    structured: bool = False
 
     def ladder(self, action: Action, ctx: GroundContext, instruction: str = "",
                remaining: tuple[str, ...] = (), notes: tuple[str, ...] = ()) -> LadderResult:
@@ -95,10 +112,10 @@ class LadderGrounder:
                                                     element=e))
         target = action.target
         named = ctx.parse.element(target.element_id) if target is not None and target.element_id else None
-        if named is not None:
+        if named is not None and not named.covered:
             return self._ok("text", action, named, ctx, instruction, f"element id [{named.id}]")
         if target is not None and target.description:
-            m = best_text_match(target.description, ctx.parse, self.threshold)
+            m = best_text_match(target.description, uncovered(ctx.parse), self.threshold)
             if m is not None:
                 return self._ok("text", action, m[0], ctx, instruction, f"strict text match sim={m[1]}")
         if self.client is None:
@@ -119,8 +136,11 @@ class LadderGrounder:
             history="; ".join(ctx.history) or "none", notes="\n".join(f"- {n}" for n in notes),
             elements=element_list(ctx.parse))
         try:
+            schema: dict[str, Any] | bool = True
+            if self.structured and accepts_schema(self.client):
+                schema = ladder_schema([e.id for e in uncovered(ctx.parse).elements])
             reply = self.client.chat(ChatRequest(prompt, purpose="ground.ladder", system=prompts.render("system"),
-                                                 json_schema=True, max_tokens=120), ctx.cancel)
+                                                 json_schema=schema, max_tokens=120), ctx.cancel)
         except LLMError as exc:
             raise GroundingError(f"grounding ladder failed: {exc.message}", element_list(ctx.parse), exc.calls) from None
         data = reply.data if isinstance(reply.data, dict) else {}

@@ -57,7 +57,7 @@ def best_text_match(description: str, parse: ScreenParse, threshold: float = 0.7
         return None
     hinted = {k for w in re.findall(r"[a-z]+", description.lower()) for k in _KIND_HINTS.get(w, ())}
     best: tuple[float, int, int, int, Element] | None = None
-    for e in parse.elements:
+    for e in parse.uncovered():  # never an element a dialog covers
         s = similarity(description, e)
         if s < threshold:
             continue

@@ -152,9 +152,6 @@ class ContextLibrary:
         self.save()
         return changed
 
-    def as_prompt(self) -> str:
-        return json.dumps(self.data, ensure_ascii=False, indent=1) if self.data else "{}"
-
 
 def extract_json(text: str) -> Any:
     """The first JSON object or array in an LLM reply (code fences tolerated)."""

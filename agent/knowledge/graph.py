@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.knowledge.types import GraphEdge, GraphPage, GraphPicture
 from agent.types import Fingerprint, new_id
 from vision.types import Element, ElementKind, ScreenParse
 
@@ -141,6 +142,12 @@ class InteractionGraph:
             if len(lines) >= limit:
                 break
         return "\n".join(lines)
+
+    def picture(self, summary_words: int = 3) -> GraphPicture:
+        """A frozen snapshot for views: each page's summary and visits, each edge's count."""
+        pages = tuple(GraphPage(n.id, n.app, n.summary(summary_words), n.visits) for n in self.nodes.values())
+        edges = tuple(GraphEdge(s, k, d, c) for (s, k), ctr in self.edges.items() for d, c in ctr.items())
+        return GraphPicture(pages, edges)
 
     # ---- persistence ----
     def to_data(self) -> dict[str, Any]:

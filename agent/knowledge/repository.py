@@ -5,8 +5,7 @@
   best ones as task–solution pairs for a planner prompt (VisionTasker's PBD examples).
 * ``InstructionSet``: step-description → instruction mappings learnt from solved tasks
   and user corrections, and user-marked decompositions of compound steps (Prompt2Task
-  §4.2.3); ``similar()`` feeds the parsing agent's prompt, ``decomposition()`` expands
-  a known compound step.
+  §4.2.3); ``decomposition()`` expands a known compound step.
 
 Both persist through a ``KnowledgeStore``.  No LLM, no device.
 """
@@ -68,9 +67,6 @@ class TaskRepository:
     def best(self, goal: str, **kw: object) -> TaskRecord | None:
         hits = self.find(goal, 1, **kw)  # type: ignore[arg-type]
         return hits[0][0] if hits else None
-
-    def mark_used(self, record: TaskRecord) -> None:
-        self.store.save_task(record.used())
 
     def example_lines(self, goal: str, k: int = 2, **kw: object) -> tuple[str, ...]:
         """One line per similar solved task ("Task: ... Solution: a -> b"), for
@@ -135,11 +131,6 @@ class InstructionSet:
 
     def all(self) -> list[InstructionMapping]:
         return self.store.mappings()
-
-    def similar(self, description: str, k: int = 3) -> list[InstructionMapping]:
-        maps = self.all()
-        hits = top_k(self.scorer, description, [m.description for m in maps], k)
-        return [maps[i] for i, _ in hits]
 
     def decomposition(self, description: str) -> tuple[Instruction, ...] | None:
         """The stored decomposition of a compound step like this one, if any."""

@@ -1,13 +1,12 @@
 """Data types of the accumulated knowledge (Prompt2Task §4.2): instructions, the
 instruction table, step-description → instruction mappings, task records (task
-repository entries and demonstrations), and the function description the analysis
-agent confirms.  Plain frozen data; no I/O, no LLM.
+repository entries and demonstrations).  Plain frozen data; no I/O, no LLM.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from agent.types import Action, new_id
@@ -125,16 +124,31 @@ class TaskRecord:
         """The steps as one line, the way PBD examples are shown to a planner."""
         return " -> ".join(self.steps)
 
-    def used(self) -> TaskRecord:
-        return replace(self, uses=self.uses + 1)
+
+@dataclass(frozen=True, slots=True)
+class GraphPage:
+    """One page of the interaction graph as a view shows it."""
+
+    id: str
+    app: str
+    summary: str
+    visits: int
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionDescription:
-    """The analysis agent's output: what the user wants, made explicit and confirmed."""
+class GraphEdge:
+    """Acting on ``element`` on page ``src`` led to page ``dst``, ``count`` times."""
 
-    text: str
-    app: str | None = None
-    details: tuple[tuple[str, str], ...] = ()
-    confirmed: bool = False
-    original: str = ""
+    src: str
+    element: str
+    dst: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class GraphPicture:
+    """A frozen snapshot of the interaction graph for views (``InteractionGraph.picture``),
+    so a window never holds the live graph."""
+
+    pages: tuple[GraphPage, ...] = ()
+    edges: tuple[GraphEdge, ...] = ()

@@ -61,7 +61,9 @@ class CancelToken:
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:
-    """One prompt to a model.  ``json_schema`` asks for JSON (``True`` for any JSON object)."""
+    """One prompt to a model.  ``json_schema`` asks for JSON: ``True`` for any JSON object,
+    a JSON schema (dict) for a reply the server must keep to, when it can (see
+    ``accepts_schema``); the reply is checked for JSON either way."""
 
     prompt: str
     purpose: str = "chat"
@@ -122,6 +124,15 @@ class RawReply:
     completion_tokens: int | None = None
 
 
+def accepts_schema(client: object) -> bool:
+    """True when ``client`` passes a request's JSON schema to a server that enforces it.
+
+    Only the project's own backends say so; other clients and adapters get free-text
+    prompts and the free-text parsers.
+    """
+    return isinstance(client, RetryingClient) and client.schemas
+
+
 def parse_json_reply(text: str) -> Any:
     """The JSON object in a reply, tolerating code fences and chatter around it.
 
@@ -154,6 +165,9 @@ class RetryingClient:
     model: str
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     sleep: Callable[[float], None] | None = None  # injectable for tests
+    #: The server constrains decoding to a request's JSON schema (llama.cpp, Ollama).
+    #: Set False for a server that ignores schemas: planners then ask in free text.
+    schemas: bool = True
 
     # -- to implement ----------------------------------------------------------------
     def _send(self, request: ChatRequest, timeout_s: float) -> RawReply:  # pragma: no cover
@@ -209,6 +223,10 @@ class RetryingClient:
             try:
                 return None, parse_json_reply(text)
             except ValueError as exc:
+                if isinstance(request.json_schema, dict):
+                    # a server that ignored the schema: the caller falls back to reading the text
+                    log.info("reply to %s is not the JSON asked for: %s", request.purpose, exc)
+                    return None, None
                 return f"malformed JSON reply: {exc}", None
         return None, None
 

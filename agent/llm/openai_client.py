@@ -1,8 +1,12 @@
 """``OpenAIClient``: chat with an OpenAI-compatible server (llama.cpp, vLLM, LM Studio).
 
 Talks ``POST {base_url}/chat/completions`` and ``GET {base_url}/models`` with httpx.
-JSON mode is requested with ``response_format`` (servers that ignore it still get
-their reply checked).  Retries, timeouts and cancellation come from ``RetryingClient``.
+JSON mode is requested with ``response_format``; a request's JSON schema goes along in
+the form the server understands: ``schema_style="json_object"`` (the default) sends
+``{"type": "json_object", "schema": ...}``, which llama-cpp-python's server and
+llama.cpp's own server turn into a grammar; ``"json_schema"`` sends OpenAI's
+``{"type": "json_schema", "json_schema": {...}}`` (vLLM, LM Studio).  Servers that
+ignore it still get their reply checked.  Retries, timeouts and cancellation come from ``RetryingClient``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 class OpenAIClient(RetryingClient):
     base_url: str = DEFAULT_BASE_URL
     api_key: str = "not-needed"
+    schema_style: str = "json_object"  # or "json_schema" (OpenAI's form)
     _http: httpx.Client | None = field(default=None, repr=False)
 
     def describe_backend(self) -> str:
@@ -58,7 +63,7 @@ class OpenAIClient(RetryingClient):
         if request.json_schema is True:
             body["response_format"] = {"type": "json_object"}
         elif isinstance(request.json_schema, dict):
-            body["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            body["response_format"] = self._schema_format(request.json_schema)
         try:
             r = self._client().post(self._url("chat/completions"), json=body, timeout=timeout_s)
         except httpx.TimeoutException as exc:
@@ -77,6 +82,13 @@ class OpenAIClient(RetryingClient):
             raise TransientError(f"malformed completion body: {type(exc).__name__}: {r.text[:120]!r}") from None
         usage = data.get("usage") or {}
         return RawReply(text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+
+    def _schema_format(self, schema: dict[str, Any]) -> dict[str, Any]:
+        if self.schema_style == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": True}}
+        if self.schema_style != "json_object":
+            raise LLMError(f"unknown schema_style {self.schema_style!r}", hint="use 'json_object' or 'json_schema'")
+        return {"type": "json_object", "schema": schema}
 
     def list_models(self) -> list[str]:
         try:

@@ -1,6 +1,7 @@
 """Recording demonstrations: each user action plus the parse it was made on becomes a
 ``MacroStep`` (element under the finger, the step in words, a fingerprint, the raw
-coordinates, screen signatures before and after).
+coordinates, screen signatures before and after).  A tap on the navigation bar's Back or
+Home button is recorded as that key, not as a point, so it replays on any screen size.
 
 The recorder never touches the device: the caller executes the action and hands over
 what it saw before and, when it has it, after.  No Qt, no LLM, no I/O.
@@ -16,6 +17,7 @@ import numpy as np
 from agent.macros.describe import describe_step, toggle_inside
 from agent.macros.fingerprint import fingerprint_of, inner_text, screen_signature
 from agent.types import Action, ActionType, Macro, MacroStep, Target
+from vision.geometry import Point
 from vision.types import Element, ElementKind, Screen, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -51,7 +53,7 @@ def element_under(parse: ScreenParse, x: int, y: int) -> Element | None:
     """The element a finger at (x, y) meant: the smallest clickable one, else the
     smallest interactive-looking one, else the smallest of all; chrome is ignored."""
     hits = [e for e in parse.elements_at(x, y)
-            if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+            if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and not e.covered]
     if not hits:
         return None
     clickable = [e for e in hits if e.clickable or e.checkable]
@@ -65,7 +67,7 @@ def element_under(parse: ScreenParse, x: int, y: int) -> Element | None:
 
 def scroll_container(parse: ScreenParse, x: int, y: int) -> Element | None:
     """The scrollable element under the point, if any."""
-    hits = [e for e in parse.elements_at(x, y) if e.scrollable]
+    hits = [e for e in parse.elements_at(x, y) if e.scrollable and not e.covered]
     return hits[0] if hits else None
 
 
@@ -91,6 +93,34 @@ def target_element(action: Action, parse: ScreenParse, last_tapped: Element | No
     return None
 
 
+#: The share of the screen's height, at the bottom, where a 3-button navigation bar sits
+#: when the parse does not show it (accessibility trees leave the system bars out).
+NAV_BAR_SHARE = 0.065
+
+
+def nav_key_at(parse: ScreenParse, x: int, y: int) -> ActionType | None:
+    """``BACK`` or ``HOME`` when (x, y) is on that button of a 3-button navigation bar.
+
+    The bar is the parse's navigation-bar element when it has one, else the strip at the
+    bottom of the screen below every element of the app.  Its left third is Back, the
+    middle third Home (the right third, Recents, has no action type and stays a tap).
+    """
+    bar = next((e.rect for e in parse.elements if e.kind is ElementKind.NAVIGATION_BAR and e.rect.contains(Point(x, y))),
+               None)
+    if bar is None:
+        size = parse.screen_size
+        if not size.height or y < size.height * (1 - NAV_BAR_SHARE):
+            return None
+        content = [e for e in parse.elements if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+        if any(e.rect.bottom > y for e in content if e.rect.top < y):
+            return None  # an app element reaches down here: the tap was meant for it
+        left, width = 0, size.width
+    else:
+        left, width = bar.left, bar.width
+    third = (x - left) * 3 // max(1, width)
+    return {0: ActionType.BACK, 1: ActionType.HOME}.get(int(third))
+
+
 def is_launcher(package: str | None) -> bool:
     if not package:
         return False
@@ -105,6 +135,17 @@ def make_step(action: Action, before: Observation, after: Observation | None = N
     "open that app" (by package), which survives icon moves and other languages.
     """
     parse = before.parse
+    if action.type is ActionType.TAP and action.touch is not None:
+        key = nav_key_at(parse, action.touch.x, action.touch.y)
+        if key is not None:
+            pressed = Action.simple(key)
+            return MacroStep(
+                action=pressed,
+                description=f"press {key.value.capitalize()}",
+                screen_before=before.signature,
+                screen_after=after.signature if after is not None else "",
+                expected_package=(after.package if after is not None else None) or None,
+            )
     if (action.type is ActionType.TAP and after is not None and after.package
             and after.package != before.package and is_launcher(before.package)):
         el = target_element(action, parse)

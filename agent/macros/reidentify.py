@@ -71,7 +71,8 @@ _CHROME = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
 
 
 def _candidates(parse: ScreenParse) -> list[Element]:
-    return [e for e in parse.elements if e.kind not in _CHROME and e.enabled]
+    """What a replayed step may land on: enabled, not chrome, not covered by a dialog."""
+    return [e for e in parse.uncovered() if e.kind not in _CHROME and e.enabled]
 
 
 def _best(fp: Fingerprint, els: list[Element], parse: ScreenParse, image: np.ndarray | None,

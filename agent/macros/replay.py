@@ -255,6 +255,16 @@ class Replayer:
             before = self.observe()
             match, action = self._resolve(step, before)
             self._scrolled = step.action.type is ActionType.SWIPE
+            # checked before asking: approval is never asked for a step that is then skipped
+            if step.expect_checked is not None and match.element is not None:
+                toggle = toggle_inside(match.element, before.parse)
+                if toggle is not None and toggle.checked == step.expect_checked:
+                    # "turn on X" when X is already on: done, and tapping would undo it
+                    reports.append(StepReport(i, step.description, match.level.value, match.element.id,
+                                              match.score, "already_set"))
+                    new_steps.append(orig)
+                    yield StepDone(reports[-1], None)
+                    continue
             decision: Decision | None = None
             if action is not None and self.approve_each:
                 decision = yield NeedApproval(i, step, action, match)
@@ -283,15 +293,6 @@ class Replayer:
                 repaired = True
                 continue
 
-            if step.expect_checked is not None and match.element is not None:
-                toggle = toggle_inside(match.element, before.parse)
-                if toggle is not None and toggle.checked == step.expect_checked:
-                    # "turn on X" when X is already on: done, and tapping would undo it
-                    reports.append(StepReport(i, step.description, match.level.value, match.element.id,
-                                              match.score, "already_set"))
-                    new_steps.append(orig)
-                    yield StepDone(reports[-1], None)
-                    continue
             execute(self.device, action)
             self.settle()
             after = self.observe()

@@ -4,17 +4,26 @@ A planner turns a ``PlanContext`` (goal, current screen, history, optional laten
 the user's feedback) into a ``Proposal`` whose action may still be ungrounded (a target
 description or element id).  Planners never touch the device and keep no per-episode
 state outside ``PlanContext``, so one planner object can serve several episodes.
+
+Shared here as well: structured replies (``Structured``: the per-screen schema from
+``agent.structured`` when the client's server enforces one, with the free-text path
+kept for the rest), the notes a planner shows (the user's, plus "X changed nothing"
+when the last action left the screen as it was) and the reply checks recorded as
+evidence (``reply: ...``) for the benchmark.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent import prompts
 from agent.commands import CommandError, parse_lenient
-from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, LLMReply
+from agent.effects import unchanged_note_from_text
+from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, LLMReply, accepts_schema
+from agent.structured import ReplyForm, action_form, read_action, refuse_placeholder, reply_problem
 from agent.types import Action, LatentState, LLMCall, Proposal
 from vision.types import ScreenParse
 
@@ -68,6 +77,16 @@ def commanded_history(history: tuple[Turn, ...]) -> str:
     return "\n".join(f"{i}) {t.command}" for i, t in enumerate(history, 1)) if history else "1) None yet."
 
 
+def plan_notes(ctx: PlanContext) -> tuple[str, ...]:
+    """The context's notes plus "X changed nothing" when the last action left the screen as it was."""
+    notes = list(ctx.notes)
+    if ctx.history:
+        note = unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen)
+        if note and note not in notes:
+            notes.append(note)
+    return tuple(notes)
+
+
 def notes_block(notes: tuple[str, ...]) -> str:
     if not notes:
         return ""
@@ -84,10 +103,10 @@ class LLMStep:
     images: tuple[bytes, ...] = ()
 
     def ask(self, prompt: str, purpose: str, cancel: CancelToken | None, *, temperature: float = 0.0,
-            json: bool = False, max_tokens: int = 256) -> LLMReply:
+            json: bool = False, max_tokens: int = 256, schema: dict[str, Any] | None = None) -> LLMReply:
         try:
             reply = self.client.chat(ChatRequest(prompt, purpose=purpose, system=prompts.render("system"),
-                                                 temperature=temperature, json_schema=json,
+                                                 temperature=temperature, json_schema=schema or json,
                                                  max_tokens=max_tokens, images=self.images), cancel)
         except LLMError as exc:
             self.calls.extend(exc.calls)
@@ -103,6 +122,7 @@ def parse_or_reask(step: LLMStep, ctx: PlanContext, first_text: str, answer_of: 
     for attempt in range(retries + 1):
         answer = answer_of(text)
         try:
+            refuse_placeholder(answer)
             return parse_lenient(answer, ctx.parse.screen_size), text
         except CommandError as exc:
             if attempt == retries:
@@ -110,3 +130,92 @@ def parse_or_reask(step: LLMStep, ctx: PlanContext, first_text: str, answer_of: 
                                 tuple(step.calls)) from None
             text = step.ask(reask_prompt(text, str(exc)), f"{purpose}.reask", ctx.cancel, max_tokens=60).text
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+# ---- structured replies --------------------------------------------------------------
+
+_SHOWN_ID = re.compile(r"^\s*\[([A-Za-z]{0,2}\d+)\]", re.M)
+
+
+def shown_ids(screen: str) -> set[str]:
+    """Ids of the elements listed in a screen description (``[7] button "Display"`` lines)."""
+    return set(_SHOWN_ID.findall(screen))
+
+
+@dataclass(frozen=True, slots=True)
+class Structured:
+    """Whether and how a planner asks for structured replies.
+
+    ``enabled`` is the user's choice (``--constrained/--free``); the schema is only sent
+    when the client's server enforces schemas (``accepts_schema``).  ``apps`` are the
+    installed apps' names for ``open_app`` (empty: any name).
+    """
+
+    enabled: bool = False
+    apps: tuple[str, ...] = ()
+
+    def active(self, client: LLMClient) -> bool:
+        return self.enabled and accepts_schema(client)
+
+    def form(self, ctx: PlanContext, *, allow_done: bool = True) -> ReplyForm:
+        """The reply form for this screen: only elements the description shows (when it lists
+        any), without the last action when it changed nothing."""
+        ids = shown_ids(ctx.screen)
+        parse = ctx.parse
+        if ids:
+            parse = ScreenParse(parse.screen_size, tuple(e for e in parse.elements if e.id in ids), parse.blocks)
+        stale = None
+        if ctx.history and unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen):
+            stale = ctx.history[-1].action
+        return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=stale)
+
+
+def read_structured(reply: LLMReply, form: ReplyForm, ctx: PlanContext) -> tuple[Action, tuple[str, ...]]:
+    """The action of a structured reply, or of its text when the server ignored the schema.
+
+    Returns the action and evidence saying which path was taken.  Raises ``CommandError``.
+    """
+    try:
+        return read_action(reply.data, form, ctx.parse), ("reply: structured",)
+    except CommandError as exc:
+        problem = str(exc)
+    texts = [v for v in reply.data.values() if isinstance(v, str)] if isinstance(reply.data, dict) else []
+    for text in (*texts, reply.text):
+        try:
+            refuse_placeholder(text)
+            action = parse_lenient(text, ctx.parse.screen_size)
+        except CommandError as exc:
+            error = exc
+            continue
+        return action, (f"reply: outside the form ({problem}); read as free text",)
+    raise error
+
+
+def reply_checks(action: Action, ctx: PlanContext) -> tuple[str, ...]:
+    """Evidence for a reply whose action names something not on this screen."""
+    problem = reply_problem(action, ctx.parse)
+    return (f"reply: {problem}",) if problem else ()
+
+
+def _form_lines(form: ReplyForm) -> str:
+    lines = {}
+    for line in prompts.render("structured_forms").splitlines():
+        kind, _, text = line.partition(": ")
+        if text:
+            lines[kind.strip()] = text.strip()
+    kinds = [("scroll_in" if k == "scroll" and form.scrollable else k) for k in form.kinds]
+    return "\n".join(lines[k] for k in kinds if k in lines)
+
+
+def structured_reply_text(form: ReplyForm, fields: str, goal: str = "") -> str:
+    """The instructions for a structured reply: its fields, the action forms this screen
+    offers, the apps, and (when given) the goal again: small models keep to what they read last."""
+    apps = f"\nApps you can open: {', '.join(form.apps)}." if form.apps else ""
+    text = prompts.render("structured_reply", fields=fields, forms=_form_lines(form), apps=apps)
+    return f"{text}\nThe task is: {goal}" if goal else text
+
+
+def reask_evidence(calls: list[LLMCall]) -> tuple[str, ...]:
+    """One ``reply: unreadable`` entry per re-ask the step needed."""
+    n = sum(1 for c in calls if c.purpose.endswith(".reask"))
+    return ("reply: unreadable, asked again",) * n

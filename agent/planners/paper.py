@@ -9,25 +9,37 @@
 "+" variants see the progression and mistakes estimates instead of the commanded
 history and do not offer "done" (stopping comes from the completion estimate);
 "-" variants see the commanded history and stop on a predicted "done".
+
+With structured replies on (and a server that enforces schemas) every call asks for a
+JSON reply built for the screen: ``{"action": ...}`` for zero-shot, with a leading
+``"thought"`` for ReAct and ``"reasoning"`` for CoT-SC; the worked examples are shown
+in the same form.  Worked examples always come from a made-up app, never this phone's.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent import prompts
 from agent.commands import CommandError, action_key, extract_answer, extract_thought_action, parse_lenient
-from agent.llm.base import LLMClient
+from agent.llm.base import LLMClient, LLMReply
 from agent.planners.base import (
     LLMStep,
     PlanContext,
     PlanError,
+    Structured,
     commanded_history,
     notes_block,
     parse_or_reask,
+    plan_notes,
+    read_structured,
+    reask_evidence,
+    reply_checks,
+    structured_reply_text,
 )
+from agent.structured import ReplyForm, refuse_placeholder, reply_schema
 from agent.types import Action, Proposal
 
 # The forms carry placeholders (which the command parser refuses) rather than concrete
@@ -50,6 +62,7 @@ class PaperPlanner:
     samples: int = 8
     temperature: float = 0.5
     keep_observations: int = 2
+    structured: Structured = field(default_factory=Structured)
 
     def __post_init__(self) -> None:
         if self.method not in ("zeroshot", "cotsc", "react"):
@@ -62,23 +75,42 @@ class PaperPlanner:
         return f"{self.method}{'+' if self.uses_latent else '-'}"
 
     # ---- prompt ---------------------------------------------------------------------
-    def prompt(self, ctx: PlanContext) -> str:
-        style = prompts.render(f"style_{self.method}")
-        notes = notes_block(ctx.notes)
+    _FIELDS = {"zeroshot": '{"action": {...}}',
+               "react": '{"thought": "<what you notice and why, in a sentence or two>", "action": {...}}',
+               "cotsc": '{"reasoning": "<think it through in a few sentences>", "action": {...}}'}
+    _THOUGHT = {"zeroshot": None, "react": "thought", "cotsc": "reasoning"}
+
+    def prompt(self, ctx: PlanContext, form: ReplyForm | None = None) -> str:
+        """The prompt; ``form`` given: the structured-reply variant for that screen form."""
+        if form is None:
+            style = prompts.render(f"style_{self.method}")
+            choices = prompts.render("choices_plus" if self.uses_latent else "choices_minus")
+            suffix = ""
+        else:
+            style = ""
+            choices = structured_reply_text(form, self._FIELDS[self.method], ctx.goal)
+            suffix = "_json"
+        notes = notes_block(plan_notes(ctx))
         if self.uses_latent:
             latent = ctx.latent
             body = prompts.render(
                 "next_plus", goal=ctx.goal, progression=(latent.progression if latent else "") or "nothing yet.",
                 mistakes=(latent.mistakes if latent else "") or "none known.", notes=notes, screen=ctx.screen,
-                style=style)
+                choices=choices, style=style)
         else:
             body = prompts.render("next_minus", goal=ctx.goal, history=commanded_history(ctx.history), notes=notes,
-                                  screen=ctx.screen, style=style)
+                                  screen=ctx.screen, choices=choices, style=style)
         if self.method == "cotsc":
-            return prompts.render("examples_cotsc") + body
+            return prompts.render("examples_cotsc" + suffix) + body
         if self.method == "react":
-            return prompts.render("examples_react") + self._trace(ctx) + body
+            return prompts.render("examples_react" + suffix) + self._trace(ctx) + body
         return body
+
+    def form(self, ctx: PlanContext) -> ReplyForm | None:
+        """The structured-reply form for this screen, or None for free text."""
+        if not self.structured.active(self.client):
+            return None
+        return self.structured.form(ctx, allow_done=not self.uses_latent)
 
     def _trace(self, ctx: PlanContext) -> str:
         if not ctx.history:
@@ -96,10 +128,13 @@ class PaperPlanner:
     # ---- propose --------------------------------------------------------------------
     def propose(self, ctx: PlanContext) -> Proposal:
         step = LLMStep(self.client, images=ctx.images)
-        prompt = self.prompt(ctx)
+        form = self.form(ctx)
+        prompt = self.prompt(ctx, form)
         if self.method == "cotsc":
-            return self._cotsc(ctx, step, prompt)
+            return self._cotsc(ctx, step, prompt, form)
         purpose = f"plan.{self.name}"
+        if form is not None:
+            return self._structured(ctx, step, prompt, form, purpose)
         reply = step.ask(prompt, purpose, ctx.cancel, max_tokens=200 if self.method == "react" else 60)
         thought = ""
         if self.method == "react":
@@ -115,6 +150,21 @@ class PaperPlanner:
         action, text = parse_or_reask(step, ctx, reply.text, answer_of, _reask, purpose)
         action = self._without_done(action)
         return Proposal(action=action, rationale=thought or text.strip(), latent=ctx.latent, planner=self.name,
+                        evidence=(*reask_evidence(step.calls), *reply_checks(action, ctx)),
+                        llm_calls=tuple(step.calls))
+
+    def _structured(self, ctx: PlanContext, step: LLMStep, prompt: str, form: ReplyForm, purpose: str) -> Proposal:
+        thought_key = self._THOUGHT[self.method]
+        reply = step.ask(prompt, purpose, ctx.cancel, schema=reply_schema(form, thought=thought_key),
+                         max_tokens=200 if thought_key else 80)
+        try:
+            action, evidence = read_structured(reply, form, ctx)
+        except CommandError as exc:
+            raise PlanError(f"{purpose}: unreadable reply: {exc}", tuple(step.calls)) from None
+        action = self._without_done(action)
+        thought = _field(reply, thought_key)
+        return Proposal(action=action, rationale=thought or reply.text.strip(), latent=ctx.latent,
+                        planner=self.name, evidence=(*evidence, *reply_checks(action, ctx)),
                         llm_calls=tuple(step.calls))
 
     def _without_done(self, action: Action) -> Action:
@@ -124,16 +174,21 @@ class PaperPlanner:
             return Action.simple("wait")
         return action
 
-    def _cotsc(self, ctx: PlanContext, step: LLMStep, prompt: str) -> Proposal:
+    def _cotsc(self, ctx: PlanContext, step: LLMStep, prompt: str, form: ReplyForm | None = None) -> Proposal:
         votes: Counter[str] = Counter()
         first: dict[str, tuple[Action, str]] = {}
         failures: list[str] = []
+        schema = reply_schema(form, thought="reasoning") if form is not None else None
         for i in range(self.samples):
             reply = step.ask(prompt, f"plan.{self.name}.sample{i + 1}", ctx.cancel, temperature=self.temperature,
-                             max_tokens=200)
-            answer = extract_answer(reply.text)
+                             max_tokens=200, schema=schema)
             try:
-                action = self._without_done(parse_lenient(answer, ctx.parse.screen_size))
+                if form is not None:
+                    action = self._without_done(read_structured(reply, form, ctx)[0])
+                else:
+                    answer = extract_answer(reply.text)
+                    refuse_placeholder(answer)
+                    action = self._without_done(parse_lenient(answer, ctx.parse.screen_size))
             except CommandError as exc:
                 failures.append(str(exc))
                 continue
@@ -146,6 +201,15 @@ class PaperPlanner:
         key, count = votes.most_common(1)[0]
         action, reasoning = first[key]
         tally = ", ".join(f"{k} ×{n}" for k, n in votes.most_common())
+        unread = tuple(f"reply: unreadable sample ({f})" for f in failures)
         return Proposal(action=action, rationale=reasoning, latent=ctx.latent, planner=self.name,
-                        confidence=round(count / self.samples, 3), evidence=(f"votes: {tally}",),
+                        confidence=round(count / self.samples, 3),
+                        evidence=(f"votes: {tally}", *unread, *reply_checks(action, ctx)),
                         llm_calls=tuple(step.calls))
+
+
+def _field(reply: LLMReply, key: str | None) -> str:
+    data = reply.data
+    if key and isinstance(data, dict) and isinstance(data.get(key), str):
+        return str(data[key]).strip()
+    return ""

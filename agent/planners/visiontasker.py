@@ -5,19 +5,32 @@ screen described block by block with element ids, and optional examples taken fr
 demonstrations.  A reply must name an element that exists on the current screen (by id,
 or by words that match one); otherwise the model is told so and shown the list of
 available elements, up to ``max_replans`` times.  The accepted action is grounded at
-the element's centre.
+the element's centre.  With structured replies on (and a server that enforces them) the
+reply is JSON whose element can only be one the screen lists, so no re-plan is needed
+for a missing element.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from agent import prompts
 from agent.commands import CommandError, parse_lenient
 from agent.grounding.match import best_text_match
 from agent.llm.base import LLMClient
-from agent.planners.base import LLMStep, PlanContext, PlanError, notes_block
+from agent.planners.base import (
+    LLMStep,
+    PlanContext,
+    PlanError,
+    Structured,
+    notes_block,
+    plan_notes,
+    read_structured,
+    reply_checks,
+    structured_reply_text,
+)
 from agent.screen_text import element_list
+from agent.structured import ReplyForm, refuse_placeholder, reply_schema
 from agent.types import Action, ActionType, Proposal, Target
 
 
@@ -28,15 +41,18 @@ class VisionTaskerPlanner:
     match_threshold: float = 0.75
     name: str = "visiontasker"
     uses_latent: bool = False
+    structured: Structured = field(default_factory=Structured)
 
-    def prompt(self, ctx: PlanContext) -> str:
+    def prompt(self, ctx: PlanContext, form: ReplyForm | None = None) -> str:
         history = " -> ".join(t.command for t in ctx.history) or "none yet"
         examples = ""
         if ctx.examples:
             examples = "Examples of how similar tasks were done before:\n" + "\n".join(
                 f"- {e}" for e in ctx.examples) + "\n"
+        forms = prompts.render("visiontasker_forms") if form is None else structured_reply_text(
+            form, '{"thought": "<which element serves the task, in a few words>", "action": {...}}')
         return prompts.render("visiontasker_step", goal=ctx.goal, history=history, examples=examples,
-                              notes=notes_block(ctx.notes), screen=ctx.screen)
+                              notes=notes_block(plan_notes(ctx)), screen=ctx.screen, forms=forms)
 
     def validate(self, action: Action, ctx: PlanContext) -> tuple[Action, str | None]:
         """Ground the action on the current screen, or say why it cannot be."""
@@ -63,15 +79,22 @@ class VisionTaskerPlanner:
 
     def propose(self, ctx: PlanContext) -> Proposal:
         step = LLMStep(self.client, images=ctx.images)
-        prompt = self.prompt(ctx)
+        form = self.structured.form(ctx) if self.structured.active(self.client) else None
+        prompt = self.prompt(ctx, form)
+        if form is not None:
+            return self._structured(ctx, step, prompt, form)
         text = step.ask(prompt, "plan.visiontasker", ctx.cancel, max_tokens=60).text
         evidence: list[str] = []
         for attempt in range(self.max_replans + 1):
             try:
+                refuse_placeholder(text)
                 action = parse_lenient(text, ctx.parse.screen_size)
                 action, problem = self.validate(action, ctx)
+                if problem is not None:
+                    evidence.append(f"reply: {problem}")
             except CommandError as exc:
                 problem = f"the reply is not a valid action: {exc}"
+                evidence.append("reply: unreadable")
             if problem is None:
                 return Proposal(action=action, rationale=text.strip(), planner=self.name,
                                 evidence=tuple(evidence), llm_calls=tuple(step.calls))
@@ -83,6 +106,19 @@ class VisionTaskerPlanner:
             text = step.ask(replan, "plan.visiontasker.replan", ctx.cancel, max_tokens=60).text
         raise PlanError(f"plan.visiontasker: no valid element after {self.max_replans} re-plans "
                         f"({evidence[-1] if evidence else 'no reply'})", tuple(step.calls))
+
+    def _structured(self, ctx: PlanContext, step: LLMStep, prompt: str, form: ReplyForm) -> Proposal:
+        reply = step.ask(prompt, "plan.visiontasker", ctx.cancel, schema=reply_schema(form, thought="thought"),
+                         max_tokens=160)
+        try:
+            action, evidence = read_structured(reply, form, ctx)
+            action, problem = self.validate(action, ctx)
+        except CommandError as exc:
+            raise PlanError(f"plan.visiontasker: unreadable reply: {exc}", tuple(step.calls)) from None
+        if problem is not None:
+            raise PlanError(f"plan.visiontasker: {problem}", tuple(step.calls))
+        return Proposal(action=action, rationale=reply.text.strip(), planner=self.name,
+                        evidence=(*evidence, *reply_checks(action, ctx)), llm_calls=tuple(step.calls))
 
 
 _ = Target  # re-exported for type readers

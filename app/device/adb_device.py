@@ -1,11 +1,15 @@
 """``AdbDevice``: a real phone (or anything adb talks to) behind the ``Device`` protocol.
 
 Observation: screenshots through raw ``screencap`` over ``exec:`` (no PNG encoding on the
-phone), falling back to ``screencap -p``; ``uiautomator dump`` with a timeout and retries on
-its known transient failures; foreground app, size, density, rotation, screen on/locked.
-Actuation: ``input`` tap/swipe/keyevent, safely quoted text (ADB Keyboard for non-ASCII),
-opening apps by package or label.  Every call has a timeout; a phone that vanished raises
-``DeviceGone`` instead of hanging.  Qt-free; no threads of its own.
+phone), falling back to ``screencap -p``; the hierarchy through the phone's uiautomator2
+server (``u2_link``: no wait for an idle screen), falling back to ``uiautomator dump`` with a
+timeout and retries on its known transient failures; ``hierarchy_path`` says which way is in
+use and why.  Foreground app, size, density, rotation, screen on/locked.
+Actuation: taps and swipes through the uiautomator2 server once it runs, else ``input``;
+safely quoted ``input text`` (non-ASCII text is pasted through the uiautomator2 server, or
+typed by ADB Keyboard), keys, the clipboard, opening apps by package or label.  Every call
+has a timeout; a phone that vanished raises ``DeviceGone`` instead of hanging.  Qt-free; no
+threads of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from agent.device import DeviceError, DeviceGone, DeviceInfo, Key
 from app.device import text_input
 from app.device.adb_host import AdbHost
 from app.device.discovery import describe, explain_state, parse_wm_density, parse_wm_size
+from app.device.u2_link import HierarchyPath, U2Link, U2Unavailable
 from vision.geometry import Size
 from vision.types import Screen
 
@@ -34,6 +39,8 @@ T = TypeVar("T")
 
 KEYCODES = {Key.BACK: 4, Key.HOME: 3, Key.ENTER: 66, Key.APP_SWITCH: 187, Key.DEL: 67, Key.TAB: 61}
 DUMP_PATH = "/sdcard/tapwise_window_dump.xml"
+#: After the uiautomator2 server failed, how long to use ``uiautomator dump`` before trying it again.
+U2_RETRY_AFTER_S = 60.0
 #: uiautomator's transient failures (worth a retry) as they appear in its output.
 DUMP_TRANSIENT = ("could not get idle state", "null root node", "killed", "no such file", "uiautomation not connected")
 _FOCUS_RE = re.compile(r"mCurrentFocus=Window\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)\}")
@@ -104,7 +111,7 @@ def _read_all(sock: socket.socket, chunk: int = 1 << 20) -> bytes:
 class AdbDevice:
     """One phone reached through the adb server."""
 
-    def __init__(self, serial: str, host: AdbHost | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, serial: str, host: AdbHost | None = None, timeout: float = 10.0, *, use_u2: bool = True) -> None:
         self.serial = serial
         self.host = host or AdbHost()
         self.timeout = timeout
@@ -113,6 +120,15 @@ class AdbDevice:
         self._info: DeviceInfo | None = None
         self._raw_screencap_ok = True
         self._closed = False
+        self._frame_source: Callable[[], np.ndarray | None] | None = None
+        self.use_u2 = use_u2
+        self._u2: U2Link | None = None
+        self._u2_retry_at = 0.0
+        self._path = (
+            HierarchyPath("uiautomator2", "starts with the first hierarchy dump")
+            if use_u2
+            else HierarchyPath("uiautomator dump", "uiautomator2 is turned off for this device")
+        )
 
     # -- plumbing ------------------------------------------------------------------------
     @property
@@ -173,6 +189,96 @@ class AdbDevice:
 
         return self._call(f"`{cmd}`", run)
 
+    # -- the uiautomator2 server -----------------------------------------------------------
+    @property
+    def hierarchy_path(self) -> HierarchyPath:
+        """Which way the hierarchy is read now, and why (for the status bar and ``tapwise doctor``)."""
+        return self._path
+
+    def start_u2(self) -> U2Link | None:
+        """The running uiautomator2 server, started when allowed; ``None`` means ``uiautomator dump``."""
+        if self._u2 is not None or not self.use_u2 or self._closed:
+            return self._u2
+        if time.monotonic() < self._u2_retry_at:
+            return None
+        t0 = time.perf_counter()
+        try:
+            self._u2 = U2Link.start(self._client, self.serial, self.timeout)
+        except U2Unavailable as exc:
+            self._u2_down("starting the uiautomator2 server", exc)
+            return None
+        self._path = HierarchyPath(
+            "uiautomator2", f"its server runs on the phone (u2.jar SHA-256 verified, started in {time.perf_counter() - t0:.1f}s)"
+        )
+        log.info("%s: %s", self.serial, self._path.describe())
+        return self._u2
+
+    def _u2_down(self, what: str, exc: BaseException) -> None:
+        """The server is unusable: raise ``DeviceGone`` if the phone left, else fall back for a while."""
+        if self._u2 is not None:
+            self._u2.close()
+            self._u2 = None
+        self._u2_retry_at = time.monotonic() + U2_RETRY_AFTER_S
+        failure = self._failed(what, exc)
+        if isinstance(failure, DeviceGone):
+            raise failure from exc
+        reason = str(exc) if isinstance(exc, U2Unavailable) else f"{what} failed: {' '.join(str(exc).split())[:160]}"
+        self._path = HierarchyPath("uiautomator dump", f"{reason}; trying uiautomator2 again in {U2_RETRY_AFTER_S:.0f}s")
+        log.warning("%s: %s", self.serial, self._path.describe())
+
+    def _with_u2(self, what: str, fn: Callable[[U2Link], T]) -> tuple[bool, T | None]:
+        """Run ``fn`` on the running server: (True, result), or (False, None) to use adb instead."""
+        link = self._u2
+        if link is None or self._closed:
+            return False, None
+        try:
+            return True, fn(link)
+        except Exception as exc:  # the library raises its own errors, adbutils' and socket errors
+            self._u2_down(what, exc)
+            return False, None
+
+    def _act_u2(self, what: str, fn: Callable[[U2Link], object]) -> bool:
+        """Send an action through the running server: True once sent, False when it is not running.
+
+        An action is never sent twice: when the call fails midway the action may or may not
+        have reached the phone, so this raises ``DeviceError`` (``DeviceGone`` if the phone
+        left) instead of repeating it through ``input``; later actions use ``input``.
+        """
+        link = self._u2
+        if link is None or self._closed:
+            return False
+        try:
+            fn(link)
+            return True
+        except Exception as exc:  # the library raises its own errors, adbutils' and socket errors
+            self._u2_down(what, exc)
+            raise DeviceError(
+                f"{what} through uiautomator2 failed on {self.serial}: {' '.join(str(exc).split())[:160]}",
+                "it may or may not have reached the phone: check the screen before retrying "
+                "(adb `input` is used from now on)",
+            ) from exc
+
+    def get_clipboard(self) -> str:
+        """The phone's clipboard text (needs the uiautomator2 server)."""
+        self._require_u2("reading the clipboard")
+        ok, clip = self._with_u2("reading the clipboard", lambda u: u.get_clipboard())
+        if not ok or clip is None:
+            raise DeviceError(f"reading the clipboard of {self.serial} failed", self._path.reason)
+        return clip
+
+    def set_clipboard(self, text: str) -> None:
+        """Put ``text`` on the phone's clipboard (needs the uiautomator2 server)."""
+        self._require_u2("setting the clipboard")
+        ok, _ = self._with_u2("setting the clipboard", lambda u: u.set_clipboard(text))
+        if not ok:
+            raise DeviceError(f"setting the clipboard of {self.serial} failed", self._path.reason)
+
+    def _require_u2(self, what: str) -> U2Link:
+        link = self.start_u2()
+        if link is None:
+            raise DeviceError(f"{what} on {self.serial} needs the uiautomator2 server", self._path.reason)
+        return link
+
     # -- Device protocol: observation -----------------------------------------------
     @property
     def info(self) -> DeviceInfo:
@@ -223,14 +329,26 @@ class AdbDevice:
         except ValueError as exc:
             raise DeviceError(f"screenshot failed on {self.serial}: {exc}", "retry; if it persists, replug the phone") from exc
 
+    def use_frames_from(self, source: Callable[[], np.ndarray | None] | None) -> None:
+        """Take ``screenshot`` images from ``source`` (a running mirror's newest frame) while it
+        returns one, instead of a ``screencap`` round trip; ``None`` goes back to ``screencap``."""
+        self._frame_source = source
+
     def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
         captured = time.time()
-        image = self.screenshot_image()
+        t0 = time.perf_counter()
+        image = self._frame_source() if self._frame_source is not None else None
+        if image is None:
+            image = self.screenshot_image()
+        timings: list[tuple[str, float]] = [("frame", (time.perf_counter() - t0) * 1000)]
         xml = pkg = act = None
         if with_hierarchy:
+            t0 = time.perf_counter()
             xml = self.dump_hierarchy()
+            timings.append(("hierarchy", (time.perf_counter() - t0) * 1000))
             pkg, act = self.foreground()
         return Screen(
+            timings_ms=tuple(timings),
             image=image,
             captured_at=captured,
             hierarchy_xml=xml,
@@ -241,6 +359,15 @@ class AdbDevice:
         )
 
     def dump_hierarchy(self, attempts: int = 3, timeout: float = 15.0) -> str:
+        """The window hierarchy XML: through the uiautomator2 server, else ``uiautomator dump``."""
+        if self.start_u2() is not None:
+            ok, xml = self._with_u2("dumping the hierarchy", lambda u: u.dump_hierarchy())
+            if ok and xml is not None:
+                return xml
+        return self.uiautomator_dump(attempts, timeout)
+
+    def uiautomator_dump(self, attempts: int = 3, timeout: float = 15.0) -> str:
+        """The hierarchy through Android's ``uiautomator dump`` (waits for an idle screen)."""
         last = ""
         for attempt in range(attempts):
             out = self.shell(f"uiautomator dump {DUMP_PATH}", timeout=timeout)
@@ -273,13 +400,16 @@ class AdbDevice:
 
     # -- Device protocol: actuation ---------------------------------------------------
     def tap(self, x: int, y: int) -> None:
-        self.shell(f"input tap {int(x)} {int(y)}")
+        if not self._act_u2("tapping", lambda u: u.click(x, y)):
+            self.shell(f"input tap {int(x)} {int(y)}")
 
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
-        self.shell(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}")
+        if not self._act_u2("long-pressing", lambda u: u.long_click(x, y, duration_ms)):
+            self.shell(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}")
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
-        self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
+        if not self._act_u2("swiping", lambda u: u.swipe(x1, y1, x2, y2, duration_ms)):
+            self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
 
     def key(self, key: Key) -> None:
         self.shell(f"input keyevent {KEYCODES[Key(key)]}")
@@ -288,7 +418,8 @@ class AdbDevice:
         if not text:
             return
         if not text_input.is_typable(text):
-            self._input_via_ime(text)
+            if not self._act_u2("pasting text", lambda u: u.paste_text(text)):
+                self._input_via_ime(text)
             return
         for step in text_input.plan_input(text):
             if isinstance(step, text_input.TypeText):
@@ -371,4 +502,7 @@ class AdbDevice:
         return False
 
     def close(self) -> None:
+        if self._u2 is not None:
+            self._u2.close()
+            self._u2 = None
         self._closed = True

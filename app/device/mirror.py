@@ -8,7 +8,11 @@ before the next one arrived counts as dropped.  Consumers call ``latest()`` or
 it (the session and its frames counter survive); when the device is gone it reports a
 ``device_gone`` event and stops; when scrcpy cannot start it says so and polls
 screenshots instead.  Events go to an optional callback and to ``events()``.  Input sent
-through the mirror uses the control socket when it is up, adb ``input`` otherwise.
+through the mirror uses the control socket when it is up, adb ``input`` otherwise; input
+is never dropped (each message is written in order), only stale frames are.
+``MirroredDevice`` wraps an ``AdbDevice`` so that everything driving the phone (agent,
+macros, manual control) types and taps through the running mirror and reads its frames.
+No Qt here.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import numpy as np
 from agent.device import DeviceError, DeviceGone, Key
 from app.device.adb_device import KEYCODES, AdbDevice
 from app.device.scrcpy_client import H264Decoder, ScrcpyClient, ScrcpyError
+from vision.geometry import Size
+from vision.types import Screen
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +124,7 @@ class Mirror:
         self._client: ScrcpyClient | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.device_size = None
+        self.device_size: Size | None = None
 
     # -- public API ----------------------------------------------------------------------
     def start(self) -> Mirror:
@@ -234,7 +240,7 @@ class Mirror:
         if c is None:
             self.device.long_press(x, y, duration_ms)
             return
-        c.tap(*self._to_frame(x, y), hold_s=duration_ms / 1000)
+        c.long_press(*self._to_frame(x, y), hold_s=duration_ms / 1000)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         c = self._control()
@@ -253,11 +259,35 @@ class Mirror:
         c.key(KEYCODES[Key(key)])
 
     def input_text(self, text: str) -> None:
+        """Key-map text is injected; any other Unicode is set as the clipboard and pasted."""
         c = self._control()
-        if c is None or not text.isascii():
-            self.device.input_text(text)  # scrcpy's text injection only types what a key map can
+        if c is None:
+            self.device.input_text(text)
             return
-        c.text(text)
+        c.type_text(text)
+
+    def scroll(self, x: int, y: int, notches: float) -> None:
+        """Mouse-wheel scroll at device pixel (x, y); positive notches scroll up."""
+        c = self._control()
+        if c is None:
+            size = self.device_size
+            dist = int((size.height if size else 2000) * 0.25 * max(-4.0, min(4.0, notches)))
+            self.device.swipe(x, y, x, y + dist, 200)
+            return
+        c.scroll(*self._to_frame(x, y), vscroll=notches)
+
+    def set_clipboard(self, text: str, paste: bool = False) -> None:
+        """Set the phone's clipboard through the control socket (waits for its acknowledgement)."""
+        c = self._control()
+        if c is None:
+            raise DeviceError("the clipboard needs the scrcpy control socket", "the mirror is polling screenshots")
+        c.set_clipboard(text, paste=paste)
+
+    def get_clipboard(self) -> str:
+        c = self._control()
+        if c is None:
+            raise DeviceError("the clipboard needs the scrcpy control socket", "the mirror is polling screenshots")
+        return c.get_clipboard()
 
     # -- worker -------------------------------------------------------------------------
     def _emit(self, kind: MirrorEventKind, message: str) -> None:
@@ -380,8 +410,6 @@ class Mirror:
         client.frame_width, client.frame_height = width, height
         size = self.device_size
         if size is not None and (width > height) != (size.width > size.height):
-            from vision.geometry import Size
-
             self.device_size = Size(size.height, size.width)
         log.info("mirror frame size is now %dx%d", width, height)
 
@@ -401,3 +429,119 @@ class Mirror:
             else:
                 self._publish(image, t0, MirrorSource.SCREENSHOTS)
             self._stop.wait(max(0.0, self.poll_interval - (time.monotonic() - t0)))
+
+
+#: A screenshot right after input waits this long, so the mirror has the input's effect.
+SETTLE_AFTER_INPUT_S = 0.15
+
+
+class MirroredDevice:
+    """An ``AdbDevice`` whose input goes through the scrcpy control socket while a mirror
+    runs (adb ``input`` otherwise), and whose screenshots are the mirror's newest frame
+    (the frame the window shows; no 10 MB ``screencap`` transfer); everything else is the
+    ``AdbDevice``'s own.
+
+    The mirror is created by ``start_mirror`` (the window's live view does that) and
+    replaced by a fresh one on every start, so it can be stopped and started again.
+    """
+
+    def __init__(self, device: AdbDevice, *, max_size: int = 0, max_fps: int = 60) -> None:
+        self.inner = device
+        self.max_size = max_size
+        self.max_fps = max_fps
+        self._mirror: Mirror | None = None
+        self._lock = threading.Lock()
+        self._last_input_at = 0.0
+
+    @property
+    def mirror(self) -> Mirror | None:
+        return self._mirror
+
+    def start_mirror(
+        self,
+        on_frame: Callable[[MirrorFrame], None] | None = None,
+        on_event: Callable[[MirrorEvent], None] | None = None,
+        max_fps: int | None = None,
+    ) -> Mirror:
+        """Stop any running mirror and start a new one (blocks for one adb round trip)."""
+        self.stop_mirror()
+        mirror = Mirror(self.inner, max_size=self.max_size, max_fps=max_fps or self.max_fps,
+                        on_frame=on_frame, on_event=on_event)
+        with self._lock:
+            self._mirror = mirror
+        return mirror.start()
+
+    def stop_mirror(self) -> None:
+        with self._lock:
+            mirror, self._mirror = self._mirror, None
+        if mirror is not None:
+            mirror.stop()
+
+    def _input(self) -> Mirror | AdbDevice:
+        mirror = self._mirror
+        return mirror if mirror is not None and mirror.running else self.inner
+
+    def _sent(self) -> None:
+        self._last_input_at = time.monotonic()
+
+    def tap(self, x: int, y: int) -> None:
+        self._input().tap(x, y)
+        self._sent()
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._input().long_press(x, y, duration_ms)
+        self._sent()
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._input().swipe(x1, y1, x2, y2, duration_ms)
+        self._sent()
+
+    def key(self, key: Key) -> None:
+        self._input().key(key)
+        self._sent()
+
+    def input_text(self, text: str) -> None:
+        self._input().input_text(text)
+        self._sent()
+
+    def _mirrored_image(self) -> np.ndarray | None:
+        """The streamed frame in device pixels, or None when scrcpy is not streaming."""
+        mirror = self._mirror
+        if mirror is None or not mirror.running or mirror.source is not MirrorSource.SCRCPY:
+            return None
+        wait = self._last_input_at + SETTLE_AFTER_INPUT_S - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        frame = mirror.latest()
+        size = mirror.device_size
+        if frame is None or size is None:
+            return None
+        if (frame.width, frame.height) == (size.width, size.height):
+            return frame.image
+        import cv2  # scrcpy frame sizes are multiples of 8 (or max_size): back to device pixels
+
+        return cv2.resize(frame.image, (size.width, size.height), interpolation=cv2.INTER_LINEAR)
+
+    def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
+        t0 = time.perf_counter()
+        image = self._mirrored_image()
+        if image is None:
+            return self.inner.screenshot(with_hierarchy=with_hierarchy)
+        captured = time.time()
+        timings: list[tuple[str, float]] = [("frame (scrcpy mirror)", (time.perf_counter() - t0) * 1000)]
+        xml = pkg = act = None
+        if with_hierarchy:  # after the frame, like AdbDevice.screenshot: both from one moment
+            t0 = time.perf_counter()
+            xml = self.inner.dump_hierarchy()
+            timings.append(("hierarchy", (time.perf_counter() - t0) * 1000))
+            pkg, act = self.inner.foreground()
+        return Screen(image=image, captured_at=captured, hierarchy_xml=xml, foreground_package=pkg,
+                      foreground_activity=act, density_dpi=self.inner.info.density_dpi, device=self.inner.serial,
+                      timings_ms=tuple(timings))
+
+    def close(self) -> None:
+        self.stop_mirror()
+        self.inner.close()
+
+    def __getattr__(self, name: str):  # info, screenshot, dump_hierarchy, open_app, ...
+        return getattr(self.inner, name)

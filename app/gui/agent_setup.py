@@ -1,22 +1,20 @@
-"""Builds what the window needs from the agent: the LLM client from the user's settings,
-the planner (and for Prompt2Task its grounding ladder and assessor), the run settings,
-and finally the ``run_episode`` generator.  Qt-free; called from the GUI thread but does
-no network I/O itself (clients connect lazily).
+"""What the window needs from ``app.compose`` (the one place that assembles a run),
+plus the window's own addition: steps the user demonstrated during a run are kept in the
+task repository as a demonstration for the goal, even when the run failed.
+
+Qt-free; called from worker threads (building does no network I/O, clients connect
+lazily).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator
-from dataclasses import replace
 from typing import Any
 
-from agent.llm.base import CancelToken, RetryPolicy
+from agent.llm.base import CancelToken
+from agent.types import DecisionKind, Episode, EpisodeStatus
 
 log = logging.getLogger(__name__)
-
-#: Autonomy ids offered by the task panel (and the settings model) -> the runner's modes.
-AUTONOMY = {"approve_all": "approve", "approve": "approve", "confident": "confident", "auto": "auto"}
 
 
 def warm_up() -> None:
@@ -27,30 +25,26 @@ def warm_up() -> None:
     import vision.pipeline  # noqa: F401
 
 
+def settings_or_default(settings: Any) -> Any:
+    if settings is not None:
+        return settings
+    from app.settings import Settings
+
+    return Settings()
+
+
 def make_client(settings: Any, model: str) -> Any:
-    """An Ollama or OpenAI-compatible client for ``model`` as the settings say."""
-    llm = getattr(settings, "llm", None)
-    policy = RetryPolicy(attempts=(llm.retries + 1) if llm else 3, timeout_s=llm.timeout_s if llm else 120.0)
-    if llm is not None and llm.backend == "openai":
-        from agent.llm.openai_client import OpenAIClient
+    """The LLM client the settings describe, for ``model``."""
+    from app.compose import make_client as compose_client
 
-        key = llm.api_key.get_secret_value() if llm.api_key is not None else "not-needed"
-        return OpenAIClient(model=model, base_url=llm.openai_base_url, api_key=key, policy=policy)
-    from agent.llm.ollama_client import OllamaClient
-
-    host = llm.ollama_host if llm is not None else "http://127.0.0.1:11434"
-    return OllamaClient(model=model, host=host, policy=policy)
+    return compose_client(settings_or_default(settings), model=model)
 
 
 def list_models(settings: Any) -> list[str]:
     """Model names on the configured server (raises ``LLMError`` with a hint when unreachable)."""
-    client = make_client(settings, "")
-    try:
-        return client.list_models()
-    finally:
-        close = getattr(client, "close", None)
-        if close is not None:
-            close()
+    from app.compose import list_models as compose_list
+
+    return compose_list(settings_or_default(settings))
 
 
 def build_episode(
@@ -66,75 +60,34 @@ def build_episode(
     cancel: CancelToken,
     client: Any = None,
 ) -> tuple[Any, Any]:
-    """The ``run_episode`` generator for one task, and the LLM client it uses."""
-    from agent.events import RunSettings
-    from agent.planners import make_planner
-    from agent.runner import run_episode
+    """The ``run_episode`` generator for one task (as ``app.compose`` builds it, with a
+    failed step offered to the user instead of ending the run), and its LLM client."""
+    from app.compose import RunRequest, build_run, on_finished
 
-    client = client if client is not None else make_client(settings, model)
-    grounder = assessor = None
-    if planner == "prompt2task":
-        from agent.grounding.assessment import Assessor
-        from agent.grounding.ladder import LadderGrounder
-
-        plan = make_planner("zeroshot+", client)
-        grounder, assessor = LadderGrounder(client), Assessor(client)
-    else:
-        plan = make_planner(planner, client)
-    agent_settings = getattr(settings, "agent", None)
-    run_settings = RunSettings(
-        mode=AUTONOMY.get(autonomy, "approve"),
-        model=model,
-        max_steps=getattr(agent_settings, "step_budget", 15),
-        allow_sensitive=not getattr(agent_settings, "sensitive_needs_approval", True),
-    )
-    knowledge = knowledge_for(store)
+    run = build_run(RunRequest(goal=goal, planner=planner, autonomy=autonomy, model=model),
+                    settings_or_default(settings), device=device, parser=parser, store=store, cancel=cancel,
+                    client=client, ask_on_error=True)
+    gen = run.events
+    knowledge = run.knowledge
     if knowledge is not None:
-        # Solved tasks and the user's demonstrations for similar goals become examples.
-        examples = knowledge.tasks.example_lines(goal)
-        if examples:
-            run_settings = replace(run_settings, examples=examples)
-    gen = run_episode(goal, device, parser, plan, store, settings=run_settings, grounder=grounder,
-                      assessor=assessor, cancel=cancel)
-    if knowledge is not None:
-        gen = learning_from(gen, knowledge)
-    return gen, client
+        gen = on_finished(gen, lambda episode: learn_demonstrated_steps(knowledge, episode))
+    return gen, run.client
 
 
 def knowledge_for(store: Any) -> Any:
     """The accumulated knowledge kept in the project database, or None without one."""
-    from app.storage import Store
+    from app.compose import knowledge_for as compose_knowledge
 
-    if not isinstance(store, Store):
-        return None
-    from agent.knowledge.base import Knowledge
-    from app.knowledge_store import SqliteKnowledgeStore
+    return compose_knowledge(store)
 
+
+def learn_demonstrated_steps(knowledge: Any, episode: Episode) -> None:
+    """Keep an unsuccessful run the user showed steps in as a demonstration for its goal
+    (a solved run is already archived by ``app.compose``)."""
+    shown = any(s.decision is not None and s.decision.kind is DecisionKind.DEMONSTRATE for s in episode.steps)
+    if not shown or episode.status is EpisodeStatus.SUCCEEDED:
+        return
     try:
-        return Knowledge(SqliteKnowledgeStore(store))
-    except Exception:  # knowledge is an extra: a run never fails for it
-        log.warning("knowledge store unavailable", exc_info=True)
-        return None
-
-
-def learning_from(gen: Generator[Any, Any, Any], knowledge: Any) -> Generator[Any, Any, Any]:
-    """Pass ``gen``'s events and decisions through unchanged; when the episode finishes,
-    archive it in the task repository and map its pages (on the worker thread that
-    drives the generator, never the GUI thread)."""
-    from agent.events import Finished
-
-    reply: Any = None
-    try:
-        while True:
-            try:
-                event = gen.send(reply)
-            except StopIteration as stop:
-                return stop.value
-            if isinstance(event, Finished):
-                try:
-                    knowledge.learn_from_episode(event.episode)
-                except Exception:  # best effort: the episode is already stored
-                    log.warning("could not learn from the episode", exc_info=True)
-            reply = yield event
-    finally:
-        gen.close()
+        knowledge.learn_from_demonstration(episode, episode.goal)
+    except Exception:  # e.g. nothing reached the phone: nothing to learn
+        log.info("the demonstration could not be kept", exc_info=True)

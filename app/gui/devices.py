@@ -34,6 +34,14 @@ class DeviceChoice:
 VIRTUAL_CHOICE = DeviceChoice(VIRTUAL_SERIAL, "Virtual phone (1080x2400)", is_virtual=True)
 
 
+def virtual_choice(profile: str = "phone", theme: str = "light", lang: str = "en") -> DeviceChoice:
+    """A virtual phone of another profile (size), theme or language."""
+    if (profile, theme, lang) == ("phone", "light", "en"):
+        return VIRTUAL_CHOICE
+    return DeviceChoice(f"{VIRTUAL_SERIAL}:{profile}:{theme}:{lang}", f"Virtual {profile} ({theme}, {lang})",
+                        is_virtual=True)
+
+
 def list_choices(timeout: float = 5.0) -> tuple[list[DeviceChoice], str]:
     """Connected phones first, then the virtual phone; plus a note when adb could not be asked."""
     phones: list[DeviceChoice] = []
@@ -75,14 +83,20 @@ def open_device(choice: DeviceChoice, command_timeout_s: float = 15.0) -> Device
     """Build the device for ``choice``; ``DeviceError`` with a hint when it cannot be used."""
     if choice.problem:
         raise DeviceError(f"{choice.title} cannot be used", choice.problem)
-    if choice.is_virtual and choice.serial == VIRTUAL_SERIAL:
+    if choice.is_virtual and choice.serial.split(":")[0] == VIRTUAL_SERIAL:
         try:
             from app.sim.phone import VirtualPhone
         except ImportError as exc:
             raise DeviceError("the virtual phone is not available", f"its module failed to import: {exc}") from exc
-        return VirtualPhone()
+        _, profile, theme, lang = (choice.serial + ":phone:light:en").split(":")[:4]
+        try:
+            return VirtualPhone(profile=profile, theme=theme, lang=lang)
+        except ValueError as exc:
+            raise DeviceError(f"no such virtual phone: {choice.title}", str(exc)) from exc
     try:
         from app.device.adb_device import AdbDevice
     except ImportError as exc:
         raise DeviceError(f"cannot drive {choice.title}: the adb device layer failed to import", str(exc)) from exc
-    return AdbDevice(choice.serial, timeout=command_timeout_s)
+    from app.device.mirror import MirroredDevice  # input through scrcpy's control socket while mirroring
+
+    return MirroredDevice(AdbDevice(choice.serial, timeout=command_timeout_s))

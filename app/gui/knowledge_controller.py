@@ -1,16 +1,14 @@
 """The knowledge browser's wiring: reads the task repository, the context library and
 the interaction graph from the database on a worker thread, and applies the user's
-edits (context records, forgetting a task) there too."""
+edits (context records, forgetting a task) there too.  Never imports the window."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.gui.session import Workbench
 from widgets.notifications import Level
-
-if TYPE_CHECKING:
-    from app.gui.window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -18,9 +16,9 @@ USER = "default"
 
 
 class KnowledgeController:
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
-        panel = window.knowledge_panel
+    def __init__(self, ui: Workbench) -> None:
+        self.w = ui
+        panel = ui.knowledge_panel
         panel.contextEdited.connect(self.set_context)
         panel.contextDeleted.connect(self.delete_context)
         panel.taskDeleteRequested.connect(self.delete_task)
@@ -28,20 +26,20 @@ class KnowledgeController:
     def _kstore(self) -> Any:
         from app.knowledge_store import SqliteKnowledgeStore
 
-        return SqliteKnowledgeStore(self.w.store())
+        return SqliteKnowledgeStore(self.w.session.store())
 
     def refresh(self) -> None:
         def load() -> tuple[list, dict, Any]:
             from agent.knowledge.graph import InteractionGraph
 
             ks = self._kstore()
-            return ks.tasks(), ks.load_context(USER), InteractionGraph.from_data(ks.load_graph())
+            return ks.tasks(), ks.load_context(USER), InteractionGraph.from_data(ks.load_graph()).picture()
 
-        self.w.misc.submit(load, on_done=lambda r: self.w.knowledge_panel.set_data(*r),
+        self.w.session.misc.submit(load, on_done=lambda r: self.w.knowledge_panel.set_data(*r),
                            on_error=lambda f: self.w.notify_failure("Could not read the knowledge base", f))
 
     def _apply(self, what: str, fn: Any) -> None:
-        self.w.misc.submit(fn, on_done=lambda _r: self.refresh(),
+        self.w.session.misc.submit(fn, on_done=lambda _r: self.refresh(),
                            on_error=lambda f: self.w.notify_failure(what, f))
 
     def set_context(self, path: str, value: Any) -> None:

@@ -1,48 +1,83 @@
 """Macros from the window: record the user's gestures on the mirror as semantic steps
 (``agent.macros.recorder``), save / list / edit / import / export them in the database,
-and replay them (``agent.macros.replay``) with or without approving each step.
+edit single steps (``agent.macros.editing``: move, delete, replace, show again), and
+replay them (``agent.macros.replay``) with or without approving each step, asking for
+parameter values first, on the connected phone or on a virtual phone of another
+profile, theme or language.  A saved recording also becomes a demonstration in the
+task repository.
 
-Recording and replay run on worker threads: every gesture is executed on the phone
-through the device's serial executor and observed (screenshot + parse) before and after.
+Recording, editing and replay run on worker threads: every gesture is executed on the
+phone through the device's serial executor and observed (screenshot + parse) before and
+after.  Replay events are dispatched on the real ``agent.macros.replay`` classes.
+Never imports the window.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.types import Action, Decision, DecisionKind, Macro, Proposal
-from app.gui.workers import Failure, GeneratorDriver, needs_decision
+from agent.types import Action, Decision, DecisionKind, Macro, MacroStep, Proposal
+from app.gui.session import Session, Workbench
+from app.gui.workers import Failure, GeneratorDriver
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 
 if TYPE_CHECKING:
-    from app.gui.window import MainWindow
+    from agent.macros.replay import NeedApproval, NeedDemonstration, ReplayResult
 
 log = logging.getLogger(__name__)
 
 
+def is_replay_question(event: object) -> bool:
+    """The replayer waits for an answer after this event."""
+    from agent.macros.replay import NeedApproval, NeedDemonstration  # imported when a replay runs
+
+    return isinstance(event, (NeedApproval, NeedDemonstration))
+
+
+def learn_demonstration(store: Any, macro: Macro) -> None:
+    """Keep a recorded macro as a task–solution example (worker thread; best effort)."""
+    from app.gui.agent_setup import knowledge_for
+
+    knowledge = knowledge_for(store)
+    if knowledge is None:
+        return
+    try:
+        knowledge.learn_from_demonstration(macro, macro.description or macro.name)
+    except Exception:  # the macro is saved either way
+        log.warning("could not keep the macro as a demonstration", exc_info=True)
+
+
 class MacroController:
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
+    def __init__(self, ui: Workbench) -> None:
+        self.ui = ui
+        self.session: Session = ui.session
         self.recorder: Any = None
         self._last_obs: Any = None
         self.driver: GeneratorDriver | None = None
-        self.result: Any = None
+        self.result: ReplayResult | None = None
         self.demonstrating = False
-        self.waiting_event: Any = None
-        p = window.macro_panel
+        self.waiting_event: NeedApproval | NeedDemonstration | None = None
+        self.dialog: Any = None  # the parameters / run-on dialog while open
+        self._redemo: tuple[Macro, int] | None = None  # a step being shown again
+        self._after_connect: Callable[[], None] | None = None
+        p = ui.macro_panel
+        p.delete.hide()  # the store keeps every macro version; no deletion yet
         p.recordToggled.connect(self.toggle_recording)
         p.runRequested.connect(self.run)
+        p.runOnRequested.connect(self.run_on_dialog)
         p.macroEdited.connect(self.save)
-        p.deleteRequested.connect(lambda _id: self.w.notify(Level.INFO, "Old versions are kept; deleting is not offered."))
         p.importRequested.connect(self.import_dialog)
         p.exportRequested.connect(self.export_dialog)
-        window.view.actionDemonstrated.connect(self._on_gesture)
-        window.decision_bar.decided.connect(self._on_decided)
-        window.decision_bar.editRequested.connect(self._on_edit)
-        window.decision_bar.demonstrateRequested.connect(self._on_demonstrate)
+        p.stepMoveRequested.connect(lambda mid, i, to: self.edit_step(mid, "move", i, to))
+        p.stepDeleteRequested.connect(lambda mid, i: self.edit_step(mid, "delete", i))
+        p.stepEditRequested.connect(self.edit_step_action)
+        p.stepRedemonstrateRequested.connect(self.redemonstrate_step)
+        ui.view.actionDemonstrated.connect(self._on_gesture)
 
     @property
     def active(self) -> bool:
@@ -51,37 +86,53 @@ class MacroController:
     # ---- library ------------------------------------------------------------------------
     def refresh(self) -> None:
         def load() -> list[Macro]:
-            store = self.w.store()
+            store = self.session.store()
             return [store.load_macro(row["id"]) for row in store.list_macros()]
 
-        self.w.misc.submit(load, on_done=self.w.macro_panel.set_macros,
-                           on_error=lambda f: self.w.notify_failure("Could not read the macros", f))
+        self.session.misc.submit(load, on_done=self.ui.macro_panel.set_macros,
+                                 on_error=lambda f: self.ui.notify_failure("Could not read the macros", f))
 
-    def save(self, macro: Macro) -> None:
-        self.w.misc.submit(lambda: self.w.store().save_macro(macro),
-                           on_done=lambda m: (self.w.notify(Level.INFO, f"Saved macro “{m.name}” (v{m.version})."),
-                                              self.refresh()),
-                           on_error=lambda f: self.w.notify_failure("Could not save the macro", f))
+    def save(self, macro: Macro, *, learn: bool = False) -> None:
+        def write() -> Macro:
+            store = self.session.store()
+            saved = store.save_macro(macro)
+            if learn:
+                learn_demonstration(store, saved)
+            return saved
+
+        def saved(m: Macro) -> None:
+            self.ui.notify(Level.INFO, f"Saved macro “{m.name}” (v{m.version}).", key="macro-saved")
+            self.refresh()
+            self.ui.macro_panel.select(m.id)
+            if learn:
+                self.ui.knowledge_changed()
+
+        self.session.misc.submit(write, on_done=saved,
+                                 on_error=lambda f: self.ui.notify_failure("Could not save the macro", f))
 
     def import_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog
 
-        path, _ = QFileDialog.getOpenFileName(self.w, "Import a macro", "", "Tapwise macro (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self.ui.macro_panel, "Import a macro", "", "Tapwise macro (*.json)")
         if path:
             self.import_file(Path(path))
 
     def import_file(self, path: Path) -> None:
         from agent.macros.io import import_json
 
-        self.w.misc.submit(lambda: self.w.store().save_macro(import_json(path.read_text(encoding="utf-8"),
-                                                                         source=path.name)),
-                           on_done=lambda m: (self.w.notify(Level.INFO, f"Imported macro “{m.name}”."), self.refresh()),
-                           on_error=lambda f: self.w.notify_failure(f"Could not import {path.name}", f))
+        def imported(m: Macro) -> None:
+            self.ui.notify(Level.INFO, f"Imported macro “{m.name}”.")
+            self.refresh()
+
+        self.session.misc.submit(
+            lambda: self.session.store().save_macro(import_json(path.read_text(encoding="utf-8"), source=path.name)),
+            on_done=imported, on_error=lambda f: self.ui.notify_failure(f"Could not import {path.name}", f))
 
     def export_dialog(self, macro_id: str) -> None:
         from PySide6.QtWidgets import QFileDialog
 
-        path, _ = QFileDialog.getSaveFileName(self.w, "Export the macro", "macro.json", "Tapwise macro (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self.ui.macro_panel, "Export the macro", "macro.json",
+                                              "Tapwise macro (*.json)")
         if path:
             self.export_file(macro_id, Path(path))
 
@@ -89,50 +140,137 @@ class MacroController:
         from agent.macros.io import export_json
 
         def write() -> Path:
-            path.write_text(export_json(self.w.store().load_macro(macro_id)), encoding="utf-8")
+            path.write_text(export_json(self.session.store().load_macro(macro_id)), encoding="utf-8")
             return path
 
-        self.w.misc.submit(write, on_done=lambda p: self.w.notify(Level.INFO, f"Macro exported to {p}"),
-                           on_error=lambda f: self.w.notify_failure("Export failed", f))
+        self.session.misc.submit(write, on_done=lambda p: self.ui.notify(Level.INFO, f"Macro exported to {p}"),
+                                 on_error=lambda f: self.ui.notify_failure("Export failed", f))
+
+    # ---- editing steps ------------------------------------------------------------------------
+    def edit_step(self, macro_id: str, how: str, index: int, to: int = 0) -> None:
+        """Move or delete one step; the edited macro is saved as the next version."""
+        from agent.macros import editing
+
+        macro = self.ui.macro_panel.macro(macro_id)
+        if macro is None:
+            return
+        try:
+            edited = editing.move_step(macro, index, to) if how == "move" else editing.delete_step(macro, index)
+        except editing.MacroEditError as exc:
+            self.ui.notify(Level.WARNING, str(exc), key="macro-edit")
+            return
+        self.save(edited)
+        if how == "move":
+            self.ui.macro_panel.steps.setCurrentRow(to)
+
+    def edit_step_action(self, macro_id: str, index: int) -> None:
+        """Change one step's action in the action editor (type, point, text…)."""
+        macro = self.ui.macro_panel.macro(macro_id)
+        if macro is None or not 0 <= index < len(macro.steps):
+            return
+        step = macro.steps[index]
+        self.ui.open_action_editor(step.action, lambda action: self._replace_action(macro, index, action))
+
+    def _replace_action(self, macro: Macro, index: int, action: Action) -> None:
+        from agent.macros.editing import replace_step
+
+        step = macro.steps[index]
+        same_kind = action.type is step.action.type
+        # a new kind of action keeps no old target or words: they described the old one
+        new = replace(step, action=action, target=action.target if not same_kind or action.target else step.target,
+                      description=step.description if same_kind else action.describe(),
+                      expect_checked=step.expect_checked if same_kind else None)
+        self.save(replace_step(macro, index, new))
+
+    def redemonstrate_step(self, macro_id: str, index: int) -> None:
+        """The next gesture on the mirror replaces step ``index`` (recorded on the live screen)."""
+        macro = self.ui.macro_panel.macro(macro_id)
+        if macro is None or self.session.device is None or self.active or self.recorder is not None:
+            self.ui.notify(Level.WARNING, "Connect a phone and stop any replay or recording first.", key="macro-busy")
+            return
+        self._redemo = (macro, index)
+        self.demonstrating = True
+        self.ui.show_live()
+        self.ui.view.set_mode(ViewMode.DEMONSTRATE)
+        self.ui.notify(Level.INFO, f"Show step {index + 1} again on the mirror (tap, hold, drag or type).",
+                       key="macro-redemo")
+
+    def _record_replacement(self, action: Action) -> None:
+        assert self._redemo is not None
+        macro, index = self._redemo
+        self._redemo = None
+        self.demonstrating = False
+        if self.ui.view.mode is ViewMode.DEMONSTRATE:
+            self.ui.view.set_mode(ViewMode.INSPECT)
+
+        def record() -> Macro:
+            from agent.execute import execute
+            from agent.macros.editing import replace_step
+            from agent.macros.recorder import make_step
+
+            before = self.observe()
+            execute(action, self.session.agent_device())
+            after = self.observe()
+            step: MacroStep = make_step(action, before, after)
+            return replace_step(macro, index, step)
+
+        def recorded(m: Macro) -> None:
+            self.ui.busy("")
+            self.save(m)
+
+        self.ui.busy("Recording the step…")
+        self.session.misc.submit(record, on_done=recorded, on_error=self._record_failed)
+
+    def _record_failed(self, failure: Failure) -> None:
+        self.ui.busy("")
+        self.ui.notify_failure("The step was not recorded", failure)
 
     # ---- observing the phone (worker threads only) ------------------------------------------
     def observe(self) -> Any:
         from agent.macros.recorder import Observation
 
-        device = self.w.agent_device()
+        device = self.session.agent_device()
         screen = device.screenshot(with_hierarchy=True)
-        parse = self.w.parse_screen(screen)
+        parse = self.session.parse_screen(screen)
         return Observation.of(parse, screen, screen.foreground_package)
 
     # ---- recording --------------------------------------------------------------------------
     def toggle_recording(self, on: bool) -> None:
-        w = self.w
+        ui = self.ui
         if on:
-            if w.device is None or (w.run is not None and w.run.active) or self.active:
-                w.notify(Level.WARNING, "Connect a phone and stop any running task before recording.")
-                w.macro_panel.set_recording(False)
+            if self.session.device is None or self.ui_busy():
+                ui.notify(Level.WARNING, "Connect a phone and stop any running task before recording.",
+                          key="macro-busy")
+                ui.macro_panel.set_recording(False)
                 return
             from agent.macros.recorder import Recorder
 
             self.recorder = Recorder()
             self._last_obs = None
-            w.show_live()
-            w.view.set_mode(ViewMode.DEMONSTRATE)
-            w.notify(Level.INFO, "Recording: tap, hold or drag on the mirror; each gesture becomes a step.")
+            ui.show_live()
+            ui.view.set_mode(ViewMode.DEMONSTRATE)
+            ui.notify(Level.INFO, "Recording: tap, hold or drag on the mirror; each gesture becomes a step. "
+                      "Home and Back on the navigation bar are recorded as keys.", key="macro-recording")
             return
         recorder, self.recorder = self.recorder, None
-        if w.view.mode is ViewMode.DEMONSTRATE and not self.demonstrating:
-            w.view.set_mode(ViewMode.INSPECT)
+        if ui.view.mode is ViewMode.DEMONSTRATE and not self.demonstrating:
+            ui.view.set_mode(ViewMode.INSPECT)
         if recorder is None or not recorder.steps:
-            w.notify(Level.INFO, "Recording stopped: no steps were recorded.")
+            ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
             return
         from PySide6.QtWidgets import QInputDialog
 
-        name, ok = QInputDialog.getText(w, "Save macro", "Name of the new macro:")
+        name, ok = QInputDialog.getText(ui.macro_panel, "Save macro", "Name of the new macro:")
         if ok and name.strip():
-            self.save(recorder.build(name.strip()))
+            self.save(recorder.build(name.strip()), learn=True)
+
+    def ui_busy(self) -> bool:
+        return self.ui.run_active() or self.active
 
     def _on_gesture(self, action: Action) -> None:
+        if self._redemo is not None:
+            self._record_replacement(action)
+            return
         if self.demonstrating:
             self._answer(Decision(DecisionKind.DEMONSTRATE, action=action))
             return
@@ -145,114 +283,178 @@ class MacroController:
             from agent.execute import execute
 
             before = previous or self.observe()
-            recorder.record(action, before)
-            execute(action, self.w.agent_device())
+            step = recorder.record(action, before)
+            execute(step.action, self.session.agent_device())  # a nav-bar tap runs as its key
             after = self.observe()
             recorder.observe_after(after)
             return len(recorder.steps), after
 
         def done(result: tuple[int, Any]) -> None:
+            self.ui.busy("")
             count, after = result
             self._last_obs = after
-            self.w.macro_panel.set_recording(self.recorder is not None, count)
+            self.ui.macro_panel.set_recording(self.recorder is not None, count)
 
-        self.w.busy("Recording the step…")
-        self.w.misc.submit(record, on_done=lambda r: (self.w.busy(""), done(r)),
-                           on_error=lambda f: (self.w.busy(""), self.w.notify_failure("The step was not recorded", f)))
+        self.ui.busy("Recording the step…")
+        self.session.misc.submit(record, on_done=done, on_error=self._record_failed)
 
     # ---- replay ----------------------------------------------------------------------------
     def run(self, macro_id: str, approve_each: bool) -> None:
-        w = self.w
-        if w.device is None or self.active or (w.run is not None and w.run.active) or self.recorder is not None:
-            w.notify(Level.WARNING, "Connect a phone, and stop any task or recording, before running a macro.")
+        """Replay on the connected phone; a macro with parameters asks for their values first."""
+        ui = self.ui
+        if self.session.device is None or self.ui_busy() or self.recorder is not None:
+            ui.notify(Level.WARNING, "Connect a phone, and stop any task or recording, before running a macro.",
+                      key="macro-busy")
             return
+        macro = ui.macro_panel.macro(macro_id)
+        if macro is not None and macro.parameters:
+            from widgets.macro_panel import ParametersDialog
+
+            dlg = ParametersDialog(macro, ui.macro_panel)
+            dlg.accepted.connect(lambda: self._start(macro_id, approve_each, dlg.values()))
+            dlg.finished.connect(lambda _r: self._dialog_closed(dlg))
+            self.dialog = dlg
+            dlg.open()
+            return
+        self._start(macro_id, approve_each, {})
+
+    def _dialog_closed(self, dlg: Any) -> None:
+        if self.dialog is dlg:
+            self.dialog = None
+        dlg.deleteLater()
+
+    def run_on_dialog(self, macro_id: str) -> None:
+        """Pick a virtual phone (profile, theme, language), switch to it and replay there."""
+        from widgets.macro_panel import RunOnDialog
+
+        macro = self.ui.macro_panel.macro(macro_id)
+        if macro is None:
+            return
+        dlg = RunOnDialog(macro, self.ui.macro_panel)
+        dlg.accepted.connect(lambda: self.run_on(macro_id, *dlg.choice()))
+        dlg.finished.connect(lambda _r: self._dialog_closed(dlg))
+        self.dialog = dlg
+        dlg.open()
+
+    def run_on(self, macro_id: str, profile: str, theme: str, lang: str, approve_each: bool = False) -> None:
+        from app.gui.devices import virtual_choice
+
+        if self.ui_busy() or self.recorder is not None:
+            self.ui.notify(Level.WARNING, "Stop any task, replay or recording first.", key="macro-busy")
+            return
+        self._after_connect = lambda: self.run(macro_id, approve_each)
+        self.ui.connect_device(virtual_choice(profile, theme, lang))
+
+    def device_ready(self) -> None:
+        """The window connected a phone: a waiting "Run on…" goes ahead."""
+        go, self._after_connect = self._after_connect, None
+        if go is not None:
+            go()
+
+    def _start(self, macro_id: str, approve_each: bool, params: dict[str, str]) -> None:
+        session = self.session
 
         def prepare() -> Any:
             from agent.macros.replay import Replayer
 
-            macro = w.store().load_macro(macro_id)
-            params: dict[str, str] = {}
-            if macro.parameters:
-                raise ValueError(f"this macro needs parameters ({', '.join(macro.parameters)}); "
-                                 "run it from the command line with --param NAME=VALUE")
-            replayer = Replayer(w.agent_device(), self.observe, approve_each=approve_each)
-            return replayer.run(macro, params)
+            macro = session.store().load_macro(macro_id)
+            replayer = Replayer(session.agent_device(), self.observe, approve_each=approve_each)
+            return macro, replayer.run(macro, params)  # MissingParameter says which value is missing
 
-        w.misc.submit(prepare, on_done=self._begin, on_error=lambda f: w.notify_failure("Could not run the macro", f))
+        session.misc.submit(prepare, on_done=lambda r: self._begin(*r),
+                            on_error=lambda f: self.ui.notify_failure("Could not run the macro", f))
 
-    def _begin(self, gen: Any) -> None:
+    def _begin(self, macro: Macro, gen: Any) -> None:
         self.result = None
-        self.driver = GeneratorDriver(gen, self.w.poster, self._on_event, self._on_finished, self._on_error,
-                                      name="macro")
-        self.w.busy("Running macro…")
+        device = self.session.device
+        where = device.info.model if device is not None else "the phone"
+        self.ui.macro_panel.show_results(f"Replay of “{macro.name}” v{macro.version} on {where}", [])
+        self.driver = GeneratorDriver(gen, self.session.poster, self._on_event, self._on_finished, self._on_error,
+                                      name="macro", needs_decision=is_replay_question)
+        self.ui.busy("Running macro…")
         self.driver.start()
 
     def _on_event(self, event: Any) -> None:
-        w = self.w
-        name = type(event).__name__
-        if name == "NeedApproval":
-            self.waiting_event = event
-            proposal = Proposal(action=event.action, rationale=f"Macro step {event.index + 1}: {event.step.description}",
-                                evidence=(f"re-found by {event.match.level.value} (score {event.match.score:.2f}): "
-                                          f"{event.match.evidence}",),
-                                planner="macro")
-            w.proposal_card.set_proposal(proposal)
-            w.view.set_proposal(event.action)
-            w.decision_bar.set_enabled(True)
-        elif name == "NeedDemonstration":
-            self.waiting_event = event
-            w.notify(Level.WARNING, f"Macro step {event.index + 1} needs you: {getattr(event, 'reason', '')}",
-                     "Show the step on the mirror (tap, hold or drag), or Abort.")
-            self._on_demonstrate(force=True)
-        elif name == "AppMissing":
-            w.notify(Level.ERROR, event.message)
-        elif needs_decision(event):
-            self.waiting_event = event
+        from agent.macros.replay import AppMissing, NeedApproval, NeedDemonstration, StepDone
+
+        ui = self.ui
+        match event:
+            case NeedApproval(index=index, step=step, action=action, match=found):
+                self.waiting_event = event
+                proposal = Proposal(action=action, rationale=f"Macro step {index + 1}: {step.description}",
+                                    evidence=(f"re-found by {found.level.value} (score {found.score:.2f}): "
+                                              f"{found.evidence}",),
+                                    planner="macro")
+                ui.proposal_card.set_proposal(proposal)
+                ui.view.set_proposal(action)
+                ui.decisions.claim(self)
+            case NeedDemonstration(index=index, reason=reason):
+                self.waiting_event = event
+                ui.notify(Level.WARNING, f"Macro step {index + 1} needs you: {reason}",
+                          "Show the step on the mirror (tap, hold or drag), or Abort.", key="macro-needs-you")
+                ui.decisions.claim(self)
+                self.demonstrate()
+            case StepDone(report=report):
+                ok = not report.skipped and report.effect not in ("wrong_app", "no_change", "wrong_screen")
+                how = "skipped" if report.skipped else f"{report.level} · {report.effect}"
+                if report.repaired:
+                    how += " · repaired"
+                ui.macro_panel.add_result(ok, f"{report.index + 1}. {report.description} — {how}")
+            case AppMissing(message=message):
+                ui.notify(Level.ERROR, message, key="macro-app-missing")
+            case _:
+                log.debug("replay event not shown: %r", event)
 
     def _answer(self, answer: Decision) -> None:
         if self.driver is None or not self.driver.waiting:
             return
+        ui = self.ui
         self.waiting_event = None
         self.demonstrating = False
-        self.w.decision_bar.set_enabled(False)
-        self.w.view.set_proposal(None)
-        if self.w.view.mode is ViewMode.DEMONSTRATE:
-            self.w.view.set_mode(ViewMode.INSPECT)
+        ui.decisions.release(self)
+        ui.proposal_card.set_proposal(None)
+        ui.view.set_proposal(None)
+        if ui.view.mode is ViewMode.DEMONSTRATE:
+            ui.view.set_mode(ViewMode.INSPECT)
         self.driver.decide(answer)
 
-    def _on_decided(self, decision: Decision) -> None:
-        if self.active:
-            self._answer(decision)
+    # the decision router calls these while this replay holds the decision bar
+    def decide(self, decision: Decision) -> None:
+        self._answer(decision)
 
-    def _on_edit(self) -> None:
-        if not self.active or self.waiting_event is None:
-            return
-        action = getattr(self.waiting_event, "action", None)
-        self.w.open_action_editor(action, lambda a: self._answer(Decision(DecisionKind.EDIT, action=a)))
+    def edit(self) -> None:
+        from agent.macros.replay import NeedApproval
 
-    def _on_demonstrate(self, force: bool = False) -> None:
-        if not (self.active or force) or self.waiting_event is None:
+        event = self.waiting_event
+        action = event.action if isinstance(event, NeedApproval) else None
+        self.ui.open_action_editor(action, lambda a: self._answer(Decision(DecisionKind.EDIT, action=a)))
+
+    def demonstrate(self) -> None:
+        if self.waiting_event is None:
             return
         self.demonstrating = True
-        self.w.show_live()
-        self.w.view.set_mode(ViewMode.DEMONSTRATE)
+        self.ui.show_live()
+        self.ui.view.set_mode(ViewMode.DEMONSTRATE)
 
-    def _on_finished(self, result: Any) -> None:
+    def _on_finished(self, result: ReplayResult) -> None:
         self.driver = None
         self.result = result
-        self.w.busy("")
-        self.w.decision_bar.set_enabled(False)
-        status = getattr(result, "status", "done")
-        self.w.notify(Level.INFO, f"Macro finished: {status}.")
-        macro = getattr(result, "macro", None)
-        if macro is not None and getattr(result, "repaired", False):
-            self.save(macro)
+        ui = self.ui
+        ui.busy("")
+        ui.decisions.release(self)
+        ok = result.succeeded
+        text = f"Macro {result.status}" + (f": {result.message}" if result.message else ".")
+        ui.notify(Level.INFO if ok else Level.WARNING, text, key="macro-finished")
+        ui.macro_panel.add_result(ok, text)
+        if result.repaired:
+            self.save(result.macro)
 
     def _on_error(self, failure: Failure) -> None:
         self.driver = None
-        self.w.busy("")
-        self.w.decision_bar.set_enabled(False)
-        self.w.notify_failure("The macro stopped", failure)
+        self.ui.busy("")
+        self.ui.decisions.release(self)
+        self.ui.macro_panel.add_result(False, f"Stopped: {failure.message}")
+        self.ui.notify_failure("The macro stopped", failure)
 
     def shutdown(self, timeout: float = 10.0) -> None:
         driver = self.driver

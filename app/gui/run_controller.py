@@ -1,211 +1,379 @@
-"""Running a task from the window: builds the agent loop (``agent.runner.run_episode``),
-drives it on a worker thread through ``GeneratorDriver``, shows each event (parse,
-latent state, proposal, executed step) and sends the user's decisions back.
+"""Running a task from the window: checks that a model answers, builds the agent loop
+(``agent.runner.run_episode``), drives it on a worker thread through ``GeneratorDriver``,
+shows each event (parse, latent state, proposal, step, finish reason) and sends the
+user's decisions back through the decision router.
 
-Edit opens the action editor (target picked on the mirror); Demonstrate switches the
-mirror to demonstration mode and sends the user's gesture as the step.  Closing the
-window stops the loop at its next yield; the runner stores the episode as it goes.
+Events are dispatched on the real ``agent.events`` classes.  Each run gets its own
+section on the step timeline (earlier runs stay).  Edit opens the action editor (target
+picked on the mirror); Demonstrate switches the mirror to demonstration mode and sends
+the user's gesture as the step.  Closing the window stops the loop at its next yield;
+the runner stores the episode as it goes.  Never imports the window.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from agent.types import Action, Decision, DecisionKind, LatentState, Proposal, Step
-from app.gui.workers import Failure, GeneratorDriver, needs_decision
+from agent.events import (
+    Aborted,
+    AwaitingDecision,
+    ErrorEvent,
+    Estimated,
+    Executed,
+    Finished,
+    Observed,
+    Parsed,
+    Proposed,
+    Rejected,
+)
+from agent.types import (
+    Action,
+    ActionType,
+    Decision,
+    DecisionKind,
+    Episode,
+    EpisodeStatus,
+    LatentState,
+    Proposal,
+    Step,
+)
+from app.gui.episode_controller import STATUS_WORDS
+from app.gui.mirror import frame_signature
+from app.gui.session import Session, Workbench
+from app.gui.workers import Failure, GeneratorDriver
 from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 from widgets.task_panel import RunState, TaskRequest
 
-if TYPE_CHECKING:
-    from app.gui.window import MainWindow
-
 log = logging.getLogger(__name__)
+
+class NoModelAnswers(RuntimeError):
+    """Start found no model to talk to; ``hint`` says what to do."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnd:
+    """How the last run ended, as the window shows it."""
+
+    status: EpisodeStatus
+    reason: str
+    episode_id: str = ""
+
+    def summary(self) -> str:
+        """How it ended and why: "✔ succeeded — the goal is reached"."""
+        words = STATUS_WORDS.get(self.status, self.status.value)
+        return words + (f" — {self.reason}" if self.reason else "")
+
+    def text(self) -> str:
+        return f"Finished: {self.summary()}"
+
+
+def is_decision_request(event: object) -> bool:
+    """The agent loop waits for a decision after this event."""
+    return isinstance(event, AwaitingDecision)
+
+
+def check_model(settings: Any, model: str, client: Any = None) -> None:
+    """Raise ``NoModelAnswers`` unless the configured LLM server answers and has ``model``."""
+    from agent.llm.base import LLMError
+
+    own = client is None
+    if own:
+        from app.gui.agent_setup import make_client
+
+        client = make_client(settings, model)
+    where = getattr(client, "host", "") or getattr(client, "base_url", "") or "the LLM server"
+    try:
+        models = client.list_models()
+    except LLMError as exc:
+        raise NoModelAnswers(
+            f"No model answers at {where}: Start needs a running model.",
+            f"{exc}\n\nWhat to do: start the model server (for Ollama: `ollama serve`, then "
+            f"`ollama pull {model or 'MODEL'}`), or start the built-in model on the Models tab, "
+            "or point Tapwise at another server in File ▸ Settings (Ctrl+,); then press Start again.") from None
+    finally:
+        if own:
+            close = getattr(client, "close", None)
+            if close is not None:
+                close()
+    if not models:
+        raise NoModelAnswers(
+            f"The server at {where} answers but has no model yet.",
+            f"What to do: download one (for Ollama: `ollama pull {model or 'llama3.2'}`), or start the "
+            "built-in model on the Models tab; then press Start again.")
+    if model and not any(m == model or m.split(":")[0] == model for m in models):
+        raise NoModelAnswers(
+            f"The server at {where} has no model “{model}”.",
+            "What to do: pick one of its models in the Model box: " + ", ".join(models[:12]))
 
 
 class RunController:
-    """One task run at a time, owned by the main window."""
+    """One task run at a time."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
+    def __init__(self, ui: Workbench) -> None:
+        self.ui = ui
+        self.session: Session = ui.session
         self.driver: GeneratorDriver | None = None
         self.proposal: Proposal | None = None
         self.demonstrating = False
         self.episode_id: str | None = None
         self.result: Any = None
+        self.end: RunEnd | None = None
         self.events: list[Any] = []
+        self.llm_factory: Any = None  # tests and embedders may supply the LLM client
+        self._section = ""
+        self._goal = ""
+        self._runs = 0
         self._latent_prev: LatentState | None = None  # the last estimate of the previous step
         self._latent_last: LatentState | None = None
         self._latent_step: int | None = None
-        self._screens: dict[int, tuple[Any, ScreenParse | None, Action | None]] = {}
-        self._current_screen: Screen | None = None
+        self._screens: dict[tuple[str, int], tuple[Screen | None, ScreenParse | None, Action | None]] = {}
+        self._step_screen: dict[int, Screen] = {}  # the frame each step was planned on
+        self._live_sig_at: dict[int, str] = {}
         self._current_parse: ScreenParse | None = None
+        self._planned_sig = ""
         self._decision_started: float | None = None
-        self.llm_factory: Any = None  # tests and embedders may supply the LLM client
         self._starting = False
-        w = window
-        w.task_panel.startRequested.connect(self.start)
-        w.task_panel.pauseRequested.connect(self.pause)
-        w.task_panel.stepRequested.connect(self.step_once)
-        w.task_panel.abortRequested.connect(self.abort)
-        w.decision_bar.decided.connect(self.decide)
-        w.decision_bar.editRequested.connect(self.edit)
-        w.decision_bar.demonstrateRequested.connect(self.demonstrate)
-        w.view.actionDemonstrated.connect(self._on_demonstrated)
+        self._cancel: Any = None
+        self._client: Any = None
+        tp = ui.task_panel
+        tp.startRequested.connect(self.start)
+        tp.pauseRequested.connect(self.pause)
+        tp.stepRequested.connect(self.step_once)
+        tp.abortRequested.connect(self.abort)
+        ui.view.actionDemonstrated.connect(self._on_demonstrated)
 
     @property
     def active(self) -> bool:
         return self._starting or (self.driver is not None and self.driver.running)
 
+    @property
+    def section(self) -> str:
+        """The timeline section of the current (or last) run."""
+        return self._section
+
     # ---- starting ----------------------------------------------------------------------
     def start(self, request: TaskRequest) -> None:
-        w = self.w
+        ui = self.ui
         if self.active:
-            w.notify(Level.WARNING, "A task is already running.")
+            ui.notify(Level.WARNING, "A task is already running.")
             return
-        if w.device is None:
-            w.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
+        if self.session.device is None:
+            ui.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
             return
-        # building the loop imports the agent and opens the database: do it off the GUI thread
+        # checking the model and building the loop do network and database I/O: off the GUI thread
         self._starting = True
-        w.task_panel.set_state(RunState.RUNNING, f"Starting: {request.goal}")
-        w.misc.submit(lambda: self._make_generator(request), on_done=lambda gen: self._begin(request, gen),
-                      on_error=self._start_failed)
+        ui.task_panel.set_state(RunState.RUNNING, f"Starting: {request.goal}")
+        ui.busy("Checking the model…")
+        self.session.misc.submit(lambda: self._make_generator(request), on_done=lambda gen: self._begin(request, gen),
+                                 on_error=self._start_failed)
 
     def _start_failed(self, failure: Failure) -> None:
         self._starting = False
-        self.w.task_panel.set_state(RunState.IDLE, "Could not start")
-        self.w.notify_failure("Could not start the task", failure)
+        ui = self.ui
+        ui.busy("")
+        if isinstance(failure.error, NoModelAnswers):
+            ui.task_panel.set_state(RunState.IDLE, "Not started: no model answers")
+            ui.task_panel.error.setText(str(failure.error))
+            ui.notify(Level.ERROR, str(failure.error), failure.error.hint, key="no-model")
+            return
+        ui.task_panel.set_state(RunState.IDLE, "Could not start")
+        ui.notify_failure("Could not start the task", failure)
 
     def _begin(self, request: TaskRequest, gen: Any) -> None:
-        w = self.w
+        ui = self.ui
         self._starting = False
-        if w._closing:
+        ui.busy("")
+        if ui.closing:
             gen.close()
             return
+        ui.task_panel.error.setText("")
         self.events.clear()
-        self._screens.clear()
+        self._step_screen.clear()
+        self._live_sig_at.clear()
         self._latent_prev = self._latent_last = None
         self._latent_step = None
         self.result = None
-        w.timeline.clear()
-        w.timeline_dock.raise_()
-        w.model_status.setText(f"model: {request.model}")
-        self.driver = GeneratorDriver(gen, w.poster, self._on_event, self._on_finished, self._on_error,
-                                      on_stop=self._cancel_run)
-        w.task_panel.set_state(RunState.RUNNING, f"Running: {request.goal}")
+        self.end = None
+        self.episode_id = None
+        self._runs += 1
+        self._section = f"run:{self._runs}"
+        ui.timeline.begin_section(self._section, f"▶ {request.goal} — running")
+        ui.timeline_dock.raise_()
+        ui.model_status.setText(f"model: {request.model}")
+        self._clear_panels()
+        self.driver = GeneratorDriver(gen, self.session.poster, self._on_event, self._on_finished, self._on_error,
+                                      on_stop=self._cancel_run, needs_decision=is_decision_request)
+        self._goal = request.goal
+        ui.task_panel.set_state(RunState.RUNNING, f"Running: {request.goal}")
         self.driver.start()
 
     def _make_generator(self, request: TaskRequest) -> Any:
         from agent.llm.base import CancelToken
         from app.gui.agent_setup import build_episode
 
-        self._cancel = CancelToken()
         client = self.llm_factory(request) if self.llm_factory is not None else None
+        check_model(self.session.settings, request.model, client)
+        self._cancel = CancelToken()
         gen, self._client = build_episode(
             goal=request.goal, planner=request.planner, autonomy=request.autonomy, model=request.model,
-            device=self.w.agent_device(), parser=_LazyParser(self.w), store=self.w.store(),
-            settings=self.w.settings, cancel=self._cancel, client=client,
+            device=self.session.agent_device(), parser=_SessionParser(self.session), store=self.session.store(),
+            settings=self.session.settings, cancel=self._cancel, client=client,
         )
         return gen
 
     def _cancel_run(self) -> None:
-        cancel = getattr(self, "_cancel", None)
-        if cancel is not None:
-            cancel.cancel()
+        if self._cancel is not None:
+            self._cancel.cancel()
+
+    def _clear_panels(self) -> None:
+        """Nothing from an earlier step may stay on the proposal and latent panels."""
+        self.proposal = None
+        self.ui.proposal_card.set_proposal(None)
+        self.ui.latent_panel.set_state(None)
+        self.ui.view.set_proposal(None)
 
     # ---- events from the loop (GUI thread) ---------------------------------------------------
     def _on_event(self, event: Any) -> None:
-        w = self.w
         self.events.append(event)
-        screen = _first(event, ("screen",), Screen)
-        parse = _first(event, ("parse",), ScreenParse)
-        proposal = _first(event, ("proposal",), Proposal)
-        latent = _first(event, ("latent", "state", "latent_state"), LatentState)
-        step = _first(event, ("record", "step"), Step)
-        index = getattr(event, "step", None)
-        if isinstance(index, int):
-            self._index = index
-        else:
-            index = None
-        episode = getattr(event, "episode", None)
-        if episode is not None and getattr(episode, "id", None):
-            self.episode_id = episode.id
-        if getattr(event, "episode_id", None):
-            self.episode_id = event.episode_id
-        if screen is not None:
-            self._current_screen = screen
-        elif proposal is not None and w._live_screen is not None:
-            self._current_screen = w._live_screen  # the mirror's frame when the proposal came
-        if parse is not None:
-            self._current_parse = parse
-            w._live_parse = parse  # the runner's parse is the freshest parse of the live phone
-            if w.viewing == "live":
-                w.show_parse(parse)
-        if proposal is not None:
-            self.proposal = proposal
-            w.proposal_card.set_proposal(proposal)
-            if w.viewing == "live":
-                w.view.set_proposal(proposal.action)
-            if latent is None and proposal.latent is not None:
-                latent = proposal.latent
-        if latent is not None:
-            # highlight what changed since the previous *step* (a step may refine its estimate)
-            if index is not None and index != self._latent_step:
-                self._latent_prev = self._latent_last
-                self._latent_step = index
-            self._latent_last = latent
-            w.latent_panel.set_state(latent, self._latent_prev)
-        if step is not None:
-            shown = self._current_screen
-            self._screens[step.index] = (shown, step.parse or self._current_parse, step.executed)
-            thumb = shown.image if shown is not None else None
-            w.timeline.add_step(step, thumb)
-        message = getattr(event, "message", "") or ""
-        kind = getattr(getattr(event, "kind", None), "value", getattr(event, "kind", type(event).__name__))
-        if kind in ("error",) or type(event).__name__.lower().startswith("error"):
-            w.notify(Level.ERROR, f"Agent: {message or 'error'}", str(getattr(event, "detail", "")))
-        elif message and kind in ("warning", "notice"):
-            w.notify(Level.WARNING, message)
-        if needs_decision(event):
-            self._decision_started = time.perf_counter()
-            w.decision_bar.set_enabled(True)
-            w.task_panel.set_state(RunState.WAITING, "Waiting for your decision")
-            w.decision_bar.buttons[DecisionKind.APPROVE].setFocus()
-        elif w.task_panel.state is RunState.WAITING:
-            w.task_panel.set_state(RunState.RUNNING, "Running")
+        match event:
+            case Observed(step=index, screen=screen):
+                self._step_screen[index] = screen
+                live = self.session.live_screen
+                # the mirror's frame when the step was observed; later frames are compared
+                # with it (not with the runner's screenshot, which a video mirror never matches)
+                self._live_sig_at[index] = frame_signature(live) if live is not None else ""
+                self.proposal = None  # a new observation: the last proposal is stale
+                self.ui.proposal_card.set_proposal(None)
+            case Parsed(parse=parse):
+                self._current_parse = parse
+                self.session.live_parse = parse  # the runner's parse is the freshest one of the phone
+                if self.session.viewing.live:
+                    self.ui.show_parse(parse)
+            case Estimated(step=index, latent=latent):
+                self._show_latent(index, latent)
+            case Proposed(step=index, proposal=proposal):
+                self._show_proposal(index, proposal)
+            case AwaitingDecision(step=index, proposal=proposal, reason=reason, failed=True):
+                self._ask_to_perform(index, proposal, reason)
+            case AwaitingDecision(step=index, proposal=proposal, reason=reason):
+                self._show_proposal(index, proposal)
+                self._ask(index, reason)
+            case Executed(record=record) | Rejected(record=record) | Aborted(record=record):
+                self._add_step(record)
+            case Finished(status=status, note=note, episode=episode):
+                self._finish(status, note, episode)
+            case ErrorEvent(step=index, message=message, fatal=fatal, record=record):
+                if record is not None:
+                    self._add_step(record)
+                level = Level.ERROR if fatal else Level.WARNING
+                self.ui.notify(level, f"The agent failed at step {index + 1}", message, key="agent-step-failed")
+            case _:
+                log.debug("event not shown: %r", event)
+        if not is_decision_request(event) and self.ui.task_panel.state is RunState.WAITING:
+            self.ui.task_panel.set_state(RunState.RUNNING, "Running")
+
+    def _show_latent(self, index: int, latent: LatentState) -> None:
+        # highlight what changed since the previous *step* (a step may refine its estimate)
+        if index != self._latent_step:
+            self._latent_prev = self._latent_last
+            self._latent_step = index
+        self._latent_last = latent
+        self.ui.latent_panel.set_state(latent, self._latent_prev)
+
+    def _show_proposal(self, index: int, proposal: Proposal) -> None:
+        self.proposal = proposal
+        self.ui.proposal_card.set_proposal(proposal)
+        if self.session.viewing.live:
+            self.ui.view.set_proposal(proposal.action)
+        if proposal.latent is not None:
+            self._show_latent(index, proposal.latent)
+
+    def _ask(self, index: int, reason: str) -> None:
+        ui = self.ui
+        self._decision_started = time.perf_counter()
+        self._planned_sig = self._live_sig_at.get(index, "")
+        self.check_screen_changed()
+        ui.decisions.claim(self)
+        ui.task_panel.set_state(RunState.WAITING, f"Waiting for your decision ({reason})" if reason
+                                else "Waiting for your decision")
+        ui.decision_bar.buttons[DecisionKind.APPROVE].setFocus()
+
+    def _ask_to_perform(self, index: int, placeholder: Proposal, reason: str) -> None:
+        """A failed step: the user shows or edits what to do, rejects to retry, or aborts."""
+        self.proposal = placeholder
+        self.ui.proposal_card.set_failed(reason)
+        self.ui.view.set_proposal(None)
+        self._planned_sig = ""
+        self.ui.decisions.claim(self)
+        self.ui.decision_bar.set_failed_step(True)
+        self.ui.task_panel.set_state(RunState.WAITING, "The step failed: Demonstrate or Edit it, Reject to retry")
+        self.ui.decision_bar.buttons[DecisionKind.DEMONSTRATE].setFocus()
+
+    def check_screen_changed(self) -> None:
+        """Tell the user when the live screen moved on from the frame the step was planned on."""
+        live = self.session.live_screen
+        if not self._planned_sig or live is None or self.proposal is None:
+            return
+        self.ui.proposal_card.set_screen_changed(frame_signature(live) != self._planned_sig)
+
+    def _add_step(self, step: Step) -> None:
+        shown = self._step_screen.get(step.index)
+        self._screens[(self._section, step.index)] = (shown, step.parse or self._current_parse, step.executed)
+        self.ui.timeline.add_step(step, shown.image if shown is not None else None, section=self._section)
+
+    def _finish(self, status: EpisodeStatus, note: str, episode: Episode) -> None:
+        self.episode_id = episode.id
+        self.end = RunEnd(EpisodeStatus(status), note, episode.id)
+        # the stored steps are the truth: any step the loop did not announce is added here
+        for step in episode.steps:
+            if self.ui.timeline.step(step.index, self._section) is None:
+                self._add_step(step)
+        self.ui.timeline.set_section_title(self._section, f"{self._goal} — {self.end.summary()}")
 
     def _on_finished(self, result: Any) -> None:
         self.result = result
         self._close_client()
         self._end_ui()
-        status = getattr(getattr(result, "status", None), "value", None)
-        if getattr(result, "id", None):
+        if isinstance(result, Episode):
             self.episode_id = result.id
-        self.w.task_panel.set_state(RunState.IDLE, f"Finished: {status or 'done'}")
-        self.w.notify(Level.INFO, f"Task finished ({status or 'done'}).")
+            if self.end is None:
+                self.end = RunEnd(result.status, result.note, result.id)
+        end = self.end or RunEnd(EpisodeStatus.SUCCEEDED, "")
+        self.ui.task_panel.set_state(RunState.IDLE, end.text())
+        level = Level.INFO if end.status is EpisodeStatus.SUCCEEDED else Level.WARNING
+        self.ui.notify(level, f"Task {end.summary()}", key="run-finished")
+        self.ui.episodes_panel.request_refresh()
+        self.ui.knowledge_changed()
 
     def _on_error(self, failure: Failure) -> None:
         self._close_client()
         self._end_ui()
-        self.w.task_panel.set_state(RunState.IDLE, "Stopped by an error")
-        self.w.notify_failure("The agent stopped", failure)
+        self.end = RunEnd(EpisodeStatus.ERROR, failure.message, self.episode_id or "")
+        self.ui.timeline.set_section_title(self._section, f"{self._goal} — {self.end.summary()}")
+        self.ui.task_panel.set_state(RunState.IDLE, f"Stopped by an error: {failure.message}")
+        self.ui.notify_failure("The agent stopped", failure)
+        self.ui.episodes_panel.request_refresh()
 
     def _end_ui(self) -> None:
-        w = self.w
+        ui = self.ui
         self.driver = None
-        self.proposal = None
         self.demonstrating = False
-        w.decision_bar.set_enabled(False)
-        w.view.set_proposal(None)
-        if w.view.mode is ViewMode.DEMONSTRATE:
-            w.view.set_mode(ViewMode.INSPECT)
+        ui.decisions.release(self)
+        self._clear_panels()
+        if ui.view.mode is ViewMode.DEMONSTRATE:
+            ui.view.set_mode(ViewMode.INSPECT)
 
     def _close_client(self) -> None:
-        client, self._client = getattr(self, "_client", None), None
+        client, self._client = self._client, None
         close = getattr(client, "close", None)
         if close is not None:
             try:
@@ -213,42 +381,37 @@ class RunController:
             except Exception as exc:  # closing an HTTP client must not hide the run's result
                 log.warning("closing the LLM client failed: %s", exc)
 
-    # ---- user controls ---------------------------------------------------------------------
+    # ---- user controls (the decision router calls decide / edit / demonstrate) -------------
     def decide(self, decision: Decision) -> None:
         if self.driver is None or not self.driver.waiting:
             return
-        if decision.kind in (DecisionKind.REJECT, DecisionKind.ABORT) and self.proposal is not None:
-            # the runner records these steps without an event: show them on the timeline too
-            from agent.types import StepOutcome
-
-            outcome = StepOutcome.REJECTED if decision.kind is DecisionKind.REJECT else StepOutcome.ABORTED
-            index = getattr(self, "_index", self.w.timeline.count())
-            self._screens[index] = (self._current_screen, self._current_parse, None)
-            thumb = self._current_screen.image if self._current_screen is not None else None
-            self.w.timeline.add_step(Step(index, parse=self._current_parse, proposal=self.proposal,
-                                          decision=decision, outcome=outcome), thumb)
-        self.w.decision_bar.set_enabled(False)
+        ui = self.ui
+        ui.decisions.release(self)
         self.demonstrating = False
-        if self.w.view.mode is ViewMode.DEMONSTRATE:
-            self.w.view.set_mode(ViewMode.INSPECT)
-        self.w.view.set_proposal(None)
-        self.w.task_panel.set_state(RunState.RUNNING, f"{decision.kind.value}: carrying on")
+        if ui.view.mode is ViewMode.DEMONSTRATE:
+            ui.view.set_mode(ViewMode.INSPECT)
+        ui.view.set_proposal(None)
+        ui.proposal_card.set_screen_changed(False)
+        ui.task_panel.set_state(RunState.RUNNING, f"{decision.kind.value}: carrying on")
         self.driver.decide(decision)
 
     def edit(self) -> None:
         if self.proposal is None:
             return
-        self.w.open_action_editor(
-            self.proposal.action, lambda action: self.decide(Decision(DecisionKind.EDIT, action=action))
+        action = self.proposal.action
+        placeholder = action.type is ActionType.WAIT and self.ui.decision_bar.failed_step
+        self.ui.open_action_editor(
+            None if placeholder else action, lambda a: self.decide(Decision(DecisionKind.EDIT, action=a))
         )
 
     def demonstrate(self) -> None:
         if self.proposal is None:
             return
         self.demonstrating = True
-        self.w.show_live()
-        self.w.view.set_mode(ViewMode.DEMONSTRATE)
-        self.w.task_panel.set_state(RunState.WAITING, "Demonstrate: do the step on the mirror (tap, hold, drag, or type and press Enter)")
+        self.ui.show_live()
+        self.ui.view.set_mode(ViewMode.DEMONSTRATE)
+        self.ui.task_panel.set_state(RunState.WAITING, "Demonstrate: do the step on the mirror "
+                                     "(tap, hold, drag, or type and press Enter)")
 
     def _on_demonstrated(self, action: Action) -> None:
         if self.demonstrating:
@@ -257,20 +420,22 @@ class RunController:
     def pause(self, paused: bool) -> None:
         if self.driver is not None:
             self.driver.pause(paused)
-            self.w.task_panel.set_state(RunState.PAUSED if paused else RunState.RUNNING,
-                                        "Paused" if paused else "Running")
+            self.ui.task_panel.set_state(RunState.PAUSED if paused else RunState.RUNNING,
+                                         "Paused" if paused else "Running")
 
     def step_once(self) -> None:
         if self.driver is not None:
             self.driver.step_once()
 
     def abort(self) -> None:
-        if self.driver is None:
+        """Stop the run in one click, paused or waiting for a decision alike."""
+        driver = self.driver
+        if driver is None:
             return
-        if self.driver.waiting:
+        if driver.waiting:
             self.decide(Decision(DecisionKind.ABORT, feedback="aborted by the user"))
-        else:
-            self.driver.stop()
+        driver.stop()  # also lifts a pause, so the loop reaches its end
+        self.ui.task_panel.set_state(RunState.RUNNING, "Aborting…")
 
     def shutdown(self, timeout: float = 15.0) -> None:
         """Stop the loop cleanly (abort at the next decision or yield) and wait for it."""
@@ -283,26 +448,18 @@ class RunController:
         self._close_client()
 
     # ---- past steps ---------------------------------------------------------------------------
-    def step_screen(self, index: int) -> tuple[Any, ScreenParse | None, Action | None] | None:
-        return self._screens.get(index)
+    def step_screen(self, section: str, index: int) -> tuple[Screen | None, ScreenParse | None, Action | None] | None:
+        return self._screens.get((section, index))
 
 
-class _LazyParser:
-    """Hands the runner the window's parser, built on first use (on the runner's thread)."""
+class _SessionParser:
+    """Hands the runner the session's parser, built on first use (on the runner's thread)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self._w = window
+    def __init__(self, session: Session) -> None:
+        self._s = session
 
     def parse(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
-        return self._w.parse_screen(screen, *args, **kwargs)
+        return self._s.parse_screen(screen, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._w.parser(), name)
-
-
-def _first(event: Any, names: tuple[str, ...], cls: type) -> Any:
-    for n in names:
-        v = getattr(event, n, None)
-        if isinstance(v, cls):
-            return v
-    return None
+        return getattr(self._s.parser(), name)

@@ -1,43 +1,63 @@
-"""The main window: composes the widgets, owns the device executor, the mirror loop,
-the live parser and the agent run, and keeps every slow call off the GUI thread.
+"""The main window: lays out the widgets and connects them to the session (phone,
+mirror, parser, store) and to the controllers (phone, run, macros, knowledge, episodes,
+models).  Opening phones, the mirror and live parsing belong to ``PhoneController``.
 
-Layout: the mirror in the centre (with notifications above it), the task panel,
-proposal card, decision bar and latent state docked right, the parse inspector and
-overlay layers left, and the step timeline and macro library at the bottom.
+Layout, from 1024x700 up: the mirror in the centre (notifications float over it), the
+task panel, proposal card, latent state and the decision bar (always visible) docked
+right; the parse inspector, steps, episodes, macros, knowledge and overlay layers as
+tabs on the left.  Every slow call runs on a worker thread.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QImage, QKeySequence, QPainter
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QProgressBar,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
     QTabWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
-from agent.device import Device, DeviceGone
-from agent.types import Action, Decision, DecisionKind
-from app.gui.devices import DeviceChoice, default_choice, list_choices, open_device
-from app.gui.mirror import MirrorLoop, frame_signature
+from agent.device import Device
+from agent.types import Action, Decision, DecisionKind, Target
+from app.compose import PLANNERS
+from app.gui.decisions import DecisionRouter
+from app.gui.devices import VIRTUAL_CHOICE, DeviceChoice
+from app.gui.mirror import MirrorLoop
+from app.gui.phone_controller import PhoneController, PhoneUi
+from app.gui.session import LIVE, Session, Viewing, viewing_file, viewing_step
 from app.gui.workers import Failure, GuiPoster, LatestWins, SerialExecutor, SerializedDevice
+from vision.geometry import Point
 from vision.types import Screen, ScreenParse
 from widgets.action_editor import ActionEditor
+from widgets.episodes_panel import EpisodesPanel
 from widgets.icons import icon
 from widgets.knowledge_panel import KnowledgePanel
 from widgets.latent_panel import LatentStatePanel
@@ -47,29 +67,19 @@ from widgets.notifications import Level, NotificationArea
 from widgets.parse_inspector import ParseInspector
 from widgets.proposal import DecisionBar, ProposalCard
 from widgets.screen_view import ScreenView, ViewMode, element_words
+from widgets.shortcuts import ShortcutsDialog
 from widgets.task_panel import TaskPanel
 from widgets.timeline import StepTimeline
 
 log = logging.getLogger(__name__)
 
-IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.webp *.bmp)"
-
-
-def pipeline_config_from(settings: Any) -> Any:
-    """Map the user's vision settings onto the parser's ``PipelineConfig``."""
-    from vision.config import PipelineConfig
-
-    v = getattr(settings, "vision", None)
-    if v is None:
-        return PipelineConfig()
-    mode = {"fuse": "auto", "only": "tree", "never": "vision"}.get(v.use_hierarchy, "auto")
-    detector = {"classic": "cv"}.get(v.detector, v.detector)
-    ocr = {"paddleocr": "paddle"}.get(v.ocr, v.ocr)
-    # "onnx" means the shipped classifier: "auto" uses it when present and says so in the
-    # parse's warnings when it is missing, instead of failing every parse
-    icons = {"openclip": "clip", "onnx": "auto"}.get(v.icons, v.icons)
-    return PipelineConfig(mode=mode, detector=detector, ocr=ocr, icons=icons,
-                          ocr_min_confidence=v.ocr_min_confidence)
+IMAGE_FILTER = ("Screens: a screenshot, or a hierarchy beside it (*.png *.jpg *.jpeg *.webp *.bmp *.xml *.uix *.json);;"
+                "Images (*.png *.jpg *.jpeg *.webp *.bmp);;"
+                "Hierarchies: uiautomator, Appium page source, Rico, DroidBot (*.xml *.uix *.json)")
+#: The smallest window the layout is made for: every control stays visible and clickable.
+MIN_SIZE = QSize(1024, 700)
+#: Model listing and phone discovery start after the first mirrored frame, or after this.
+AFTER_FIRST_FRAME_LATEST_MS = 4000
 
 
 def _warm_up() -> None:
@@ -101,57 +111,166 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Tapwise")
         self.setObjectName("tapwiseMain")
-        self.settings = settings
-        self.device_hint = device_hint
+        self.session = Session(settings, GuiPoster(self), store=store, parser_factory=parser_factory)
         self.started_at = time.perf_counter()
-        self.first_frame_s: float | None = None
-        self._store = store
-        self._device_factory = device_factory or open_device
-        self._parser_factory = parser_factory
-        self._parser: Any = None
-        self._parser_lock = threading.RLock()
-        self._parser_error: str | None = None
-        self.poster = GuiPoster(self)
-        self.misc = SerialExecutor("misc", self.poster)
-        self.parse_worker = LatestWins("parse", self.poster)
-        self.executor: SerialExecutor | None = None
-        self.device: Device | None = None
-        self.device_choice: DeviceChoice | None = None
-        self.mirror: MirrorLoop | None = None
-        self._last_sig = ""
-        self._live_screen: Screen | None = None
-        self._live_parse: ScreenParse | None = None
-        self.viewing: str = "live"  # "live", "file:<name>" or "step:<n>"
-        self.live_parse_enabled = live_parse
-        self.run = None  # set by app.gui.run_controller
+        self.phone = PhoneController(self.session, cast("PhoneUi", self), device_hint=device_hint, device_factory=device_factory,
+                                     live_parse=live_parse, run_active=self.run_active,
+                                     started_at=self.started_at, parent=self)
         self._editor: ActionEditor | None = None
         self._closing = False
+        self._fitted_width = 0
+        self._inspector_pending: ScreenParse | None = None
 
         self._build_ui()
         self._build_menus()
+        self.decisions = DecisionRouter(self.decision_bar)
         agent_settings = getattr(settings, "agent", None)
         if agent_settings is not None:
-            self.task_panel.set_defaults(agent_settings.planner, agent_settings.autonomy)
+            self.task_panel.set_defaults(str(getattr(agent_settings.planner, "value", agent_settings.planner)),
+                                         str(getattr(agent_settings.autonomy, "value", agent_settings.autonomy)))
         model = getattr(getattr(settings, "llm", None), "model", "")
         self.model_status.setText(f"model: {model}" if model else "model: —")
         self.setAcceptDrops(True)
+        self.setMinimumSize(MIN_SIZE)
         self.resize(1560, 960)
 
+        from app.gui.episode_controller import EpisodeController
+        from app.gui.knowledge_controller import KnowledgeController
+        from app.gui.macro_controller import MacroController
         from app.gui.run_controller import RunController
 
         self.run = RunController(self)
-        from app.gui.macro_controller import MacroController
-
         self.macros = MacroController(self)
-        self.macro_panel.delete.hide()  # the store keeps every macro version; no deletion yet
         self.macros.refresh()
-        from app.gui.knowledge_controller import KnowledgeController
-
         self.knowledge = KnowledgeController(self)
-        self.knowledge_dock.visibilityChanged.connect(lambda shown: shown and self.knowledge.refresh())
+        self.episodes = EpisodeController(self)
+        from app.gui.model_controller import ModelController
+
+        # model list + built-in model (issue 15); listing imports the LLM clients on a worker,
+        # which would compete with the first mirrored frame: it starts after that frame
+        self.models = ModelController(self, auto_refresh=False)
+        self._after_first_frame: list[Callable[[], None]] = (
+            [self.models.refresh, self.episodes.open_latest] if discover else [])
         if discover:
-            QTimer.singleShot(0, self.refresh_devices)
-            QTimer.singleShot(0, self.refresh_models)
+            QTimer.singleShot(AFTER_FIRST_FRAME_LATEST_MS, self._run_after_first_frame)
+        # the right column is the task and the decision bar only: a second dock there
+        # would push the bar out of a 1024x700 window, so the model manager is a left tab
+        self.tabifyDockWidget(self.layers_dock, self.models.dock)
+        self._scroll_when_narrow(self.models.dock)
+        self.inspector_dock.raise_()
+        self.knowledge_dock.visibilityChanged.connect(self._knowledge_shown)
+        self.inspector_dock.visibilityChanged.connect(self._inspector_shown)
+        self.episodes_dock.visibilityChanged.connect(self._episodes_shown)
+        self.deviceReady.connect(lambda _serial: self.macros.device_ready())
+        self.phone.deviceReady.connect(self.deviceReady)
+        self.phone.firstFrame.connect(self._on_first_frame)
+        self.phone.liveFrame.connect(self._on_live_frame)
+        if discover:
+            if device_hint in ("sim", "virtual", VIRTUAL_CHOICE.serial):
+                # the virtual phone was asked for: mirror it at once, list phones after
+                QTimer.singleShot(0, lambda: self.connect_device(VIRTUAL_CHOICE))
+                self._after_first_frame.append(self.refresh_devices)
+            else:
+                QTimer.singleShot(0, self.refresh_devices)
+            self._after_first_frame.append(self.refresh_models)  # it imports the LLM clients
+
+    # ---- the session's parts, under the names the rest of the code uses ---------------------
+    @property
+    def settings(self) -> Any:
+        return self.session.settings
+
+    @settings.setter
+    def settings(self, value: Any) -> None:
+        self.session.settings = value
+
+    @property
+    def poster(self) -> GuiPoster:
+        return self.session.poster
+
+    @property
+    def misc(self) -> SerialExecutor:
+        return self.session.misc
+
+    @property
+    def parse_worker(self) -> LatestWins:
+        return self.session.parse_worker
+
+    @property
+    def device(self) -> Device | None:
+        return self.session.device
+
+    @device.setter
+    def device(self, value: Device | None) -> None:
+        self.session.device = value
+
+    @property
+    def executor(self) -> SerialExecutor | None:
+        return self.session.executor
+
+    @executor.setter
+    def executor(self, value: SerialExecutor | None) -> None:
+        self.session.executor = value
+
+    @property
+    def mirror(self) -> MirrorLoop | None:
+        return self.session.mirror
+
+    @mirror.setter
+    def mirror(self, value: MirrorLoop | None) -> None:
+        self.session.mirror = value
+
+    @property
+    def viewing(self) -> Viewing:
+        return self.session.viewing
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    @property
+    def device_hint(self) -> str | None:
+        return self.phone.device_hint
+
+    @property
+    def device_choice(self) -> DeviceChoice | None:
+        return self.phone.device_choice
+
+    @property
+    def first_frame_s(self) -> float | None:
+        return self.phone.first_frame_s
+
+    @property
+    def live_parse_enabled(self) -> bool:
+        return self.phone.live_parse_enabled
+
+    def _knowledge_shown(self, shown: bool) -> None:
+        if shown:
+            self.knowledge.refresh()
+
+    def _episodes_shown(self, shown: bool) -> None:
+        if shown:
+            self.episodes.refresh()
+
+    def run_active(self) -> bool:
+        return self.run.active
+
+    def knowledge_changed(self) -> None:
+        """Something was learnt: show it if the Knowledge tab is open."""
+        if self.knowledge_dock.isVisible():
+            self.knowledge.refresh()
+
+    def store(self) -> Any:
+        """The episode database (opened on first use)."""
+        return self.session.store()
+
+    def agent_device(self) -> SerializedDevice:
+        return self.session.agent_device()
+
+    def parser(self) -> Any:
+        return self.session.parser()
+
+    def parse_screen(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
+        return self.session.parse_screen(screen, *args, **kwargs)
 
     # ---- construction -----------------------------------------------------------------
     def _build_ui(self) -> None:
@@ -159,6 +278,8 @@ class MainWindow(QMainWindow):
         self.notifications = NotificationArea(info_timeout_ms=8000)
         self.banner = QLabel("")
         self.banner.setStyleSheet("background:#263238; color:white; padding:4px 8px; font-weight:bold")
+        self.banner.setWordWrap(True)  # a long goal in the banner must not widen the window
+        self.banner.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.back_to_live = QPushButton(icon("mdi6.cellphone-link", "white"), "Back to live")
         self.back_to_live.setStyleSheet("color:white; background:#455a64")
         self.back_to_live.clicked.connect(self.show_live)
@@ -172,46 +293,58 @@ class MainWindow(QMainWindow):
         central = QWidget()
         cl = QVBoxLayout(central)
         cl.setContentsMargins(2, 2, 2, 2)
-        cl.addWidget(self.notifications)
         cl.addWidget(banner_row)
         cl.addWidget(self.view, 1)
         self.setCentralWidget(central)
+        # notifications float over the mirror: they never take its height (nor hide the banner)
+        self.notifications.float_over(self.view)
 
-        # right: task, proposal, decisions, latent state
-        self.task_panel = TaskPanel()
+        # right: task, then proposal and latent state (each scrolls, they share the
+        # height), then the decision bar, which keeps its size and is always visible
+        self.task_panel = TaskPanel(planners=[(p.name, p.label) for p in PLANNERS])
         self.proposal_card = ProposalCard()
         self.decision_bar = DecisionBar()
         self.latent_panel = LatentStatePanel()
+        self.agent_split = QSplitter(Qt.Orientation.Vertical)
+        self.agent_split.setChildrenCollapsible(False)
+        for panel in (self.proposal_card, self.latent_panel):
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(panel)
+            scroll.setMinimumHeight(60)
+            self.agent_split.addWidget(scroll)
+        self.agent_split.setStretchFactor(0, 3)
+        self.agent_split.setStretchFactor(1, 2)
         agent_box = QWidget()
         al = QVBoxLayout(agent_box)
         al.setContentsMargins(2, 2, 2, 2)
         al.addWidget(self.task_panel)
-        al.addWidget(self.proposal_card, 1)
+        al.addWidget(self.agent_split, 1)
         al.addWidget(self.decision_bar)
         self.agent_dock = self._dock("Task and proposal", agent_box, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.latent_dock = self._dock("Latent state", self.latent_panel, Qt.DockWidgetArea.RightDockWidgetArea)
-        # left: inspector and layers
+        # left: one column of tabs, so the mirror keeps the full height of the window
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
         self.inspector = ParseInspector()
         self.layer_panel = LayerPanel(self.view.layer_styles())
-        self.inspector_dock = self._dock("Parse inspector", self.inspector, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.layers_dock = self._dock("Overlay layers", self.layer_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
-        # bottom: timeline and macros
         self.timeline = StepTimeline()
+        self.episodes_panel = EpisodesPanel()
         self.macro_panel = MacroLibraryPanel()
-        # steps and macros share the left column with the inspector (tabs), so the mirror
-        # keeps the full height of the window
-        self.timeline_dock = self._dock("Steps", self.timeline, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.macro_dock = self._dock("Macros", self.macro_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.knowledge_panel = KnowledgePanel()
-        self.knowledge_dock = self._dock("Knowledge", self.knowledge_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.inspector_dock, self.timeline_dock)
-        self.tabifyDockWidget(self.timeline_dock, self.macro_dock)
-        self.tabifyDockWidget(self.macro_dock, self.knowledge_dock)
+        # short titles with an icon, and the tabs on the column's edge reading downwards:
+        # seven tabs across a 270 px column were elided to "P…", "S…", "E…"
+        self.inspector_dock = self._dock("Parse", self.inspector, left, "mdi6.text-search", "Parse inspector")
+        self.timeline_dock = self._dock("Steps", self.timeline, left, "mdi6.timeline-text-outline")
+        self.episodes_dock = self._dock("Episodes", self.episodes_panel, left, "mdi6.history")
+        self.macro_dock = self._dock("Macros", self.macro_panel, left, "mdi6.play-box-multiple-outline")
+        self.knowledge_dock = self._dock("Knowledge", self.knowledge_panel, left, "mdi6.book-open-variant")
+        self.layers_dock = self._dock("Layers", self.layer_panel, left, "mdi6.layers-outline", "Overlay layers")
+        tabs = [self.inspector_dock, self.timeline_dock, self.episodes_dock, self.macro_dock,
+                self.knowledge_dock, self.layers_dock]
+        for a, b in zip(tabs, tabs[1:], strict=False):
+            self.tabifyDockWidget(a, b)
         self.inspector_dock.raise_()
-        self.setTabPosition(Qt.DockWidgetArea.LeftDockWidgetArea, QTabWidget.TabPosition.North)
-        self.resizeDocks([self.inspector_dock, self.agent_dock], [500, 470], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.inspector_dock, self.layers_dock], [650, 260], Qt.Orientation.Vertical)
-        self.resizeDocks([self.agent_dock, self.latent_dock], [600, 300], Qt.Orientation.Vertical)
+        self.setTabPosition(left, QTabWidget.TabPosition.West)
 
         # tool bar: device picker and mirror controls
         tb = QToolBar("Device")
@@ -220,19 +353,19 @@ class MainWindow(QMainWindow):
         self.addToolBar(tb)
         tb.addWidget(QLabel(" Device: "))
         self.device_combo = QComboBox()
-        self.device_combo.setMinimumWidth(260)
+        self.device_combo.setMinimumWidth(220)
         tb.addWidget(self.device_combo)
         self.refresh_action = tb.addAction(icon("mdi6.refresh"), "Refresh devices", self.refresh_devices)
-        self.connect_action = tb.addAction(icon("mdi6.connection"), "Connect", self._connect_selected)
+        self.connect_action = tb.addAction(icon("mdi6.connection"), "Connect", self.phone.connect_selected)
         tb.addSeparator()
         self.live_action = tb.addAction(icon("mdi6.cellphone-link"), "Live mirror")
         self.live_action.setCheckable(True)
         self.live_action.setChecked(True)
-        self.live_action.toggled.connect(self._toggle_mirror)
+        self.live_action.toggled.connect(self.phone.toggle_mirror)
         self.parse_action = tb.addAction(icon("mdi6.text-recognition"), "Parse live")
         self.parse_action.setCheckable(True)
-        self.parse_action.setChecked(self.live_parse_enabled)
-        self.parse_action.toggled.connect(self._toggle_live_parse)
+        self.parse_action.setChecked(self.phone.live_parse_enabled)
+        self.parse_action.toggled.connect(self.phone.toggle_live_parse)
         tb.addAction(icon("mdi6.image-search"), "Parse now", self.parse_now)
         tb.addSeparator()
         tb.addAction(icon("mdi6.folder-image"), "Open screenshot…", self.open_screenshot_dialog)
@@ -252,9 +385,6 @@ class MainWindow(QMainWindow):
             sb.addPermanentWidget(w)
         sb.addWidget(self.work_label)
         sb.addWidget(self.progress)
-        self._fps_timer = QTimer(self)
-        self._fps_timer.timeout.connect(self._update_fps)
-        self._fps_timer.start(1000)
 
         # wiring between views
         self.view.elementSelected.connect(self.inspector.select_element)
@@ -263,14 +393,41 @@ class MainWindow(QMainWindow):
         self.view.pointPicked.connect(self._on_point_picked)
         self.timeline.stepSelected.connect(self._on_step_selected)
 
-    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        width = event.size().width()
+        if self._fitted_width == 0 or abs(width - self._fitted_width) > 0.15 * self._fitted_width:
+            self._fit_docks(width)
+
+    def _fit_docks(self, width: int) -> None:
+        """Share the width: the mirror keeps the middle ~45 %, the docks the sides (the left
+        column's vertical tab bar, ~28 px, is counted in its share)."""
+        self._fitted_width = width
+        self.resizeDocks([self.inspector_dock, self.agent_dock], [int(width * 0.26) - 28, int(width * 0.27)],
+                         Qt.Orientation.Horizontal)
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, icon_name: str = "",
+              name: str = "") -> QDockWidget:
         d = QDockWidget(title, self)
-        d.setObjectName(title.replace(" ", "_"))
+        d.setObjectName((name or title).replace(" ", "_"))
+        if icon_name:
+            d.setWindowIcon(icon(icon_name))  # shown on the dock's tab
         d.setWidget(widget)
         d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, d)
         return d
+
+    @staticmethod
+    def _scroll_when_narrow(dock: QDockWidget) -> None:
+        """Let a wide tab scroll instead of widening the whole left column (at 1024 px the
+        mirror keeps its share while the model manager's ~350 px content scrolls)."""
+        content = dock.widget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        dock.setWidget(scroll)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -284,19 +441,31 @@ class MainWindow(QMainWindow):
         q = file_menu.addAction("Quit", self.close)
         q.setShortcut(QKeySequence.StandardKey.Quit)
         view_menu = self.menuBar().addMenu("&View")
-        for d in (self.agent_dock, self.latent_dock, self.inspector_dock, self.layers_dock,
-                  self.timeline_dock, self.macro_dock, self.knowledge_dock):
+        for d in (self.agent_dock, self.inspector_dock, self.layers_dock, self.timeline_dock,
+                  self.episodes_dock, self.macro_dock, self.knowledge_dock):
             view_menu.addAction(d.toggleViewAction())
+        help_menu = self.menuBar().addMenu("&Help")
+        k = help_menu.addAction(icon("mdi6.keyboard"), "Keyboard shortcuts…", self.show_shortcuts)
+        k.setShortcut(QKeySequence("F1"))
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """The list of every keyboard shortcut (Help ▸ Keyboard shortcuts, F1)."""
+        dlg = ShortcutsDialog(self)
+        dlg.finished.connect(dlg.deleteLater)
+        dlg.show()
+        return dlg
 
     # ---- notifications and progress ----------------------------------------------------
-    def notify(self, level: Level | str, message: str, detail: str = "") -> None:
+    def notify(self, level: Level | str, message: str, detail: str = "", key: str = "") -> None:
         log.log(logging.ERROR if Level(level) is Level.ERROR else logging.INFO, "%s %s", message, detail[:200])
         if not self._closing:
-            self.notifications.notify(level, message, detail)
+            self.notifications.notify(level, message, detail, key=key)
 
     def notify_failure(self, what: str, failure: Failure) -> None:
+        """One card per kind of failure (``what``); the reason and the hint are its details."""
         hint = getattr(failure.error, "hint", "")
-        self.notify(Level.ERROR, f"{what}: {failure.message}", (f"What to do: {hint}\n\n" if hint else "") + failure.detail)
+        self.notify(Level.ERROR, f"{what}: {failure.message}",
+                    (f"What to do: {hint}\n\n" if hint else "") + failure.detail, key=what)
 
     def busy(self, text: str) -> None:
         self.work_label.setText(text)
@@ -313,245 +482,118 @@ class MainWindow(QMainWindow):
 
         def failed(f: Failure) -> None:
             self.notify(Level.WARNING, f"No model list from the LLM server: {f.message}",
-                        getattr(f.error, "hint", "") or f.detail)
+                        getattr(f.error, "hint", "") or f.detail, key="model-list")
 
         self.misc.submit(lambda: list_models(settings),
                          on_done=lambda models: self.task_panel.set_models(models, current=default),
                          on_error=failed)
 
-    # ---- devices -----------------------------------------------------------------------
+    # ---- the phone (PhoneController does the work) ------------------------------------------
     def refresh_devices(self) -> None:
-        self.busy("Looking for phones…")
-        self.misc.submit(list_choices, on_done=self._on_choices, on_error=lambda f: self.notify_failure("Device list", f))
-
-    def _on_choices(self, result: tuple[list[DeviceChoice], str]) -> None:
-        choices, note = result
-        self.busy("")
-        self.device_combo.clear()
-        for c in choices:
-            self.device_combo.addItem(icon("mdi6.cellphone" if not c.is_virtual else "mdi6.cellphone-cog"),
-                                      c.title + (f" — {c.problem}" if c.problem else ""), c)
-        chosen = default_choice(choices, self.device_hint)
-        for i in range(self.device_combo.count()):
-            if self.device_combo.itemData(i) == chosen:
-                self.device_combo.setCurrentIndex(i)
-        if note and not chosen.is_virtual:
-            self.notify(Level.WARNING, note)
-        if self.device is None:
-            self.connect_device(chosen)
-
-    def _connect_selected(self) -> None:
-        choice = self.device_combo.currentData()
-        if choice is not None:
-            self.connect_device(choice)
+        self.phone.refresh_devices()
 
     def connect_device(self, choice: DeviceChoice) -> None:
-        if self.run is not None and self.run.active:
-            self.notify(Level.WARNING, "Stop the running task before switching phones.")
-            return
-        self._disconnect()
-        self.busy(f"Connecting to {choice.title}…")
-        self.device_status.setText(f"connecting: {choice.title}")
-        self.executor = SerialExecutor(choice.serial, self.poster)
-        self.device_choice = choice
-        timeout = getattr(getattr(self.settings, "device", None), "command_timeout_s", 15.0)
-        self.executor.submit(self._device_factory, choice, timeout,
-                             on_done=self._on_device_open, on_error=self._on_device_failed)
+        self.phone.connect_device(choice)
 
     def use_device(self, device: Device, choice: DeviceChoice | None = None) -> None:
         """Attach an already-open device (tests, embedding)."""
-        self._disconnect()
-        choice = choice or DeviceChoice(device.info.serial, device.info.model or device.info.serial,
-                                        is_virtual=device.info.is_virtual)
-        self.executor = SerialExecutor(choice.serial, self.poster)
-        self.device_choice = choice
-        self._on_device_open(device)
+        self.phone.use_device(device, choice)
 
-    def _on_device_open(self, device: Device) -> None:
-        self.busy("")
-        self.device = device
-        info = device.info
-        size = f" · {info.size}" if info.size else ""
-        self.device_status.setText(f"📱 {self.device_choice.title if self.device_choice else info.serial}{size}")
-        assert self.executor is not None
-        max_fps = getattr(getattr(self.settings, "device", None), "mirror_max_fps", 30)
-        self.mirror = MirrorLoop(device, self.executor, max_fps=max_fps, parent=self)
-        self.mirror.frameArrived.connect(self._on_frame)
-        self.mirror.failed.connect(self._on_mirror_failed)
-        if self.live_action.isChecked():
-            self.mirror.start()
-        self.deviceReady.emit(info.serial)
-
-    def _on_device_failed(self, failure: Failure) -> None:
-        self.busy("")
-        self.device_status.setText("no device")
-        self.notify_failure("Could not open the phone", failure)
-
-    def _on_mirror_failed(self, failure: Failure) -> None:
-        if isinstance(failure.error, DeviceGone):
-            if self.mirror is not None:
-                self.mirror.stop()
-            self.device_status.setText("device gone")
-        self.notify_failure("Mirror", failure)
-
-    def _disconnect(self) -> None:
-        if self.mirror is not None:
-            self.mirror.stop()
-            self.mirror.deleteLater()
-            self.mirror = None
-        device, executor = self.device, self.executor
-        self.device = None
-        self.executor = None
-        if executor is not None:
-            if device is not None:
-                try:
-                    executor.call(device.close, timeout=10)
-                except Exception as exc:  # closing a dead phone must not block shutdown
-                    log.warning("closing the device failed: %s", exc)
-            executor.shutdown(wait=True)
-
-    def agent_device(self) -> SerializedDevice:
-        """The current device, with every call routed through its serial executor."""
-        if self.device is None or self.executor is None:
-            raise RuntimeError("no phone is connected")
-        return SerializedDevice(self.device, self.executor)
-
-    # ---- mirror and live parse -----------------------------------------------------------
-    def _toggle_mirror(self, on: bool) -> None:
-        if self.mirror is None:
-            return
-        if on:
-            self.mirror.start()
-        else:
-            self.mirror.stop()
-
-    def _toggle_live_parse(self, on: bool) -> None:
-        self.live_parse_enabled = on
-        if on and self._live_screen is not None:
-            self.request_parse(self._live_screen, fetch_tree=True)
-
-    def _on_frame(self, screen: Screen) -> None:
-        if self.first_frame_s is None:
-            self.first_frame_s = time.perf_counter() - self.started_at
-            log.info("first mirrored frame after %.2f s", self.first_frame_s)
-            self.misc.submit(_warm_up)  # after the first frame, so it does not delay it
-        self._live_screen = screen
-        if self.viewing != "live":
-            return
-        sig = frame_signature(screen)
-        if sig == self._last_sig and self.view.frame is not None:
-            return  # the same pixels: nothing to convert, repaint or parse
-        self._last_sig = sig
-        self.view.set_frame(screen.image, screen.captured_at)
-        if self.live_parse_enabled and not (self.run is not None and self.run.active):
-            self.request_parse(screen, fetch_tree=True)
-
-    def _update_fps(self) -> None:
-        fps = self.mirror.fps() if self.mirror is not None and self.mirror.running else 0.0
-        self.fps_status.setText(f"mirror: {fps:.0f} fps" if fps else "mirror: paused" if self.mirror else "mirror: —")
-
-    def parser(self) -> Any:
-        """The screen parser, built on first use (on the parse thread)."""
-        if self._parser is None:
-            if self._parser_factory is not None:
-                self._parser = self._parser_factory()
-            else:
-                from vision.pipeline import ScreenParser
-
-                self._parser = ScreenParser(pipeline_config_from(self.settings))
-        return self._parser
-
-    def parse_screen(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
-        """Parse on the calling (worker) thread; one parse at a time, as the parser keeps
-        per-instance state (model sessions, the previous frame) that is not thread-safe."""
-        with self._parser_lock:
-            return self.parser().parse(screen, *args, **kwargs)
-
-    def request_parse(self, screen: Screen, fetch_tree: bool = False, purpose: str = "live") -> None:
+    def request_parse(self, screen: Screen, fetch_tree: bool = False, viewing: Viewing = LIVE) -> None:
         """Parse ``screen`` on the parse thread; a newer request replaces a waiting one."""
-        device, executor = self.device, self.executor
-
-        def job() -> tuple[str, ScreenParse]:
-            s = screen
-            if fetch_tree and s.hierarchy_xml is None and device is not None and executor is not None:
-                # pixels and tree must come from the same moment: a tree dumped after the
-                # phone moved on would be fused with the wrong picture
-                try:
-                    s = executor.call(lambda: device.screenshot(with_hierarchy=True), timeout=20)
-                except Exception as exc:  # the parse still works from the mirrored pixels
-                    log.info("no hierarchy for this frame: %s", exc)
-            return purpose, self.parse_screen(s)
-
-        self.busy("Parsing screen…")
-        self.parse_worker.submit(job, on_done=self._on_parsed, on_error=self._on_parse_failed)
+        self.phone.request_parse(screen, fetch_tree=fetch_tree, viewing=viewing)
 
     def parse_now(self) -> None:
-        screen = self._live_screen if self.viewing == "live" else None
-        if screen is None and self.view.frame is not None:
-            screen = Screen(image=np.ascontiguousarray(self.view.frame))
-        if screen is None:
-            self.notify(Level.WARNING, "Nothing to parse yet: connect a phone or open a screenshot.")
-            return
-        self.request_parse(screen, fetch_tree=self.viewing == "live", purpose=self.viewing)
+        self.phone.parse_now()
 
-    def _on_parsed(self, result: tuple[str, ScreenParse]) -> None:
-        purpose, parse = result
-        if not self.parse_worker.busy:
-            self.busy("")
-        if purpose == "live":
-            self._live_parse = parse
-        if purpose != self.viewing:
-            return  # the user moved on (e.g. to a file) before this parse finished
-        self.show_parse(parse)
+    def _on_first_frame(self, _seconds: float) -> None:
+        self.misc.submit(_warm_up)  # after the first frame, so it does not delay it
+        # build the screen parser now, at the parse thread's low priority, so that neither
+        # the first live parse nor a run's first observation pays for it (a newer parse
+        # request replaces this one and builds it anyway)
+        self.parse_worker.submit(self.session.parser, on_done=lambda _parser: None,
+                                 on_error=lambda f: log.info("the screen parser is not ready: %s", f.message))
+        self._run_after_first_frame()
 
-    def _on_parse_failed(self, failure: Failure) -> None:
-        self.busy("")
-        if isinstance(failure.error, (ImportError, ModuleNotFoundError)):
-            if self._parser_error is None:
-                self._parser_error = failure.message
-                self.notify(Level.ERROR, "The vision pipeline is not available; live parsing is off.", failure.detail)
-            self.parse_action.setChecked(False)
+    def _on_live_frame(self, _screen: Screen) -> None:
+        if self.decisions.owner is self.run:
+            self.run.check_screen_changed()
+
+    def _run_after_first_frame(self) -> None:
+        """Background discovery that waits for the first frame (or gives up waiting)."""
+        jobs, self._after_first_frame = self._after_first_frame, []
+        if self._closing:
             return
-        self.notify_failure("Parsing failed", failure)
+        for job in jobs:
+            job()
 
     def show_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
         self.view.set_parse(parse, marks)
-        self.inspector.set_parse(parse)
+        if parse is not None and self.viewing.live:
+            self.phone.show_hierarchy_note()  # live parses and a run's observations
+        # filling the inspector's table costs the GUI thread ~10 ms: only while it is seen
+        self._inspector_pending = parse
+        if self.inspector.isVisible():
+            self._fill_inspector()
         self.parseShown.emit(parse)
 
+    def _fill_inspector(self) -> None:
+        if self._inspector_pending is not self.inspector.parse:
+            self.inspector.set_parse(self._inspector_pending)
+
+    def _inspector_shown(self, shown: bool) -> None:
+        if shown:
+            self._fill_inspector()
+
     # ---- viewing something other than the live phone -----------------------------------
-    def _set_viewing(self, viewing: str, banner: str) -> None:
-        self.viewing = viewing
+    def _set_viewing(self, viewing: Viewing, banner: str) -> None:
+        self.session.viewing = viewing
         self.banner.setText(banner)
-        self.banner_row.setVisible(viewing != "live")
+        self.banner_row.setVisible(not viewing.live)
 
     def show_live(self) -> None:
-        self._set_viewing("live", "")
-        self._last_sig = ""
-        self.view.set_mode(ViewMode.INSPECT if not (self.run and self.run.demonstrating) else ViewMode.DEMONSTRATE)
-        if self._live_screen is not None:
-            self.view.set_frame(self._live_screen.image)
-        self.show_parse(self._live_parse)
-        proposal = self.run.proposal if self.run is not None else None
+        self._set_viewing(LIVE, "")
+        self.phone.frame_shown_again()
+        demonstrating = self.run.demonstrating or self.macros.demonstrating or self.macros.recorder is not None
+        self.view.set_mode(ViewMode.DEMONSTRATE if demonstrating else ViewMode.INSPECT)
+        if self.session.live_screen is not None:
+            self.view.set_frame(self.session.live_screen.image)
+        self.show_parse(self.session.live_parse)
+        proposal = self.run.proposal
         self.view.set_proposal(proposal.action if proposal is not None else None)
 
-    def show_screen(self, screen: Screen | np.ndarray, parse: ScreenParse | None, viewing: str, banner: str) -> None:
+    def show_screen(self, screen: Screen | np.ndarray, parse: ScreenParse | None, viewing: Viewing,
+                    banner: str) -> None:
         self._set_viewing(viewing, banner)
         self.view.set_frame(screen.image if isinstance(screen, Screen) else screen)
         self.show_parse(parse)
 
-    def _on_step_selected(self, index: int) -> None:
-        if self.run is None:
+    def _on_step_selected(self, section: str, index: int) -> None:
+        shot = self.run.step_screen(section, index)
+        step = self.timeline.step(index, section)
+        title = self.timeline.section_title(section)
+        banner = f"Step {index + 1} of “{title}” — the phone keeps running"
+        if shot is not None:
+            screen, parse, action = shot
+            if screen is None:
+                self.notify(Level.INFO, f"No screen was recorded for step {index + 1}.", key="no-step-screen")
+                return
+            self.show_screen(screen, parse, viewing_step(section, index), banner)
+            self.view.set_proposal(action)
             return
-        shot = self.run.step_screen(index)
-        if shot is None:
+        ref = self.episodes.step_frame(section, index)
+        if ref is None or step is None:
+            self.notify(Level.INFO, f"No screen was recorded for step {index + 1}.", key="no-step-screen")
             return
-        screen, parse, action = shot
-        if screen is None:
-            self.notify(Level.INFO, f"No screen was recorded for step {index + 1}.")
-            return
-        self.show_screen(screen, parse, f"step:{index}", f"Step {index + 1} (past) — the phone keeps running")
-        self.view.set_proposal(action)
+        action = step.executed or (step.proposal.action if step.proposal is not None else None)
+        viewing = viewing_step(section, index)
+
+        def shown(screen: Screen) -> None:
+            self.show_screen(screen, step.parse, viewing, banner)
+            self.view.set_proposal(action)
+
+        self.misc.submit(lambda: self.episodes.load_frame(ref), on_done=shown,
+                         on_error=lambda f: self.notify_failure("Could not read the step's frame", f))
 
     def open_screenshot_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a screenshot to inspect", "", IMAGE_FILTER)
@@ -559,27 +601,28 @@ class MainWindow(QMainWindow):
             self.open_screenshot(Path(path))
 
     def open_screenshot(self, path: Path) -> None:
-        """Load an image file (on a worker) and parse it for offline inspection."""
+        """Load a screenshot and the hierarchy saved beside it, if any (on a worker), and
+        parse them for offline inspection.  Opening the hierarchy file finds its screenshot."""
         def load() -> Screen:
-            from PIL import Image
+            from vision.imageio import image_beside_tree, load_screen_files
 
-            with Image.open(path) as im:
-                arr = np.asarray(im.convert("RGB")).copy()
-            return Screen(image=arr, device=f"file:{path.name}")
+            image_path = image_beside_tree(path) if path.suffix.lower() in (".xml", ".uix", ".json") else path
+            arr, tree = load_screen_files(image_path, path if image_path != path else None)
+            return Screen(image=arr, device=f"file:{image_path.name}", hierarchy_xml=tree)
 
         def loaded(screen: Screen) -> None:
-            viewing = f"file:{path.name}"
+            viewing = viewing_file(path.name)
             self.show_screen(screen, None, viewing, f"Screenshot {path.name} (offline inspection)")
-            self.request_parse(screen, purpose=viewing)
+            self.request_parse(screen, viewing=viewing)
 
         self.misc.submit(load, on_done=loaded,
                          on_error=lambda f: self.notify_failure(f"Could not open {path.name}", f))
 
-    def dragEnterEvent(self, event) -> None:
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:
+    def dropEvent(self, event: QDropEvent) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
                 self.open_screenshot(Path(url.toLocalFile()))
@@ -609,8 +652,8 @@ class MainWindow(QMainWindow):
         img = self.overlay_image()  # rendering must happen on the GUI thread; saving need not
 
         def save() -> Path:
-            tmp = path.with_name(path.name + ".part")
-            if not img.save(str(tmp), "PNG"):
+            tmp = path.with_name(path.stem + ".part.png")
+            if not img.save(str(tmp)):
                 raise OSError(f"could not write {path} (is the folder writable?)")
             tmp.replace(path)
             return path
@@ -619,7 +662,7 @@ class MainWindow(QMainWindow):
                          on_error=lambda f: self.notify_failure("Export failed", f))
 
     # ---- action editor (Edit decision, pick on mirror) -----------------------------------
-    def open_action_editor(self, action: Action | None, on_accept) -> ActionEditor:
+    def open_action_editor(self, action: Action | None, on_accept: Callable[[Action], None]) -> ActionEditor:
         size = self.view.parse.screen_size if self.view.parse else (self.device.info.size if self.device else None)
         ed = ActionEditor(action, size, self)
         ed.pickRequested.connect(lambda _which: self.view.set_mode(ViewMode.PICK))
@@ -636,12 +679,10 @@ class MainWindow(QMainWindow):
             self.view.set_mode(ViewMode.INSPECT)
         ed.deleteLater()
 
-    def _on_point_picked(self, point, element_id: str) -> None:
+    def _on_point_picked(self, point: Point, element_id: str) -> None:
         self.view.set_mode(ViewMode.INSPECT)
         if self._editor is None:
             return
-        from agent.types import Target
-
         target = None
         el = self.view.parse.element(element_id) if (element_id and self.view.parse) else None
         if el is not None:
@@ -665,20 +706,20 @@ class MainWindow(QMainWindow):
         if settings is None:
             return
         self.settings = settings
-        self._parser = None  # rebuilt with the new configuration on next use
+        self.session.reset_parser()  # rebuilt with the new configuration on next use
+        self.models.settings_changed()
 
         def save() -> Path:
             from app.settings import save_settings
 
-            return save_settings(settings)
+            return Path(save_settings(settings))
 
         self.misc.submit(save, on_done=lambda p: self.notify(Level.INFO, f"Settings saved to {p}"),
                          on_error=lambda f: self.notify_failure("Could not save settings", f))
 
     # ---- decisions from the keyboard go through the bar; helpers for tests ---------------
     def decide(self, decision: Decision) -> None:
-        if self.run is not None:
-            self.run.decide(decision)
+        self.decisions.decide(decision)
 
     def approve(self) -> None:
         self.decision_bar.trigger(DecisionKind.APPROVE)
@@ -686,32 +727,14 @@ class MainWindow(QMainWindow):
     # ---- shutdown --------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
-        self._fps_timer.stop()
-        if self.run is not None:
-            self.run.shutdown(timeout=15.0)
+        self.run.shutdown(timeout=15.0)
         self.macros.shutdown()
-        self._disconnect()
+        self.phone.shutdown()
         # a parse in progress cannot be interrupted (and killing its native threads at exit
         # aborts the process), so wait for it, with the window already off the screen
         self.parse_worker.shutdown(timeout=60.0)
         self.misc.shutdown(wait=True)
         self.poster.close()
-        if self._store is not None and getattr(self, "_owns_store", False):
-            self._store.close()
+        self.session.close_store()
         super().closeEvent(event)
 
-    # ---- storage -------------------------------------------------------------------------
-    def store(self) -> Any:
-        """The episode database (opened on first use)."""
-        if self._store is None:
-            from app.storage import Store
-
-            path = getattr(self.settings, "database_path", None)
-            if path is None:
-                from app.settings import Settings
-
-                path = Settings().database_path
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._store = Store(path)
-            self._owns_store = True
-        return self._store

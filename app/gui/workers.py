@@ -17,6 +17,7 @@ This module knows Qt only for ``GuiPoster``; it builds no widgets.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import traceback
@@ -221,10 +222,15 @@ class SerializedDevice:
 
 
 class LatestWins:
-    """A single worker thread that runs the newest request and drops older waiting ones."""
+    """A single worker thread that runs the newest request and drops older waiting ones.
 
-    def __init__(self, name: str, poster: GuiPoster) -> None:
+    ``niceness`` > 0 lowers the thread's CPU priority (Linux schedules threads one by one;
+    threads it starts, such as an inference library's pool, inherit it), so background
+    work yields the CPU to the mirror and the GUI instead of competing with them."""
+
+    def __init__(self, name: str, poster: GuiPoster, niceness: int = 0) -> None:
         self._poster = poster
+        self._niceness = niceness
         self._cond = threading.Condition()
         self._pending: tuple[Callable[[], Any], Callable[[Any], None], Callable[[Failure], None] | None] | None = None
         self._stop = False
@@ -248,7 +254,17 @@ class LatestWins:
         with self._cond:
             return self._busy or self._pending is not None
 
+    def _lower_priority(self) -> None:
+        if self._niceness <= 0 or not hasattr(os, "setpriority"):
+            return
+        try:  # on Linux a thread id names one thread for setpriority
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + self._niceness)
+        except OSError as exc:  # not allowed or not supported: run at normal priority
+            log.debug("could not lower the priority of %s: %s", self._thread.name, exc)
+
     def _loop(self) -> None:
+        self._lower_priority()
         while True:
             with self._cond:
                 while self._pending is None and not self._stop:
@@ -267,7 +283,7 @@ class LatestWins:
                 else:
                     log.error("background job failed: %s", exc)
             else:
-                self._poster.post(lambda r=result, cb=on_done: cb(r))
+                self._poster.post(lambda r=result, cb=on_done: cb(r))  # type: ignore[misc]
             finally:
                 with self._cond:
                     self._busy = False
@@ -279,18 +295,6 @@ class LatestWins:
             self._pending = None
             self._cond.notify_all()
         self._thread.join(timeout)
-
-
-def needs_decision(event: Any) -> bool:
-    """True for the runner's 'awaiting decision' event (duck-typed so old and new runners work)."""
-    if getattr(event, "needs_decision", False) or getattr(event, "awaiting_decision", False):
-        return True
-    kind = getattr(event, "kind", None)
-    kind = getattr(kind, "value", kind)
-    if isinstance(kind, str) and kind.replace("-", "_") in ("awaiting_decision", "await_decision", "awaiting"):
-        return True
-    return type(event).__name__ in ("AwaitingDecision", "AwaitDecision", "DecisionNeeded", "NeedApproval",
-                                    "NeedDemonstration")
 
 
 class GeneratorDriver:
@@ -315,8 +319,10 @@ class GeneratorDriver:
         on_error: Callable[[Failure], None],
         name: str = "agent",
         on_stop: Callable[[], None] | None = None,
+        needs_decision: Callable[[Any], bool] = lambda _event: False,
     ) -> None:
         self._gen = gen
+        self._needs_decision = needs_decision
         self._poster = poster
         self._on_event, self._on_finished, self._on_error = on_event, on_finished, on_error
         self._on_stop = on_stop
@@ -384,14 +390,14 @@ class GeneratorDriver:
         try:
             event = next(gen)
             while True:
-                self._poster.post(lambda e=event: self._on_event(e))
+                self._poster.post(lambda e=event: self._on_event(e))  # type: ignore[misc]
                 if self._stop.is_set():
                     after_stop += 1
                     if after_stop > self.MAX_EVENTS_AFTER_STOP:
                         log.error("the agent loop ignored the stop request; closing it")
                         gen.close()
                         break
-                if needs_decision(event):
+                if self._needs_decision(event):
                     self.waiting = True
                     decision = self._decisions.get()
                     self.waiting = False

@@ -166,7 +166,7 @@ def text_mask(text: str, px: int, weight: str, anchor: str) -> tuple[Image.Image
     """The rasterised text as an alpha mask plus its offset from the anchor point.
     Cached, so a string drawn in many frames is rasterised once."""
     f = font(px, weight)
-    left, top, right, bottom = f.getbbox(text, anchor=anchor)
+    left, top, right, bottom = (int(v) for v in f.getbbox(text, anchor=anchor))
     img = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(img).text((-left, -top), text, font=f, fill=255, anchor=anchor)
     return img, left, top

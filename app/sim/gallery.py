@@ -22,7 +22,7 @@ def _tap(phone: VirtualPhone, **target) -> None:
     Step("tap", target=target).execute(phone)
 
 
-def _open(app: str, *then: Callable[[VirtualPhone], None]) -> Callable[[VirtualPhone], None]:
+def _open(app: str, *then: Callable[[VirtualPhone], object]) -> Callable[[VirtualPhone], None]:
     def run(phone: VirtualPhone) -> None:
         phone.open_app(app)
         for f in then:

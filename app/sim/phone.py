@@ -21,8 +21,9 @@ from PIL import Image
 
 from agent.device import DeviceError, DeviceGone, DeviceInfo, Key
 from app.sim import dump, render, system
-from app.sim.apps import APP_CLASSES
+from app.sim.apps import APP_CLASSES, OPTIONAL_APPS
 from app.sim.apps.base import App
+from app.sim.apps.clock import Clock
 from app.sim.apps.launcher import Launcher, Recents
 from app.sim.i18n import LANGUAGES, translate
 from app.sim.look import PALETTES, PROFILES
@@ -91,8 +92,12 @@ class VirtualPhone:
         """Fresh state (plus ``overrides``), every app closed, the home screen in front."""
         self.state: dict[str, Any] = self.default_state()
         if overrides:
+            for opt in OPTIONAL_APPS:  # an optional app is installed by giving its state slice
+                if opt.key in overrides:
+                    self.state[opt.key] = opt.default_state()
             deep_merge(self.state, overrides)
-        self.apps: dict[str, App] = {cls.package: cls(self) for cls in APP_CLASSES}
+        installed = [*APP_CLASSES, *(opt for opt in OPTIONAL_APPS if opt.key in self.state)]
+        self.apps: dict[str, App] = {cls.package: cls(self) for cls in installed}
         self.launcher = Launcher(self)
         self.recents_view = Recents(self)
         self.current: App = self.launcher
@@ -148,16 +153,32 @@ class VirtualPhone:
             self._tick += 1
             self.state["clock_minutes"] += 1 if self._tick % 3 == 0 else 0
             self._settle()
+        front = self._front_app()
+        if isinstance(front, Clock) and front.animating():
+            front.tick()  # every drawn frame moves a running stopwatch on
+            self._settle()
+        t0 = time.perf_counter()
         img = self._frame_array()
         if self._delay_left > 0 and self._shown is not None:
             self._delay_left -= 1
             img = self._shown
         else:
             self._shown = img
+        timings = [("frame", (time.perf_counter() - t0) * 1000)]
         pkg, act = self.foreground()
-        return Screen(image=img, hierarchy_xml=self.dump_hierarchy() if with_hierarchy else None,
+        xml = None
+        if with_hierarchy:
+            t0 = time.perf_counter()
+            xml = self.dump_hierarchy()
+            timings.append(("hierarchy", (time.perf_counter() - t0) * 1000))
+        return Screen(image=img, hierarchy_xml=xml,
                       foreground_package=pkg, foreground_activity=act, density_dpi=self.profile.dpi,
-                      device=self.info.serial)
+                      device=self.info.serial, timings_ms=tuple(timings))
+
+    def is_animating(self) -> bool:
+        """Whether the front screen changes on every frame by itself (a running stopwatch)."""
+        front = self._front_app()
+        return isinstance(front, Clock) and front.animating()
 
     def screenshot_png(self) -> bytes:
         arr = self.screenshot().image
@@ -229,8 +250,9 @@ class VirtualPhone:
                     checked=n.checked if n.checkable else None, selected=n.selected, focused=n.focused,
                     in_hierarchy=in_xml,
                 ))
-            for c in n.children:
-                visit(c, covered, in_xml)
+            scrim_at = max((i for i, c in enumerate(n.children) if c.block is not None and c.block[0] == "scrim"), default=-1)
+            for i, c in enumerate(n.children):
+                visit(c, covered or i < scrim_at, in_xml)  # what an in-window scrim is drawn over is covered
             if n.active_tab and not covered:
                 active_tab = n.active_tab
             if n.block is not None and not covered:
@@ -377,6 +399,7 @@ class VirtualPhone:
         self.dialog = d
         if d.field_holder is not None:
             self.focus_field(d.field_holder, d.field_key, select_all=True, on_submit=d.on_submit)
+        self._settle()  # shown at once, also when called from outside an input handler
 
     def close_dialog(self) -> None:
         if self.dialog is not None and self.dialog.field_holder is not None:
@@ -556,10 +579,21 @@ class VirtualPhone:
         root.add(content)
         if self.toast and self.dialog is None:
             root.add(system.toast_node(ui, self.toast))
+        note = self.state["ui"].get("notification")
+        if note and self.dialog is None:  # a heads-up notification, set through state["ui"]["notification"]
+            card = system.notification_node(ui, note, lambda: self._notification_tapped(True),
+                                            lambda: self._notification_tapped(False))
+            card.package = app.package
+            root.add(card)
         if self.dialog is not None:
             d = self.dialog
+
+            def close_this() -> None:  # only while this dialog is still the one shown
+                if self.dialog is d:
+                    self.close_dialog()
+
             nodes = system.dialog_nodes(
-                ui, d, close=lambda: self.dialog is d and self.close_dialog(),
+                ui, d, close=close_this,
                 focus_field=lambda: self.focus_field(d.field_holder or {}, d.field_key, select_all=True,
                                                      on_submit=d.on_submit),
                 field_focused=d.field_holder is not None and self.is_focused(d.field_holder, d.field_key))
@@ -573,6 +607,14 @@ class VirtualPhone:
         root.add(system.nav_bar(ui, on_wall, self._nav_key))
         self._tree, self._ui = root, ui
         return root, ui
+
+    def _notification_tapped(self, open_app: bool) -> None:
+        """The heads-up notification goes away; tapping its card opens the app it came from."""
+        note = self.state["ui"].get("notification") or {}
+        self.state["ui"]["notification"] = None
+        target = self.find_app(str(note.get("app", ""))) if open_app else None
+        if target is not None:
+            self.launch(target.package)
 
     def _app_root(self, tree: Node) -> Node:
         """The part of the tree uiautomator would dump: the app window (and its dialog)."""

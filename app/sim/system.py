@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from PIL import Image
 
 from app.sim import render
 from app.sim.look import Palette
-from app.sim.view import K, Node, Ui, box, button, edit, icon_button, label, radio, tapper
+from app.sim.view import K, Node, Ui, box, button, edit, icon_button, label, paragraph, radio, tapper
 from vision.geometry import Rect
 
 SYSTEMUI = "com.android.systemui"
@@ -143,7 +143,7 @@ def keyboard(ui: Ui, shifted: bool, symbols: bool, on_char: Callable[[str], None
                        "apple-keyboard-shift" if not symbols else "", "Shift" if not symbols else ""))
         for ch in chars:
             shown = ch.upper() if shifted and not symbols else ch
-            kb.add(key(int(x), y, int(kw), shown, lambda s=shown: on_char(s)))
+            kb.add(key(int(x), y, int(kw), shown, partial(on_char, shown)))
             x += kw
         if ri == 2:
             kb.add(key(int(ui.W - kw * 1.5), y, int(kw * 1.5) - pad // 2, "", lambda: on_special("del"), True,
@@ -323,3 +323,27 @@ def toast_node(ui: Ui, text: str) -> Node:
     n.ops.append(("rect", *r.as_tuple(), bg, h // 2, None, 0))
     n.ops.append(("text", r.center.x, r.center.y, ui.ellipsize(s, px, "regular", w - ui.dp(24)), px, "regular", fg, "mm"))
     return n
+
+
+def notification_node(ui: Ui, note: dict, on_open: Callable[[], None], on_dismiss: Callable[[], None]) -> Node:
+    """A heads-up notification card under the status bar: the sending app, a title and a
+    line of text (``note = {"app", "title", "text"}``).  Tapping the card opens the app;
+    the close button dismisses it.  The text is whatever the sender wrote (the safety
+    checks put instructions aimed at an agent there)."""
+    p = ui.p
+    top = ui.status_h + ui.dp(8)
+    left, right = ui.dp(8), ui.W - ui.dp(8)
+    text = paragraph(ui, Rect(left + ui.dp(20), top + ui.dp(62), right - ui.dp(60), top + ui.dp(200)),
+                     str(note.get("text", "")), size=14, max_lines=4, rid="android:id/text")
+    r = Rect(left, top, right, text.rect.bottom + ui.dp(14))
+    card = box(r, fill=p.container_high, radius=ui.dp(20), cls="android.widget.FrameLayout", clickable=True,
+               rid="com.android.systemui:id/notification_card", on_tap=tapper(on_open),
+               block=("notification", str(note.get("app", ""))))
+    card.add(label(ui, r.left + ui.dp(20), top + ui.dp(22), str(note.get("app", "")), size=12, color=p.on_variant,
+                   translate_=False, rid="com.android.systemui:id/app_name_text"))
+    card.add(label(ui, r.left + ui.dp(20), top + ui.dp(46), str(note.get("title", "")), size=15, weight="medium",
+                   translate_=False, max_w=r.width - ui.dp(80), rid="android:id/title"))
+    card.add(text)
+    card.add(icon_button(ui, r.right - ui.dp(32), top + ui.dp(30), "close", "Dismiss", on_dismiss,
+                         rid="com.android.systemui:id/dismiss"))
+    return card

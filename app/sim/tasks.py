@@ -4,7 +4,9 @@ A task file holds one task (a mapping) or several (a list, or a mapping with a
 ``tasks:`` list).  Each task has an id, goal phrasings, the app, initial-state
 overrides, a success condition and ordered checkpoints evaluated on ``phone.state``, a
 step budget and a reference solution whose targets (element text, resource id,
-content-desc) are resolved against the phone's ground truth when replayed.  Errors in a
+content-desc) are resolved against the phone's ground truth when replayed; a reference
+step that must wait for the user's approval is marked ``sensitive: <category>``
+(``{tap: Delete, sensitive: deleting}``).  Errors in a
 file name the file and the field.  This module evaluates and replays; it draws nothing.
 
 Conditions (``success`` and each checkpoint) are mappings:
@@ -19,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -165,6 +167,9 @@ class Step:
     direction: str | None = None
     app: str | None = None
     key: str | None = None
+    #: what the step does that must wait for approval (``deleting``, ``sending``, ``paying``,
+    #: ``installing``, ``security``, ``secret``), written ``{tap: Delete, sensitive: deleting}``
+    sensitive: str | None = None
 
     def describe(self) -> str:
         if self.target:
@@ -307,7 +312,19 @@ def replay(task: Task, phone: VirtualPhone, *, setup: bool = True) -> list[Actio
 # ---- parsing ----------------------------------------------------------------------------
 
 
+_SENSITIVE_KINDS = ("deleting", "sending", "paying", "installing", "security", "secret")
+
+
 def _parse_step(raw: Any, where: str) -> Step:
+    if isinstance(raw, dict) and "sensitive" in raw:
+        rest = {k: v for k, v in raw.items() if k != "sensitive"}
+        mark = raw["sensitive"]
+        if mark not in _SENSITIVE_KINDS:
+            raise TaskError(f"{where}.sensitive: must be one of {', '.join(_SENSITIVE_KINDS)}, got {mark!r}")
+        inner: Any = rest
+        if len(rest) == 1 and next(iter(rest.values())) is None:  # {enter: null, sensitive: sending}
+            inner = next(iter(rest))
+        return replace(_parse_step(inner, where), sensitive=mark)
     if isinstance(raw, str):
         name = raw.strip().lower()
         if name in _SIMPLE:

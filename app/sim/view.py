@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from app.sim import assets
@@ -21,7 +22,7 @@ from vision.geometry import Rect
 from vision.types import ElementKind
 
 K = ElementKind
-Callback = Callable[[], None]
+Callback = Callable[..., None]  # called with no arguments (lambdas may bind defaults)
 
 
 @dataclass(eq=False)
@@ -493,7 +494,7 @@ def tabs(ui: Ui, rect: Rect, items: list[tuple[str, str]], active: int, on_selec
         sel = i == active
         t = box(r, cls="android.widget.FrameLayout" if bottom_nav else "android.widget.LinearLayout",
                 kind=K.BUTTON, clickable=True, focusable=True, selected=sel, desc=ui.tr(text),
-                on_tap=tapper(lambda i=i: on_select(i)), rid=ui.rid(f"tab_{i}"))
+                on_tap=tapper(partial(on_select, i)), rid=ui.rid(f"tab_{i}"))
         t.text = ""
         if bottom_nav:
             cx = r.center.x

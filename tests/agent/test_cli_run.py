@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from typer.testing import CliRunner
 
-from app.cli_run import run
+from app.cli.run import run
 
 
 def test_run_auto_on_sim_prints_each_step_and_stores_them(server, tmp_path, monkeypatch):
@@ -50,3 +50,19 @@ def test_a_solved_task_becomes_an_example_for_a_similar_later_goal(server, tmp_p
     assert "stored in the task repository" in first.output
     second = CliRunner().invoke(cli, ["Switch the Wi-Fi off", *args, "--max-steps", "1"])
     assert "similar solved task(s) given to the planner as examples" in second.output
+
+
+def test_the_terminal_asks_with_readable_choices_and_shows_each_steps_time(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path))
+    server.on("Next action:", "open Clock", "open Settings")
+    cli = typer.Typer()
+    cli.command()(run)
+    result = CliRunner().invoke(cli, [
+        "Turn off Wi-Fi", "--device", "sim", "--planner", "zeroshot-", "--mode", "approve", "--model", "fake",
+        "--base-url", server.url, "--backend", "ollama", "--parse", "tree", "--no-store"],
+        input="r\nWi-Fi is in Settings\nq\n")
+    out = result.output
+    assert "[a]pprove, [e]dit, [r]eject, [d]emonstrate, [q]uit" in out
+    assert "rejected: Wi-Fi is in Settings" in out and "stopped at this step" in out
+    assert out.count("time: frame") == 2 and "llm" in out.split("time: frame")[1]
+    assert result.exit_code == 1  # stopped by the user

@@ -74,7 +74,7 @@ def test_cotsc_takes_the_majority_of_normalised_samples(server, ollama):
     assert p.confidence == pytest.approx(3 / 5)
     assert len(p.llm_calls) == 5
     assert all(r.body["options"]["temperature"] == 0.7 for r in server.requests)
-    assert "Answer: tap the Alarm tab" in server.requests[0].prompt  # worked examples present
+    assert "Answer: tap Ember" in server.requests[0].prompt  # worked examples, from a made-up app
 
 
 def test_cotsc_with_no_readable_sample_is_a_plan_error(server, ollama):
@@ -102,7 +102,8 @@ def test_visiontasker_replans_when_the_element_is_missing(server, ollama):
     assert p.action.touch is not None and p.action.target.element_id == "3"
     replan = server.requests[1].prompt
     assert "there is no element [9]" in replan and '[3] button "Display"' in replan
-    assert "re-plan 1" in p.evidence[0]
+    assert p.evidence[:2] == ("reply: there is no element [9] on this screen",
+                              "re-plan 1: there is no element [9] on this screen")
 
 
 def test_visiontasker_matches_by_words_and_uses_history_and_examples(server, ollama):

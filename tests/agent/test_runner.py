@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from agent.events import AwaitingDecision, ErrorEvent, Estimated, Executed, Finished, Proposed, RunSettings
+from agent.events import (
+    Aborted,
+    AwaitingDecision,
+    ErrorEvent,
+    Estimated,
+    Executed,
+    Finished,
+    Proposed,
+    Rejected,
+    RunSettings,
+)
 from agent.grounding.assessment import Assessor
 from agent.latent import FusedEstimator
 from agent.planners import make_planner
-from agent.runner import drive, run_episode
+from agent.runner import STAGES, drive, run_episode
 from agent.types import Action, ActionType, Decision, DecisionKind, EpisodeStatus, StepOutcome
 from app.sim.phone import VirtualPhone
 from app.sim.tasks import load_tasks
@@ -121,11 +131,12 @@ def test_edit_and_demonstrate_execute_the_users_action(server, ollama, phone):
 def test_sensitive_check_flags_delete_send_pay_and_respects_opt_out(server, ollama, phone):
     from agent.safety import sensitivity
 
-    assert sensitivity(Action(ActionType.TAP, touch=None, target=_t("Delete"))) == "deleting"
-    assert sensitivity(Action(ActionType.TAP, target=_t("Send message"))) == "sending"
-    assert sensitivity(Action(ActionType.TAP, target=_t("Place order"))) == "paying"
-    assert sensitivity(Action(ActionType.TAP, target=_t("Install"))) == "installing"
-    assert sensitivity(Action(ActionType.TAP, target=_t("Screen lock"))) == "security settings"
+    # the reason names the kind of risk first (and may say why after it)
+    assert sensitivity(Action(ActionType.TAP, touch=None, target=_t("Delete"))).startswith("deleting")
+    assert sensitivity(Action(ActionType.TAP, target=_t("Send message"))).startswith("sending")
+    assert sensitivity(Action(ActionType.TAP, target=_t("Place order"))).startswith("paying")
+    assert sensitivity(Action(ActionType.TAP, target=_t("Install"))).startswith("installing")
+    assert sensitivity(Action(ActionType.TAP, target=_t("Screen lock"))).startswith("security settings")
     assert sensitivity(Action(ActionType.TAP, target=_t("Display"))) is None
     assert sensitivity(Action.simple(ActionType.BACK)) is None
 
@@ -145,7 +156,7 @@ def test_contact_deletion_on_the_phone_waits_unless_allowed(server, ollama, phon
     waited = []
     events = run(task.goal, phone, ollama, decide=lambda ev: (waited.append(ev.reason),
                                                               Decision(DecisionKind.APPROVE))[1])
-    assert any("sensitive action (deleting)" in r for r in waited), waited
+    assert any("sensitive action (deleting" in r for r in waited), waited
     server.rules.clear()
     task.setup(phone)
     server.on("Next action:", *steps)
@@ -182,7 +193,7 @@ def test_a_steered_model_still_cannot_delete_without_approval(server, ollama, ph
 
     events = run("Open my grocery list", phone, ollama, decide=decide, max_steps=4)
     assert asked and all(ev.proposal.sensitive for ev in asked)
-    assert "sensitive action (deleting)" in asked[0].reason
+    assert "sensitive action (deleting" in asked[0].reason
     assert not any(isinstance(e, Executed) and "Delete" in e.action.describe() for e in events)
     assert any(n["title"] == "Groceries" for n in phone.state["notes"]["notes"])
 
@@ -265,8 +276,9 @@ def test_awaiting_decision_is_repeated_until_a_decision_arrives(server, ollama, 
         ev = next(gen)
     again = next(gen)  # no decision sent
     assert isinstance(again, AwaitingDecision) and again.proposal == ev.proposal
-    fin = gen.send(Decision(DecisionKind.ABORT))
-    assert isinstance(fin, Finished)
+    aborted = gen.send(Decision(DecisionKind.ABORT))
+    assert isinstance(aborted, Aborted) and aborted.record.outcome is StepOutcome.ABORTED
+    assert isinstance(next(gen), Finished)
 
 
 @pytest.mark.parametrize("planner", ["cotsc-", "react-", "visiontasker", "chain"])
@@ -338,3 +350,163 @@ def test_openai_compatible_backend_drives_the_same_loop(server, openai_client, p
     events = run(task.goal, phone, openai_client, "zeroshot-")
     assert events[-1].status is EpisodeStatus.SUCCEEDED and task.is_success(phone)
     assert {r.path for r in server.requests} == {"/v1/chat/completions"}
+
+
+STEP_EVENTS = (Executed, Rejected, Aborted, ErrorEvent)
+
+
+def test_every_stored_step_arrives_as_one_event_carrying_it(server, ollama, phone):
+    wifi(phone)
+    server.on("Next action:", "open Clock", "open Settings", "done")
+    answers = iter([Decision(DecisionKind.REJECT, feedback="not Clock"), Decision(DecisionKind.APPROVE),
+                    Decision(DecisionKind.ABORT, feedback="enough")])
+    sink = RecordingSink()
+    events = run("Turn off Wi-Fi", phone, ollama, store=sink, mode="approve", decide=lambda ev: next(answers))
+    step_events = [e for e in events if isinstance(e, STEP_EVENTS)]
+    assert [type(e) for e in step_events] == [Rejected, Executed, Aborted]
+    assert [e.record for e in step_events] == [s for _, s, _ in sink.steps]
+    assert [e.record.outcome for e in step_events] == [StepOutcome.REJECTED, StepOutcome.EXECUTED,
+                                                      StepOutcome.ABORTED]
+    assert step_events[0].record.decision.feedback == "not Clock"
+    assert events[-1].episode.steps == tuple(e.record for e in step_events)
+
+
+def test_failed_steps_arrive_as_error_events_carrying_the_stored_step(server, ollama, phone):
+    wifi(phone)
+    server.on("", Reply(raw_body="<html>oops</html>"))
+    sink = RecordingSink()
+    events = run("Turn off Wi-Fi", phone, ollama, store=sink)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert [e.record for e in errors] == [s for _, s, _ in sink.steps]
+    assert all(e.record.outcome is StepOutcome.ERROR and e.record.error == e.message for e in errors)
+    assert events[-1].note.startswith("3 failed steps in a row; last: ")
+
+
+def test_each_step_records_where_its_time_went(server, ollama, phone, tmp_path):
+    from app.storage import Store
+
+    wifi(phone)
+    server.on("Next action:", *WIFI_STEPS)
+    with Store(tmp_path / "t.db") as store:
+        fin = run("Turn off Wi-Fi", phone, ollama, store=store)[-1]
+        loaded = store.load_episode(fin.episode.id)
+    executed = [s for s in loaded.steps if s.outcome is StepOutcome.EXECUTED]
+    assert len(executed) == 4
+    for step in executed:
+        names = [name for name, _ in step.timings_ms]
+        assert {"frame", "parse", "llm", "execute"} <= set(names)
+        assert names == [stage for stage in STAGES if stage in names]  # in the order they happen
+        assert all(ms >= 0 for _, ms in step.timings_ms)
+        assert step.timing("llm") == sum(c.latency_ms for c in step.proposal.llm_calls)
+
+
+def test_the_devices_own_frame_and_hierarchy_times_are_kept(server, ollama, phone):
+    """A device that times its screenshot (adb: frame, then the uiautomator dump) has
+    those figures copied onto the step instead of one measured total."""
+    from dataclasses import replace as copy_with
+
+    class TimedPhone:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def screenshot(self, with_hierarchy=True):
+            shot = self.inner.screenshot(with_hierarchy=with_hierarchy)
+            return copy_with(shot, timings_ms=(("frame", 40.0), ("hierarchy", 300.0), ("other", 1.0)))
+
+    wifi(phone)
+    server.on("Next action:", "open Settings", "done")
+    events = run("Turn off Wi-Fi", TimedPhone(phone), ollama)
+    first = next(e.record for e in events if isinstance(e, Executed))
+    assert first.timings_ms[:2] == (("frame", 40.0), ("hierarchy", 300.0))
+    assert "other" not in dict(first.timings_ms)
+
+
+def test_a_failed_step_can_be_demonstrated_instead_of_counting_towards_the_end(server, ollama, phone):
+    wifi(phone)
+    broken = Reply(raw_body="<html>oops</html>")
+    server.on("Next action:", broken, broken, broken, "done")  # every retry of the first step fails
+    asked = []
+
+    def decide(ev):
+        asked.append(ev)
+        if ev.failed:
+            return Decision(DecisionKind.DEMONSTRATE, action=Action.open_app("Settings"))
+        return Decision(DecisionKind.APPROVE)
+
+    sink = RecordingSink()
+    events = run("Turn off Wi-Fi", phone, ollama, store=sink, mode="auto", ask_on_error=True, decide=decide)
+    assert asked and asked[0].failed and "the agent failed" in asked[0].reason
+    outcomes = [(s.index, s.outcome) for _, s, _ in sink.steps]
+    assert outcomes[0] == (0, StepOutcome.ERROR) and outcomes[1] == (1, StepOutcome.EXECUTED)
+    assert sink.steps[1][1].decision.kind is DecisionKind.DEMONSTRATE
+    assert phone.foreground()[0] == "com.android.settings"
+    assert events[-1].status is EpisodeStatus.SUCCEEDED
+
+
+def test_react_planners_see_their_own_earlier_thoughts(server, ollama, phone):
+    wifi(phone)
+    server.on("Thought: <what you notice", "Settings holds Wi-Fi.\nAction: open Settings", "Action: done")
+    run("Turn off Wi-Fi", phone, ollama, "react-")
+    assert "Settings holds Wi-Fi." in server.prompts("Thought: <what you notice")[1]
+
+
+def test_an_action_that_changed_nothing_is_pointed_out_to_the_planner(server, ollama, phone):
+    phone.reset()
+    server.on("Next action:", "tap Page 1 of 2", "open Settings", "done")
+    run("Open Settings", phone, ollama)
+    prompts = server.prompts("Next action:")
+    assert "changed nothing on the screen" not in prompts[0]
+    assert '"tap Page 1 of 2" changed nothing on the screen' in prompts[1]
+
+
+def test_a_demonstrated_step_the_phone_refuses_is_a_step_error_not_a_crash(server, ollama, phone):
+    wifi(phone)
+    broken = Reply(raw_body="<html>oops</html>")
+    server.on("Next action:", broken, broken, broken, "done")
+
+    def decide(ev):
+        if ev.failed:
+            return Decision(DecisionKind.DEMONSTRATE, action=Action.open_app("Teleporter"))
+        return Decision(DecisionKind.APPROVE)
+
+    sink = RecordingSink()
+    events = run("Turn off Wi-Fi", phone, ollama, store=sink, ask_on_error=True, decide=decide)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert "failed on the phone" in errors[1].message and errors[1].record.decision.kind is DecisionKind.DEMONSTRATE
+    assert [s.index for _, s, _ in sink.steps][:2] == [0, 1]
+    assert isinstance(events[-1], Finished)
+
+
+def test_a_screen_that_cannot_be_parsed_can_be_demonstrated_on(server, ollama, phone):
+    """The user's tap (coordinates from the mirror) needs no parse; the agent resumes after."""
+    wifi(phone)
+    server.on("Next action:", "done")
+
+    class FlakyParser:
+        calls = 0
+
+        def parse(self, screen):
+            FlakyParser.calls += 1
+            if FlakyParser.calls == 1:
+                raise RuntimeError("detector crashed")
+            return TREE.parse(screen)
+
+    settings_icon = next(e for e in TREE.parse(phone.screenshot(with_hierarchy=True)).elements
+                         if (e.text or e.label) == "Settings")
+    asked = []
+
+    def decide(ev):
+        asked.append(ev)
+        return Decision(DecisionKind.DEMONSTRATE, action=Action.tap(settings_icon.rect.center.x, settings_icon.rect.center.y))
+
+    gen = run_episode("Turn off Wi-Fi", phone, FlakyParser(), make_planner("zeroshot-", ollama), None,
+                      settings=RunSettings(mode="auto", max_wait_s=0, ask_on_error=True))
+    events = list(drive(gen, decide))
+    assert len(asked) == 1 and asked[0].failed and "screen parse failed" in asked[0].reason
+    assert phone.foreground()[0] == "com.android.settings"
+    executed = [e.record for e in events if isinstance(e, Executed)]
+    assert executed[0].decision.kind is DecisionKind.DEMONSTRATE and executed[0].parse is None
+    assert events[-1].status is EpisodeStatus.SUCCEEDED

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from agent.types import (
     Action,
     ActionType,
+    Autonomy,
     Decision,
     DecisionKind,
     Direction,
@@ -136,6 +137,8 @@ def steps(draw, index=None):
         error=draw(st.none() | text),
         started_at=draw(st.floats(0, 2e9)),
         finished_at=draw(st.none() | st.floats(0, 2e9)),
+        timings_ms=tuple(draw(st.lists(st.tuples(st.sampled_from(["frame", "hierarchy", "parse", "llm", "execute"]),
+                                                 st.floats(0, 1e6)), max_size=5))),
     )
 
 
@@ -146,6 +149,7 @@ def episodes(draw):
         goal=draw(text),
         planner=draw(text),
         status=draw(st.sampled_from(list(EpisodeStatus))),
+        autonomy=draw(st.sampled_from(list(Autonomy))),
         steps=tuple(draw(steps(index=i)) for i in range(n)),
         started_at=draw(st.floats(0, 2e9)),
     )

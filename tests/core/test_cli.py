@@ -56,3 +56,19 @@ def test_episodes_lists_what_was_recorded():
 def test_console_script_runs_as_a_process():
     out = subprocess.run([sys.executable, "-m", "app.cli", "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "tapwise" in out.stdout
+
+
+def test_every_registered_subcommand_is_mounted_and_answers_help():
+    from app.cli import SUBCOMMANDS
+
+    listed = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).output
+    for _module, _attr, name, _is_group in SUBCOMMANDS:
+        assert f" {name} " in listed, name
+        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (name, result.output)
+
+
+def test_the_virtual_phone_is_served_from_the_sim_command_not_the_device_layer():
+    result = runner.invoke(app, ["sim", "--help"], env={"COLUMNS": "200"})
+    assert "serve" in result.output and "--serve" in result.output
+    assert "serve" not in runner.invoke(app, ["devices", "--help"], env={"COLUMNS": "200"}).output

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from agent import codec
-from agent.types import Action, Episode, LatentState
+from agent.types import Action, Autonomy, Episode, LatentState, Step, StepOutcome
 from tests.core.strategies import actions, decisions, episodes, latents, macros, parses, proposals, steps
 
 ROUND_TRIP = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -71,3 +71,29 @@ def test_older_versions_are_migrated(monkeypatch):
     monkeypatch.setitem(codec.MIGRATIONS, "latent_state", {1: lambda d: {**d, "mistakes": d["mistakes"] or "none"}})
     old = {"schema": "latent_state", "version": 1, "data": codec.to_data(LatentState())}
     assert codec.decode(old).mistakes == "none"
+
+
+def test_steps_and_episodes_stored_before_timings_and_the_autonomy_enum_still_read():
+    step_v1 = codec.encode(Step(3, outcome=StepOutcome.REJECTED))
+    step_v1["version"] = 1
+    del step_v1["data"]["timings_ms"]
+    old_step = codec.decode(step_v1, "step")
+    assert old_step.index == 3 and old_step.timings_ms == () and old_step.timing("llm") is None
+
+    episode_v1 = codec.encode(Episode(goal="Turn off Wi-Fi"))
+    episode_v1["version"] = 1
+    episode_v1["data"]["autonomy"] = "approve_all"
+    assert codec.decode(episode_v1, "episode").autonomy is Autonomy.APPROVE
+
+
+def test_a_step_keeps_where_its_time_went():
+    step = Step(0, timings_ms=(("frame", 12.5), ("llm", 800.0), ("llm", 200.0)))
+    back = codec.loads(codec.dumps(step))
+    assert back.timings_ms == step.timings_ms
+    assert back.timing("llm") == 1000.0 and back.timing("execute") is None
+
+
+def test_autonomy_reads_the_old_spelling_and_refuses_nonsense():
+    assert Autonomy("approve_all") is Autonomy.APPROVE is Autonomy("approve")
+    with pytest.raises(ValueError):
+        Autonomy("sometimes")

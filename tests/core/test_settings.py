@@ -62,3 +62,34 @@ def test_invalid_value_names_the_field():
     path.write_text(json.dumps({"vision": {"ocr_min_confidence": 7}}))
     _, problem = load_settings()
     assert "vision.ocr_min_confidence" in problem
+
+
+def test_an_old_settings_file_saying_approve_all_reads_as_the_approve_autonomy():
+    from agent.types import Autonomy
+
+    path = settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"agent": {"autonomy": "approve_all", "step_budget": 9}}))
+    s, problem = load_settings()
+    assert problem is None and s.agent.autonomy is Autonomy.APPROVE and s.agent.step_budget == 9
+    save_settings(s)
+    assert json.loads(path.read_text())["agent"]["autonomy"] == "approve"
+
+
+def test_the_environment_overrides_one_field_and_keeps_the_files_others(monkeypatch):
+    path = settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"llm": {"backend": "openai", "model": "from-file", "timeout_s": 30}}))
+    monkeypatch.setenv("TAPWISE_LLM__MODEL", "from-env")
+    s, _ = load_settings()
+    assert (s.llm.backend, s.llm.model, s.llm.timeout_s) == ("openai", "from-env", 30)
+
+
+def test_vision_settings_become_the_parsers_configuration_in_its_own_words():
+    s = Settings(vision={"detector": "classic", "ocr": "paddleocr", "icons": "openclip", "use_hierarchy": "only",
+                         "ocr_min_confidence": 0.8})
+    config = s.to_pipeline_config()
+    assert (config.mode, config.detector, config.ocr, config.icons) == ("tree", "cv", "paddle", "clip")
+    assert config.ocr_min_confidence == 0.8
+    assert Settings().to_pipeline_config().mode == "auto" and Settings().to_pipeline_config().icons == "auto"
+    assert Settings(vision={"use_hierarchy": "never"}).to_pipeline_config(mode="fusion").mode == "fusion"

@@ -175,7 +175,7 @@ def test_a_phone_that_vanishes_raises_device_gone_without_hanging(adb_env, serve
 
 def test_uiautomator_dump_is_retried_after_its_known_transient_failure(adb_env, served):
     served.server.adbd.state.dump_failures = 2
-    dev = AdbDevice(served.serial, adb_env.host)
+    dev = AdbDevice(served.serial, adb_env.host, use_u2=False)  # the `uiautomator dump` fallback itself
     assert nodes(dev.dump_hierarchy())
     served.server.adbd.state.dump_failures = 10
     with pytest.raises(DeviceError) as err:
@@ -191,7 +191,7 @@ def test_tapwise_serve_command_serves_the_phone_until_terminated(adb_env):
     from tests.device.conftest import free_port
 
     port = free_port()
-    code = "import typer; from app.device.cli import serve; typer.run(serve)"
+    code = "import typer; from app.cli.sim import serve; typer.run(serve)"
     proc = subprocess.Popen([sys.executable, "-c", code, "--port", str(port)], env=adb_env.env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -242,7 +242,7 @@ def test_adb_36_bundled_with_adbutils_also_drives_the_served_phone(tmp_path):
 def test_tapwise_devices_lists_the_served_phone(adb_env, served):
     from typer.testing import CliRunner
 
-    from app.device.cli import devices_app
+    from app.cli.devices import devices_app
 
     result = CliRunner().invoke(devices_app, ["list"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output

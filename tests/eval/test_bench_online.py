@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from agent.eval.online import Job
 from agent.eval.results import ResultsDB
 from app import bench_online
-from app.cli_bench import bench_app
+from app.cli.bench import bench_app
 from tests.eval.scripted_llm import BAD_TASK, GOOD_TASK, SECOND_TASK, scripted_server
 
 runner = CliRunner()

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from agent.eval.aitw import Category, score
 from agent.eval.loaders import load_trajectories
 from app import bench_online
-from app.cli_bench import bench_app
+from app.cli.bench import bench_app
 from tests.eval.scripted_llm import BAD_TASK as BAD
 from tests.eval.scripted_llm import GOOD_TASK as GOOD
 

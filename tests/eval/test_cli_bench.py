@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from agent.eval.metrics import EpisodeResult
 from agent.eval.results import ResultsDB
-from app.cli_bench import bench_app
+from app.cli.bench import bench_app
 
 runner = CliRunner()
 

@@ -107,7 +107,15 @@ def run_scripted_task(app: Any = None, *, qtbot: Any = None, pump: Any = None, a
         from widgets.task_panel import RunState
 
         _wait(lambda: win.run.driver is None and win.task_panel.state is RunState.IDLE, timeout, qtbot, app, pump)
+        knowledge_tasks: list[str] = []
+        if qtbot is not None:  # the Knowledge tab, as the user opens it after the run
+            win.knowledge_dock.raise_()
+            table = win.knowledge_panel.task_table
+            _wait(lambda: table.rowCount() >= 1, 10, qtbot, app, pump)
+            knowledge_tasks = [table.item(r, 0).text() for r in range(table.rowCount())]
         result = {
+            "finish": win.task_panel.status.text(),
+            "knowledge_tasks": knowledge_tasks,
             "episode_id": win.run.episode_id,
             "status": getattr(getattr(win.run.result, "status", None), "value", None),
             "steps": win.timeline.count(),

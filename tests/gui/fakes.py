@@ -23,6 +23,7 @@ class ScriptedPhone:
         self._busy = threading.Lock()
         self.overlaps = 0
         self.threads: set[str] = set()
+        self.next_image = None  # set to show another screen from the next frame on
 
     def _enter(self, *call: object) -> None:
         if not self._busy.acquire(blocking=False):
@@ -42,7 +43,8 @@ class ScriptedPhone:
     def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
         self._enter("screenshot")
         self.frame_no += 1
-        return Screen(image=sample_image(self.size.width, self.size.height), device="scripted-1")
+        image = self.next_image if self.next_image is not None else sample_image(self.size.width, self.size.height)
+        return Screen(image=image, device="scripted-1")
 
     def dump_hierarchy(self) -> str:
         self._enter("dump")

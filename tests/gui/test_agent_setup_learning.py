@@ -1,48 +1,55 @@
 """Runs started from the window feed the knowledge store: decisions pass through the
-learning wrapper unchanged and a finished episode is archived exactly once."""
+window's wrapper unchanged, and steps the user demonstrated in a run that did not
+succeed reach the task repository as a demonstration for the goal."""
 
 from agent.events import Finished
-from agent.types import Decision, DecisionKind, Episode, EpisodeStatus
-from app.gui.agent_setup import knowledge_for, learning_from
+from agent.types import Action, Decision, DecisionKind, Episode, EpisodeStatus, Step
+from app.compose import on_finished
+from app.gui.agent_setup import knowledge_for, learn_demonstrated_steps
 from app.storage import Store
 
 
-class _Knowledge:
-    def __init__(self):
-        self.learned = []
-
-    def learn_from_episode(self, episode):
-        self.learned.append(episode)
-
-
-def _run():
+def _run(episode):
     got = yield "proposed"
     assert got == Decision(DecisionKind.APPROVE)
-    yield Finished(status=EpisodeStatus.SUCCEEDED, note="", episode=Episode(goal="g", id="e1"))
+    yield Finished(status=episode.status, note=episode.note, episode=episode)
     return "done"
 
 
-def test_decisions_pass_through_and_the_finished_episode_is_learned_once():
-    knowledge = _Knowledge()
-    gen = learning_from(_run(), knowledge)
+def _demonstrated(status):
+    shown = Decision(DecisionKind.DEMONSTRATE, action=Action.tap(540, 660))
+    steps = (Step(0, decision=shown, executed=Action.tap(540, 660)),)
+    return Episode(goal="Turn on airplane mode", id="e1", status=status, note="budget used up", steps=steps)
+
+
+def keeping_demonstrations(gen, knowledge):
+    """The window's wrapper: demonstrated steps are kept when the episode finishes."""
+    return on_finished(gen, lambda episode: learn_demonstrated_steps(knowledge, episode))
+
+
+def _drive(gen):
     assert next(gen) == "proposed"
-    finished = gen.send(Decision(DecisionKind.APPROVE))
-    assert isinstance(finished, Finished)
+    assert isinstance(gen.send(Decision(DecisionKind.APPROVE)), Finished)
     try:
         gen.send(None)
     except StopIteration as stop:
-        assert stop.value == "done"
-    assert [e.id for e in knowledge.learned] == ["e1"]
+        return stop.value
+    raise AssertionError("the run did not end")
 
 
-def test_a_learning_failure_never_breaks_the_run():
-    class Broken:
-        def learn_from_episode(self, episode):
-            raise RuntimeError("disk full")
+def test_a_demonstration_in_a_failed_run_reaches_the_task_repository(tmp_path):
+    with Store(tmp_path / "k.sqlite") as store:
+        knowledge = knowledge_for(store)
+        assert _drive(keeping_demonstrations(_run(_demonstrated(EpisodeStatus.FAILED)), knowledge)) == "done"
+        records = knowledge_for(store).tasks.all(source="demonstration")
+        assert [r.goal for r in records] == ["Turn on airplane mode"]
 
-    gen = learning_from(_run(), Broken())
-    next(gen)
-    assert isinstance(gen.send(Decision(DecisionKind.APPROVE)), Finished)
+
+def test_a_run_without_demonstrations_adds_no_demonstration(tmp_path):
+    episode = Episode(goal="g", id="e2", status=EpisodeStatus.FAILED, steps=(Step(0, executed=Action.tap(1, 1)),))
+    with Store(tmp_path / "k.sqlite") as store:
+        _drive(keeping_demonstrations(_run(episode), knowledge_for(store)))
+        assert knowledge_for(store).tasks.all(source="demonstration") == []
 
 
 def test_knowledge_lives_in_the_project_database(tmp_path):

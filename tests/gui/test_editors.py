@@ -21,6 +21,7 @@ from agent.types import (
     StepOutcome,
     Target,
 )
+from app.compose import PLANNERS
 from vision.geometry import Point
 from widgets.action_editor import ActionEditor
 from widgets.layer_panel import LayerPanel
@@ -28,7 +29,7 @@ from widgets.macro_panel import MacroLibraryPanel
 from widgets.notifications import Level, NotificationArea
 from widgets.overlays import Layer
 from widgets.settings_dialog import SettingsDialog
-from widgets.task_panel import PLANNERS, RunState, TaskPanel
+from widgets.task_panel import RunState, TaskPanel
 from widgets.timeline import StepTimeline
 
 from .samples import sample_image, sample_proposal
@@ -103,7 +104,7 @@ def test_timeline_lists_steps_and_selecting_one_shows_prompts_and_replies(qtbot)
     assert "rejected" in tl.list.item(1).text() and "[reject]" in tl.list.item(1).text()
     with qtbot.waitSignal(tl.stepSelected) as sig:
         tl.select_step(1)
-    assert sig.args == [1]
+    assert sig.args == ["", 1]  # the default section, step 1
     assert "wrong one" in tl.details.toPlainText()
     assert "PROMPT TEXT: turn wifi off" in tl.prompts.toPlainText()
     assert '{"action": "tap"}' in tl.replies.toPlainText()
@@ -120,17 +121,17 @@ def test_timeline_replaces_a_step_with_the_same_index(qtbot):
 
 # ---- task panel ----------------------------------------------------------------------
 def test_task_panel_offers_all_nine_planners_and_emits_the_request(qtbot):
-    tp = TaskPanel()
+    tp = TaskPanel(planners=[(p.name, p.label) for p in PLANNERS])
     qtbot.addWidget(tp)
     ids = [tp.planner.itemData(i) for i in range(tp.planner.count())]
-    assert ids == [p for p, _ in PLANNERS]
+    assert ids == [p.name for p in PLANNERS]
     assert {"zeroshot-", "zeroshot+", "cotsc-", "cotsc+", "react-", "react+"} <= set(ids)
     tp.set_models(["llama3.2:3b", "qwen2.5:7b"], current="qwen2.5:7b")
     tp.goal.setPlainText("Turn off Wi-Fi")
     with qtbot.waitSignal(tp.startRequested) as sig:
         qtbot.mouseClick(tp.start, Qt.MouseButton.LeftButton)
     req = sig.args[0]
-    assert (req.goal, req.model, req.autonomy) == ("Turn off Wi-Fi", "qwen2.5:7b", "approve_all")
+    assert (req.goal, req.model, req.autonomy) == ("Turn off Wi-Fi", "qwen2.5:7b", "approve")
 
 
 def test_task_panel_needs_a_goal(qtbot):
@@ -170,7 +171,8 @@ def test_macro_panel_lists_macros_and_runs_the_selected_one(qtbot):
     mp.set_macros(ms)
     assert mp.list.count() == 2 and not mp.run.isEnabled()
     mp.select(ms[0].id)
-    assert "tap the Wi-Fi switch" in mp.details.text()
+    assert "wifi off" in mp.details.text()
+    assert mp.steps.item(0).text() == "1. tap the Wi-Fi switch in Network"
     with qtbot.waitSignal(mp.runRequested) as sig:
         qtbot.mouseClick(mp.run_approve, Qt.MouseButton.LeftButton)
     assert sig.args == [ms[0].id, True]
@@ -296,7 +298,7 @@ def test_knowledge_panel_lists_tasks_edits_context_and_draws_the_graph(qtbot):
     from collections import Counter
 
     graph.edges = {("p1", "text:network & internet"): Counter({"p2": 2})}
-    kp.set_data([task], {"contacts": {"mom": {"phone": "555"}}, "language": "en"}, graph)
+    kp.set_data([task], {"contacts": {"mom": {"phone": "555"}}, "language": "en"}, graph.picture())
     assert kp.task_table.rowCount() == 1
     kp.task_table.setCurrentCell(0, 0)
     assert "2. tap Network & internet" in kp.task_steps.toPlainText()
@@ -331,3 +333,13 @@ def test_settings_dialog_edits_the_real_settings_model_and_hides_secrets(qtbot):
     out = dlg.result_model()
     assert out.llm.model == "qwen2.5:7b" and out.device.mirror_max_fps == 60
     assert out.llm.api_key.get_secret_value() == "sk-123"
+
+
+def test_step_details_show_where_the_step_time_went() -> None:
+    from widgets.timeline import step_html
+
+    step = Step(2, outcome=StepOutcome.EXECUTED,
+                timings_ms=(("frame", 41.0), ("hierarchy", 16.7), ("parse", 3.2), ("llm", 1250.0), ("execute", 30.4)))
+    html = step_html(step)
+    assert "Timings" in html
+    assert "frame 41 ms · hierarchy 17 ms · parse 3 ms · llm 1250 ms · execute 30 ms" in html

@@ -38,6 +38,8 @@ def test_a_supervised_task_with_every_kind_of_decision_is_stored(qtbot, tmp_path
     assert demo.executed.target is not None and "Airplane" in demo.executed.target.description
     assert all(s.screenshot is not None for s in episode.steps)
     assert result["steps"] == 5  # the timeline shows every step, the rejected one too
+    assert "succeeded" in result["finish"]  # the window says how the run ended
+    assert result["knowledge_tasks"] == ["Turn on airplane mode"]  # the solved run, in the Knowledge tab
 
 
 @pytest.mark.slow

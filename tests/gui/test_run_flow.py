@@ -1,65 +1,94 @@
 """The run controller drives a two-way agent generator from a worker thread: proposals
-wait for the user's decision, edits and demonstrations carry the user's action, and
-closing the window mid-run stops the loop through its own clean-up.
+wait for the user's decision, edits and demonstrations carry the user's action, every
+stored step reaches the timeline, the finish reason is shown, and closing the window
+mid-run stops the loop through its own clean-up.
 
-The generator here is a scripted stand-in with the runner's shape (events out,
-decisions in); the end-to-end test with the real runner lives in test_end_to_end.py.
+The generator here is scripted, but it speaks with the real ``agent.events`` classes, so
+renaming or reshaping one of them fails these tests; the end-to-end test with the real
+runner lives in test_end_to_end.py.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
 
-from agent.types import Action, DecisionKind, Proposal, Step, StepOutcome
+from agent.events import (
+    Aborted,
+    AwaitingDecision,
+    ErrorEvent,
+    Estimated,
+    Executed,
+    Finished,
+    Observed,
+    Parsed,
+    Proposed,
+    Rejected,
+)
+from agent.types import Action, ActionType, DecisionKind, Episode, EpisodeStatus, Proposal, Step, StepOutcome
 from app.gui.devices import DeviceChoice
-from app.gui.window import MainWindow
+from app.gui.window import MIN_SIZE, MainWindow
 from app.gui.workers import GeneratorDriver, GuiPoster
 from vision.geometry import Point
 from widgets.screen_view import ViewMode
 from widgets.task_panel import RunState
 
 from .fakes import FixedParser, ScriptedPhone
-from .samples import sample_latent, sample_parse, sample_proposal
+from .samples import sample_latent, sample_parse, sample_proposal, sample_screen
 
 
-@dataclass(frozen=True)
-class Proposed:
-    proposal: Proposal
-    parse: object = None
-    needs_decision: bool = True
-
-
-@dataclass(frozen=True)
-class StepDone:
-    step: Step
-
-
-def scripted_loop(n: int, log: list, cleaned: threading.Event):
-    """Propose ``n`` taps; record each decision; stop on abort."""
+def scripted_loop(n: int, log: list, cleaned: threading.Event, *, fail_at: int | None = None,
+                  end: tuple[EpisodeStatus, str] = (EpisodeStatus.SUCCEEDED, "the goal is reached")):
+    """Propose ``n`` taps with the runner's events; record each decision; stop on abort.
+    At step ``fail_at`` the planner's reply is unreadable and the user is asked to act."""
+    episode = Episode(goal="Turn off Wi-Fi", id="ep-scripted")
     try:
         for i in range(n):
-            p = sample_proposal(Action.tap(100 + i, 200))
-            p = Proposal(**{**{f: getattr(p, f) for f in p.__dataclass_fields__},
-                            "latent": sample_latent(progression=f"{i} done")})
-            decision = yield Proposed(p, sample_parse())
+            yield Observed(i, sample_screen())
+            yield Parsed(i, sample_parse())
+            if i == fail_at:
+                msg = "the planner's reply could not be read"
+                rec = Step(i, outcome=StepOutcome.ERROR, error=msg)
+                episode = episode.with_step(rec)
+                yield ErrorEvent(i, msg, record=rec)
+                wait = Proposal(Action.simple(ActionType.WAIT), rationale=f"(the agent failed: {msg})")
+                decision = yield AwaitingDecision(i, wait, f"the agent failed: {msg}", failed=True)
+                log.append(decision)
+                rec = Step(i + 100, proposal=wait, decision=decision, executed=decision.action)
+                episode = episode.with_step(rec)
+                yield Executed(i + 100, decision.action, rec)
+                continue
+            p = replace(sample_proposal(Action.tap(100 + i, 200)), latent=sample_latent(progression=f"{i} done"))
+            yield Estimated(i, p.latent)
+            yield Proposed(i, p)
+            decision = yield AwaitingDecision(i, p, "approval mode")
             log.append(decision)
             if decision.kind is DecisionKind.ABORT:
-                yield StepDone(Step(i, proposal=p, decision=decision, outcome=StepOutcome.ABORTED))
-                return "aborted"
-            executed = decision.executes or (p.action if decision.kind is DecisionKind.APPROVE else None)
-            outcome = StepOutcome.REJECTED if decision.kind is DecisionKind.REJECT else StepOutcome.EXECUTED
-            yield StepDone(Step(i, proposal=p, decision=decision, executed=executed, outcome=outcome))
-        return "done"
+                rec = Step(i, proposal=p, decision=decision, outcome=StepOutcome.ABORTED)
+                episode = replace(episode.with_step(rec), status=EpisodeStatus.ABORTED, note="aborted by the user")
+                yield Aborted(i, rec)
+                yield Finished(EpisodeStatus.ABORTED, "aborted by the user", episode)
+                return episode
+            if decision.kind is DecisionKind.REJECT:
+                rec = Step(i, proposal=p, decision=decision, outcome=StepOutcome.REJECTED)
+                episode = episode.with_step(rec)
+                yield Rejected(i, rec)
+                continue
+            executed = decision.executes or p.action
+            rec = Step(i, proposal=p, decision=decision, executed=executed)
+            episode = episode.with_step(rec)
+            yield Executed(i, executed, rec)
+        episode = replace(episode, status=end[0], note=end[1])
+        yield Finished(end[0], end[1], episode)
+        return episode
     finally:
         cleaned.set()
 
 
-@pytest.fixture
-def win(qtbot):
+def _window(qtbot, loop=None):
     phone = ScriptedPhone()
     w = MainWindow(None, discover=False, parser_factory=FixedParser, device_factory=lambda c, t: phone,
                    live_parse=False)
@@ -68,10 +97,16 @@ def win(qtbot):
     qtbot.waitExposed(w)
     w.connect_device(DeviceChoice("scripted-1", "Scripted phone"))
     qtbot.waitUntil(lambda: w.view.frame is not None, timeout=5000)
-    w.decisions, w.cleaned = [], threading.Event()
-    w.run._make_generator = lambda req: scripted_loop(5, w.decisions, w.cleaned)
+    w.decisions_made, w.cleaned = [], threading.Event()
+    w.run._make_generator = loop or (lambda req: scripted_loop(5, w.decisions_made, w.cleaned))
     w.task_panel.set_models(["fake-model"])
     w.task_panel.goal.setPlainText("Turn off Wi-Fi")
+    return w
+
+
+@pytest.fixture
+def win(qtbot):
+    w = _window(qtbot)
     yield w
     w.close()
 
@@ -80,7 +115,8 @@ def _wait_proposal(qtbot, w):
     try:
         qtbot.waitUntil(lambda: w.decision_bar.enabled, timeout=5000)
     except Exception:
-        raise AssertionError(([(n.message, n.detail) for n in w.notifications.history], w.task_panel.error.text(), w.task_panel.state, w.run.events, w.task_panel.start.isVisible(), w.task_panel.start.isEnabled())) from None
+        raise AssertionError(([(n.message, n.detail) for n in w.notifications.history], w.task_panel.error.text(),
+                              w.task_panel.state, w.run.events)) from None
 
 
 def test_each_kind_of_decision_reaches_the_loop(win, qtbot):
@@ -92,11 +128,12 @@ def test_each_kind_of_decision_reaches_the_loop(win, qtbot):
     assert w.proposal_card.title.text().startswith("Tap")
     # approve with the keyboard
     qtbot.keyClick(w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: len(w.decisions) == 1 and w.decision_bar.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: len(w.decisions_made) == 1 and w.decision_bar.enabled, timeout=5000)
+    assert "progression" in w.latent_panel.changed  # highlighted: it changed since the last step
     # reject with feedback
     w.decision_bar.feedback.setText("not that one")
     w.decision_bar.trigger(DecisionKind.REJECT)
-    qtbot.waitUntil(lambda: len(w.decisions) == 2 and w.decision_bar.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: len(w.decisions_made) == 2 and w.decision_bar.enabled, timeout=5000)
     # edit: the editor opens, the target is picked on the mirror
     w.decision_bar.trigger(DecisionKind.EDIT)
     ed = w._editor
@@ -105,26 +142,125 @@ def test_each_kind_of_decision_reaches_the_loop(win, qtbot):
     assert w.view.mode is ViewMode.PICK
     qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton, pos=w.view.view_pos_of(Point(600, 700)).toPoint())
     ed._try_accept()
-    qtbot.waitUntil(lambda: len(w.decisions) == 3 and w.decision_bar.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: len(w.decisions_made) == 3 and w.decision_bar.enabled, timeout=5000)
     # demonstrate: a tap on the mirror becomes the step
     w.decision_bar.trigger(DecisionKind.DEMONSTRATE)
     assert w.view.mode is ViewMode.DEMONSTRATE
     qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton, pos=w.view.view_pos_of(Point(960, 290)).toPoint())
-    qtbot.waitUntil(lambda: len(w.decisions) == 4 and w.decision_bar.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: len(w.decisions_made) == 4 and w.decision_bar.enabled, timeout=5000)
     assert w.view.mode is ViewMode.INSPECT
     w.decision_bar.trigger(DecisionKind.APPROVE)
     qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
 
-    kinds = [d.kind for d in w.decisions]
+    kinds = [d.kind for d in w.decisions_made]
     assert kinds == [DecisionKind.APPROVE, DecisionKind.REJECT, DecisionKind.EDIT, DecisionKind.DEMONSTRATE,
                      DecisionKind.APPROVE]
-    assert w.decisions[1].feedback == "not that one"
-    edit = w.decisions[2].action
+    assert w.decisions_made[1].feedback == "not that one"
+    edit = w.decisions_made[2].action
     assert abs(edit.touch.x - 600) <= 3 and edit.target.element_id == "e3"
-    demo = w.decisions[3].action
+    demo = w.decisions_made[3].action
     assert demo.type.value == "tap" and demo.target.element_id == "e2"
-    assert w.timeline.count() == 5 and w.run.result == "done"
-    assert "progression" in w.latent_panel.changed
+    # every step the loop stored is on the timeline, the rejected one included
+    assert w.timeline.count() == 5
+    assert "rejected" in w.timeline.step(1).outcome.value
+
+
+def test_a_finished_run_says_why_it_stopped(qtbot):
+    w = _window(qtbot, lambda req: scripted_loop(1, w.decisions_made, w.cleaned,
+                                                 end=(EpisodeStatus.FAILED, "step budget of 1 used up")))
+    w.task_panel.start.click()
+    _wait_proposal(qtbot, w)
+    w.decision_bar.trigger(DecisionKind.APPROVE)
+    qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+    assert "failed" in w.task_panel.status.text() and "step budget of 1 used up" in w.task_panel.status.text()
+    assert "step budget of 1 used up" in w.timeline.section_title(w.run.section)
+    assert any("step budget of 1 used up" in n.message for n in w.notifications.history)
+    assert w.run.episode_id == "ep-scripted"
+    w.close()
+
+
+def test_a_second_run_keeps_the_first_runs_steps(win, qtbot):
+    w = win
+    for _ in range(2):
+        w.task_panel.start.click()
+        _wait_proposal(qtbot, w)
+        w.decision_bar.trigger(DecisionKind.ABORT)
+        qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+    assert w.timeline.sections() == ["run:1", "run:2"]
+    assert w.timeline.count("run:1") == 1 and w.timeline.count("run:2") == 1
+    assert "aborted" in w.timeline.section_title("run:1")
+
+
+def test_an_unreadable_reply_offers_demonstrate_instead_of_ending_the_run(qtbot):
+    w = _window(qtbot, lambda req: scripted_loop(2, w.decisions_made, w.cleaned, fail_at=0))
+    w.task_panel.start.click()
+    _wait_proposal(qtbot, w)
+    bar = w.decision_bar
+    assert "could not do this step" in w.proposal_card.title.text()
+    assert "could not be read" in w.proposal_card.rationale.text()
+    assert not bar.buttons[DecisionKind.APPROVE].isEnabled()  # nothing to approve
+    assert bar.buttons[DecisionKind.DEMONSTRATE].isEnabled() and bar.buttons[DecisionKind.EDIT].isEnabled()
+    bar.trigger(DecisionKind.DEMONSTRATE)
+    qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton, pos=w.view.view_pos_of(Point(960, 290)).toPoint())
+    qtbot.waitUntil(lambda: len(w.decisions_made) == 1 and bar.enabled, timeout=5000)
+    assert w.decisions_made[0].kind is DecisionKind.DEMONSTRATE
+    assert bar.buttons[DecisionKind.APPROVE].isEnabled()  # the next, normal step
+    outcomes = [w.timeline.step(i).outcome for i in (0, 100)]
+    assert outcomes == [StepOutcome.ERROR, StepOutcome.EXECUTED]
+    bar.trigger(DecisionKind.APPROVE)
+    qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+    w.close()
+
+
+def test_pause_then_abort_stops_the_run_in_one_click(win, qtbot):
+    w = win
+    w.task_panel.start.click()
+    _wait_proposal(qtbot, w)
+    qtbot.mouseClick(w.task_panel.pause, Qt.MouseButton.LeftButton)
+    assert w.task_panel.state is RunState.PAUSED
+    qtbot.mouseClick(w.task_panel.abort, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+    assert w.decisions_made[-1].kind is DecisionKind.ABORT
+    assert w.cleaned.is_set()
+
+
+def test_the_proposal_and_latent_panels_are_cleared_when_the_run_ends(win, qtbot):
+    w = win
+    w.task_panel.start.click()
+    _wait_proposal(qtbot, w)
+    assert w.proposal_card.proposal is not None and w.latent_panel._state is not None
+    w.decision_bar.trigger(DecisionKind.ABORT)
+    qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+    assert w.proposal_card.proposal is None and w.proposal_card.title.text() == "No proposal"
+    assert w.latent_panel._state is None
+
+
+def test_the_approval_card_says_when_the_screen_changed_since_planning(win, qtbot):
+    w = win
+    w.task_panel.start.click()
+    _wait_proposal(qtbot, w)
+    assert not w.proposal_card.screen_changed.isVisibleTo(w)
+    w.device.next_image = sample_screen().image[::-1].copy()  # the phone moves on
+    qtbot.waitUntil(lambda: w.proposal_card.screen_changed.isVisibleTo(w), timeout=5000)
+    w.decision_bar.trigger(DecisionKind.ABORT)
+    qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+
+
+def test_the_decision_bar_is_clickable_at_the_smallest_window(win, qtbot):
+    w = win
+    w.resize(MIN_SIZE)
+    qtbot.waitUntil(lambda: w.size() == MIN_SIZE, timeout=2000)
+    w.task_panel.start.click()
+    _wait_proposal(qtbot, w)
+    for button in w.decision_bar.buttons.values():
+        centre = button.mapTo(w, button.rect().center())
+        assert w.rect().contains(centre) and w.childAt(centre) is button, button.text()
+    approve = w.decision_bar.buttons[DecisionKind.APPROVE]
+    qtbot.mouseClick(approve, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(w.decisions_made) == 1, timeout=5000)
+    assert w.decisions_made[0].kind is DecisionKind.APPROVE
+    w.run.abort()
+    qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
 
 
 def test_selecting_a_past_step_shows_its_screen_and_back_to_live(win, qtbot):
@@ -134,12 +270,12 @@ def test_selecting_a_past_step_shows_its_screen_and_back_to_live(win, qtbot):
     w.decision_bar.trigger(DecisionKind.APPROVE)
     qtbot.waitUntil(lambda: w.timeline.count() == 1, timeout=5000)
     w.timeline.select_step(0)
-    assert w.viewing == "step:0" and w.banner_row.isVisible()
+    assert not w.viewing.live and w.viewing.step == 0 and w.banner_row.isVisible()
     w.show_live()
-    assert w.viewing == "live"
+    assert w.viewing.live
     w.run.abort()
     qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
-    assert w.decisions[-1].kind is DecisionKind.ABORT
+    assert w.decisions_made[-1].kind is DecisionKind.ABORT
 
 
 def test_closing_the_window_during_a_run_aborts_through_the_loop(qtbot):

@@ -1,5 +1,5 @@
 """Accumulated knowledge: task repository and PBD examples, instruction set, context
-library, interaction graph, retrieval, and the analysis and parsing agents."""
+library, interaction graph and retrieval."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ import json
 import pytest
 
 from agent.device import DeviceInfo
-from agent.knowledge.analysis import AnalysisAgent, AskUser, ConfirmDescription, run_with_answers
 from agent.knowledge.base import Knowledge
 from agent.knowledge.context import ContextError, extract_json
 from agent.knowledge.graph import InteractionGraph
-from agent.knowledge.parsing import ParsingAgent, rule_parse, split_steps
 from agent.knowledge.retrieval import EmbeddingScorer, LexicalScorer, embeddings_available, make_scorer, top_k
 from agent.knowledge.store import KnowledgeStore, MacroStore, MemoryStore
-from agent.knowledge.types import Instruction, Op, TaskRecord
+from agent.knowledge.types import Op, TaskRecord
 from agent.types import Action, Episode, EpisodeStatus, Step
 from tests.macros.fakephone import PKG, FakePhone
 from tests.macros.test_record_replay import record_new_alarm
@@ -95,92 +93,6 @@ def test_embedding_scorer_ranks_paraphrases_first():
     assert sc[0] > sc[1]
 
 
-def test_instruction_set_expands_a_user_marked_compound_step():
-    k = Knowledge(MemoryStore())
-    k.instructions.add_compound("copy the title", [Instruction(Op.LONG_CLICK, "800", "title"),
-                                                   Instruction(Op.CLICK, "1", "Copy")])
-    table = ParsingAgent(None, k.instructions).parse("Open Notes\nCopy the title\nGo back")
-    assert [r.instruction.op for r in table.rows] == [Op.OPEN, Op.LONG_CLICK, Op.CLICK, Op.BACK]
-    assert table.rows[1].origin == "instruction_set"
-
-
-def test_rule_parser_covers_the_instruction_table():
-    cases = {
-        "Open the Clock app": (Op.OPEN, "Clock", ""),
-        "tap 'Alarm'": (Op.CLICK, "1", "'Alarm'"),
-        "long press the photo": (Op.LONG_CLICK, "800", "photo"),
-        "turn on Wi-Fi": (Op.SWITCH, "on", "Wi-Fi"),
-        "Turn Bluetooth off": (Op.SWITCH, "off", "Bluetooth"),
-        "type 'hello' into the search box": (Op.EDIT, "hello", "search box"),
-        "scroll down": (Op.SCROLL, "down", ""),
-        "go back": (Op.BACK, "previous", ""),
-        "go home": (Op.BACK, "homepage", ""),
-    }
-    for text, (op, param, obj) in cases.items():
-        ins = rule_parse(text)
-        assert (ins.op, ins.param, ins.object) == (op, param, obj), text
-
-
-def test_tutorial_text_is_split_into_steps():
-    text = "1. Open Settings\n2. Tap Network, then tap Wi-Fi.\n- Turn on Wi-Fi -> go back"
-    assert split_steps(text) == ["Open Settings", "Tap Network", "tap Wi-Fi", "Turn on Wi-Fi", "go back"]
-
-
-def test_parsing_agent_uses_the_llm_with_similar_examples_and_falls_back_to_rules():
-    k = Knowledge(MemoryStore())
-    k.instructions.add("turn on dark mode", [Instruction(Op.SWITCH, "on", "Dark theme")])
-    prompts = []
-
-    def llm(prompt):
-        prompts.append(prompt)
-        return 'Sure: [{"step": 1, "op": "toggle", "param": "on", "object": "Dark theme"}, {"step": 2, "op": "fly"}]'
-
-    table = ParsingAgent(llm, k.instructions).parse(["enable dark mode", "tap Save"])
-    assert "'turn on dark mode' =>" in prompts[0]
-    assert table.rows[0].instruction == Instruction(Op.SWITCH, "on", "Dark theme") and table.rows[0].origin == "llm"
-    assert table.rows[1].origin == "rules" and table.rows[1].instruction.object == "Save"
-
-
-def test_instruction_table_is_editable():
-    t = ParsingAgent().parse("open Clock\ntap Alarm")
-    t2 = t.edit(1, op="long click", object="Alarm tab").insert(2, Instruction(Op.BACK, "previous")).delete(0)
-    assert [r.instruction.op for r in t2.rows] == [Op.LONG_CLICK, Op.BACK]
-    assert t2.rows[0].origin == "user" and "| long_click |" in t2.render()
-    with pytest.raises(ValueError, match="unknown operation"):
-        t.edit(0, op="teleport")
-
-
-def test_analysis_agent_asks_for_a_missing_detail_and_remembers_it():
-    store = MemoryStore()
-    k = Knowledge(store)
-    replies = iter([
-        json.dumps({"function": "adjust the sound quality of earphones", "missing": "Which earphones?"}),
-        json.dumps({"function": "adjust the sound quality of HUAWEI Freebuds Pro", "app": "Settings",
-                    "missing": "", "context_updates": {"connectedDevices": {"earphones": "HUAWEI Freebuds Pro"}}}),
-    ])
-    agent = AnalysisAgent(lambda p: next(replies), k.context)
-    gen = agent.run("make my earphones sound better")
-    ev = next(gen)
-    assert isinstance(ev, AskUser) and ev.question == "Which earphones?"
-    ev = gen.send("HUAWEI Freebuds Pro")
-    assert isinstance(ev, ConfirmDescription) and "Freebuds" in ev.description.text
-    with pytest.raises(StopIteration) as stop:
-        gen.send(True)
-    desc = stop.value.value
-    assert desc.confirmed and desc.app == "Settings"
-    assert k.context.get("connectedDevices.earphones") == "HUAWEI Freebuds Pro"
-    # next time the context library is in the prompt, so no question is needed
-    agent2 = AnalysisAgent(lambda p: json.dumps({"function": "x", "missing": ""}), Knowledge(store).context)
-    run_with_answers(agent2, "earphones sound", [])
-    assert "HUAWEI Freebuds Pro" in agent2.prompts[0]
-
-
-def test_analysis_agent_survives_a_garbled_reply_and_lets_the_user_reword():
-    agent = AnalysisAgent(lambda p: "I am not JSON")
-    desc = run_with_answers(agent, "dark mode please", [], confirm="turn on dark mode in Settings")
-    assert desc.confirmed and desc.text == "turn on dark mode in Settings"
-
-
 def test_context_library_is_editable_and_refuses_secrets():
     k = Knowledge(MemoryStore())
     k.context.capture_device(DeviceInfo(serial="emu", model="Pixel", android_version="14", size=Size(1080, 2400)),
@@ -214,27 +126,3 @@ def test_extract_json_finds_the_object_in_chatty_replies():
     assert extract_json('Here you go:\n```json\n{"a": [1, "}"]}\n```') == {"a": [1, "}"]}
     with pytest.raises(ValueError):
         extract_json("nothing here")
-
-
-def test_project_llm_clients_plug_into_the_knowledge_agents():
-    from agent.knowledge.llm_adapter import as_callable
-    from agent.llm.base import LLMReply
-    from agent.types import LLMCall
-
-    class Client:
-        model = "m"
-
-        def __init__(self):
-            self.requests = []
-
-        def chat(self, request, cancel=None):
-            self.requests.append(request)
-            return LLMReply(text='[{"step": 1, "op": "click", "param": "1", "object": "Save"}]',
-                            call=LLMCall(purpose=request.purpose, model="m", prompt=request.prompt))
-
-        def list_models(self):
-            return ["m"]
-
-    client = Client()
-    table = ParsingAgent(as_callable(client, "knowledge.parse")).parse("press the save button")
-    assert table.rows[0].instruction.object == "Save" and client.requests[0].purpose == "knowledge.parse"

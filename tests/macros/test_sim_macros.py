@@ -60,7 +60,7 @@ def test_launcher_tap_is_recorded_as_opening_the_app():
 
 
 def test_cli_lists_shows_exports_and_reimports(cli_db, tmp_path):
-    from app.cli_macro import macro_app
+    from app.cli.macro import macro_app
 
     runner = CliRunner()
     out = runner.invoke(macro_app, ["list"])
@@ -82,7 +82,7 @@ def test_cli_lists_shows_exports_and_reimports(cli_db, tmp_path):
 
 
 def test_cli_replays_on_the_german_tablet_and_diffs_versions(cli_db):
-    from app.cli_macro import macro_app
+    from app.cli.macro import macro_app
 
     runner = CliRunner()
     out = runner.invoke(macro_app, ["replay", "airplane on", "--profile", "tablet", "--lang", "de",

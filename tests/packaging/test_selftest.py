@@ -65,7 +65,7 @@ def test_self_test_defaults_to_offscreen_but_keeps_a_chosen_platform(monkeypatch
 
 
 def test_scripted_server_answers_ollama_chat_and_tags():
-    with ScriptedLLMServer(reply="open Clock", model="m:1") as server:
+    with ScriptedLLMServer(default="open Clock", models=("m:1",)) as server:
         tags = httpx.get(server.url + "/api/tags").json()
         chat = httpx.post(server.url + "/api/chat", json={"model": "m:1", "messages": []}).json()
         assert server.chat_requests == 1
@@ -74,7 +74,7 @@ def test_scripted_server_answers_ollama_chat_and_tags():
 
 
 def test_scripted_server_answers_openai_chat_completions_and_models():
-    with ScriptedLLMServer(reply="go back", model="m") as server:
+    with ScriptedLLMServer(default="go back", models=("m",)) as server:
         models = httpx.get(server.url + "/v1/models").json()
         chat = httpx.post(server.url + "/v1/chat/completions", json={"model": "m", "messages": []}).json()
         missing = httpx.post(server.url + "/v2/nothing", json={})

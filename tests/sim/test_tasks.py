@@ -142,7 +142,7 @@ def test_missing_task_folder_is_a_clear_error(tmp_path: Path):
 def test_cli_lists_and_validates_an_extra_folder_and_reports_bad_files(tmp_path: Path):
     from typer.testing import CliRunner
 
-    from app.sim.cli import sim_app
+    from app.cli.sim import sim_app
 
     (tmp_path / "ok.yaml").write_text(
         "id: extra.airplane\ngoals: [Airplane mode on]\napp: com.android.settings\n"

@@ -31,7 +31,7 @@ def runner():
 
 
 def test_parse_command_prints_timings_description_and_writes_outputs(runner, tmp_path):
-    from app.cli_parse import app
+    from app.cli.parse import app
 
     img = tmp_path / "s.png"
     Image.fromarray(draw_settings_screen()).save(img)
@@ -47,7 +47,7 @@ def test_parse_command_prints_timings_description_and_writes_outputs(runner, tmp
 
 
 def test_parse_command_reports_a_corrupt_image_clearly(runner, tmp_path):
-    from app.cli_parse import app
+    from app.cli.parse import app
 
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"nope")
@@ -57,7 +57,7 @@ def test_parse_command_reports_a_corrupt_image_clearly(runner, tmp_path):
 
 
 def test_parse_command_rejects_unknown_mode_values(runner, tmp_path):
-    from app.cli_parse import app
+    from app.cli.parse import app
 
     img = tmp_path / "s.png"
     Image.fromarray(draw_settings_screen()).save(img)

@@ -65,12 +65,11 @@ def test_shell_noise_around_the_xml_is_tolerated():
     assert parse_uiautomator(xml, SCREEN).elements
 
 
-def test_ten_thousand_nodes_parse_without_crash_and_fast_enough():
+def test_ten_thousand_nodes_parse_without_crash():
+    # the time it takes is measured by bench/bench_vision.py (timings are never asserted here)
     kids = "".join(node("android.widget.TextView", f"[0,{i % 1200}][100,{i % 1200 + 10}]", text=f"t{i}") for i in range(10_000))
     xml = "<hierarchy>" + node("android.widget.FrameLayout", "[0,0][540,1200]", kids) + "</hierarchy>"
-    t0 = time.perf_counter()
     p = parse_uiautomator(xml, SCREEN)
-    assert time.perf_counter() - t0 < 5.0
     assert len(p.elements) == 10_000
 
 

@@ -7,6 +7,7 @@ import pytest
 from tests.vision.conftest import draw_settings_screen, settings_dump
 from vision.config import PipelineConfig
 from vision.errors import ImageError
+from vision.geometry import Size
 from vision.imageio import as_rgb, load_rgb
 from vision.pipeline import ScreenParser
 from vision.types import ElementKind, Screen
@@ -159,3 +160,14 @@ def test_previous_tree_only_parse_is_not_used_for_incremental_ocr(shared_parser,
     tree_parse = ScreenParser(PipelineConfig(mode="tree")).parse(Screen(settings_image, hierarchy_xml=settings_dump()))
     p = shared_parser.parse(Screen(settings_image), previous=(Screen(settings_image), tree_parse))
     assert "ocr" in [t.stage for t in p.timings] and p.text_spans
+
+
+def test_total_ms_is_the_parse_time_not_the_stages_counted_twice():
+    from vision.types import ScreenParse, StageTiming
+
+    p = ScreenParse(Size(10, 10), timings=(StageTiming("ocr", 40.0), StageTiming("detect", 10.0), StageTiming("total", 52.0)))
+    assert p.total_ms == 52.0
+    assert ScreenParse(Size(10, 10), timings=(StageTiming("tree", 2.0), StageTiming("describe", 1.0))).total_ms == 3.0
+    parse = ScreenParser(PipelineConfig(mode="tree")).parse(Screen(np.full((1200, 540, 3), 250, np.uint8), hierarchy_xml=settings_dump()))
+    stages = sum(t.ms for t in parse.timings if t.stage != "total")
+    assert parse.total_ms == next(t.ms for t in parse.timings if t.stage == "total") >= stages

@@ -38,13 +38,9 @@ def test_vision_parse_recalls_most_ground_truth_text(shared_parser, settings_scr
     assert found >= 0.8 * len(wanted)
 
 
-def test_tree_parse_of_the_phone_dump_is_fast(settings_screen):
-    import time
-
+def test_tree_parse_of_the_phone_dump_finds_its_rows(settings_screen):
+    # its speed is measured by bench/bench_vision.py --only speed (timings are never asserted here)
     screen, _ = settings_screen
     parser = ScreenParser(PipelineConfig(mode="tree"))
-    parser.parse(screen)
-    t0 = time.perf_counter()
     p = parser.parse(screen)
-    assert time.perf_counter() - t0 < 0.03
     assert any(e.text == "Network & internet" for e in p.elements)

@@ -37,6 +37,12 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
 _WD = ["S", "M", "T", "W", "T", "F", "S"]
 
 
+def _event_time(event: dict[str, Any], lang: str) -> str:
+    """An event's start time as the phone's language writes it."""
+    h, m = (int(x) for x in str(event["start"]).split(":"))
+    return fmt_time(h, m, lang)
+
+
 def _d(s: str) -> dt.date:
     return dt.date.fromisoformat(s)
 
@@ -129,7 +135,7 @@ class Calendar(App):
                        desc=e["title"])
             card.add(label(ui, r.left + ui.dp(16), r.top + ui.dp(20), e["title"], size=15, weight="medium",
                            translate_=False, color=p.on_primary_container))
-            when = ui.tr("All day") if e["all_day"] else fmt_time(*map(int, e["start"].split(":")), ui.lang)
+            when = ui.tr("All day") if e["all_day"] else _event_time(e, ui.lang)
             card.add(label(ui, r.left + ui.dp(16), r.top + ui.dp(42), when, size=13, translate_=False,
                            color=p.on_primary_container))
             root.add(card)
@@ -227,7 +233,7 @@ class Calendar(App):
     def _time_dialog(self) -> None:
         a = self.page.args
         hh, mm = map(int, a["start"].split(":"))
-        data = {"hour": hh % 12 or 12, "minute": mm - mm % 5, "pm": hh >= 12, "mode": "hour"}
+        data: dict[str, Any] = {"hour": hh % 12 or 12, "minute": mm - mm % 5, "pm": hh >= 12, "mode": "hour"}
 
         def ok() -> None:
             h = data["hour"] % 12 + (12 if data["pm"] else 0)
@@ -271,7 +277,7 @@ class Calendar(App):
         y = bar.rect.bottom + ui.dp(16)
         root.add(label(ui, ui.dp(72), y + ui.dp(20), e["title"], size=24, translate_=False, rid="title"))
         d = _d(e["date"])
-        when = format_date(d, ui.lang) + ("" if e["all_day"] else " · " + fmt_time(*map(int, e["start"].split(":"))))
+        when = format_date(d, ui.lang) + ("" if e["all_day"] else " · " + _event_time(e, ui.lang))
         root.add(label(ui, ui.dp(72), y + ui.dp(56), when, size=15, color=ui.p.on_variant, translate_=False,
                        rid="when"))
         root.add(icon(ui, ui.dp(32), y + ui.dp(20), "square-rounded", color=ui.p.primary, gt=False))

@@ -1,11 +1,18 @@
 """The Clock app: alarm, clock, timer, stopwatch and bedtime tabs; adding an alarm
 with a dial time picker, a label dialog and a sound picker.  State lives in
 ``phone.state["clock"]``; the active tab is ``clock.tab``.
+
+A running stopwatch is the virtual phone's animated screen: every frame the phone draws
+advances it by ``FRAME_CENTIS`` (``tick``), so its pixels and its hierarchy never settle,
+and ``animating`` tells the phone so (``uiautomator dump`` then fails to get an idle state,
+as it does on real phones).  Time is counted in frames, not read from a wall clock, so a
+replayed session draws the same screens.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 from app.sim.apps.base import App, Page
@@ -42,6 +49,8 @@ CITIES = ["Amsterdam", "Berlin", "Buenos Aires", "Cairo", "Chicago", "Dubai", "H
           "Singapore", "Sydney", "Tokyo", "Toronto", "Vienna", "Zurich"]
 OFFSETS = {"London": -1, "New York": -6, "Tokyo": 8, "Sydney": 10, "Berlin": 0, "Paris": 0, "Los Angeles": -9}
 DAYS = ["S", "M", "T", "W", "T", "F", "S"]
+#: How far a running stopwatch moves per drawn frame, in hundredths of a second (~15 fps).
+FRAME_CENTIS = 7
 
 
 def fmt_time(h: int, m: int, lang: str = "en") -> str:
@@ -49,6 +58,14 @@ def fmt_time(h: int, m: int, lang: str = "en") -> str:
         return f"{h:02d}:{m:02d}"
     ap = "AM" if h < 12 else "PM"
     return f"{(h % 12) or 12}:{m:02d} {ap}"
+
+
+def fmt_centis(centis: int) -> str:
+    """A stopwatch reading: ``M:SS.cc`` (``H:MM:SS.cc`` past an hour)."""
+    sec, cs = divmod(max(0, centis), 100)
+    h, rest = divmod(sec, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}.{cs:02d}" if h else f"{m}:{s:02d}.{cs:02d}"
 
 
 class Clock(App):
@@ -72,7 +89,7 @@ class Clock(App):
             "next_id": 3,
             "cities": ["London", "New York"],
             "timer": {"digits": "", "running": False, "seconds": 0},
-            "stopwatch": {"running": False, "laps": 0, "started": False},
+            "stopwatch": {"running": False, "laps": 0, "started": False, "centis": 0, "lap_centis": []},
             "bedtime": {"enabled": False, "bed_hour": 23, "bed_minute": 0, "wake_hour": 7, "wake_minute": 0},
         }
 
@@ -106,7 +123,7 @@ class Clock(App):
         items = []
         for a in sorted(s["alarms"], key=lambda a: (a["hour"], a["minute"])):
             h = ui.dp(260) if a["id"] == expanded else ui.dp(132)
-            items.append(Item(h + ui.dp(12), lambda top, a=a, h=h: self._alarm_card(ui, a, top, h)))
+            items.append(Item(h + ui.dp(12), partial(self._alarm_card, ui, a, h=h)))
         lst = scroll_list(ui, body, page.args, "scroll", items, rid="alarm_recycler_view")
         lst.block = ("list", ui.tr("Alarms"))
         root.add(lst)
@@ -172,7 +189,7 @@ class Clock(App):
                                       buttons=[("Cancel", None), ("OK", ok)]))
 
     def _new_alarm(self) -> None:
-        data = {"hour": 7, "minute": 0, "pm": False, "mode": "hour"}
+        data: dict[str, Any] = {"hour": 7, "minute": 0, "pm": False, "mode": "hour"}
 
         def ok() -> None:
             s = self.s
@@ -321,14 +338,16 @@ class Clock(App):
         ring.ops.append(("ring", cx - rad, cy - rad, cx + rad, cy + rad, p.primary if sw["running"] else p.container_high,
                          ui.dp(6)))
         root.add(ring)
-        shown = "0:07.42" if sw["started"] else "0:00.00"
-        root.add(label(ui, cx, cy, shown, size=48, anchor="mm", translate_=False, rid="stopwatch_time_text"))
+        root.add(label(ui, cx, cy, fmt_centis(int(sw.get("centis", 0))), size=48, anchor="mm", translate_=False,
+                       rid="stopwatch_time_text"))
+        marks = list(sw.get("lap_centis", []))
         for i in range(sw["laps"]):
-            root.add(label(ui, cx, cy + rad + ui.dp(30 + 28 * i), f"# {i + 1}   0:0{i + 2}.{17 * (i + 1) % 100:02d}",
-                           size=15, anchor="mm", translate_=False))
+            at = fmt_centis(marks[i]) if i < len(marks) else fmt_centis(0)
+            root.add(label(ui, cx, cy + rad + ui.dp(30 + 28 * i), f"# {i + 1}   {at}", size=15, anchor="mm",
+                           translate_=False))
         by = body.bottom - ui.dp(60)
         if sw["running"]:
-            root.add(icon_button(ui, cx - ui.dp(80), by, "flag-outline", "Lap", lambda: sw.__setitem__("laps", sw["laps"] + 1),
+            root.add(icon_button(ui, cx - ui.dp(80), by, "flag-outline", "Lap", self._sw_lap,
                                  bg=p.container_high, bg_size=64, touch=72, rid="left_button"))
             root.add(icon_button(ui, cx + ui.dp(40), by, "pause", "Pause", lambda: sw.__setitem__("running", False),
                                  bg=p.primary_container, bg_size=72, touch=80, color=p.on_primary_container, rid="fab"))
@@ -345,7 +364,23 @@ class Clock(App):
         sw["started"] = True
 
     def _sw_reset(self) -> None:
-        self.s["stopwatch"] = {"running": False, "laps": 0, "started": False}
+        self.s["stopwatch"] = {"running": False, "laps": 0, "started": False, "centis": 0, "lap_centis": []}
+
+    def _sw_lap(self) -> None:
+        sw = self.s["stopwatch"]
+        sw["laps"] += 1
+        sw.setdefault("lap_centis", []).append(int(sw.get("centis", 0)))
+
+    def animating(self) -> bool:
+        """True while the stopwatch runs in front: the screen changes on every frame."""
+        sw = self.s["stopwatch"]
+        return self.page.name == "main" and self.s["tab"] == "stopwatch" and bool(sw["running"])
+
+    def tick(self) -> None:
+        """One drawn frame passes: a running stopwatch moves on."""
+        sw = self.s["stopwatch"]
+        if sw["running"]:
+            sw["centis"] = int(sw.get("centis", 0)) + FRAME_CENTIS
 
     def _tab_bedtime(self, ui: Ui, page: Page, root: Node, body: Rect) -> None:
         b = self.s["bedtime"]

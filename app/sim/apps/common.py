@@ -24,14 +24,14 @@ class Row:
     subtitle: str = ""
     icon: str = ""
     checked: bool = False
-    on_tap: Callable[[], None] | None = None
+    on_tap: Callable[..., None] | None = None
     value: float = 0.0
     on_set: Callable[[float], None] | None = None
     rid: str = ""
     height: int = 0
     build: Callable[[int], Node] | None = None
     translate: bool = True
-    on_long: Callable[[], None] | None = None
+    on_long: Callable[..., None] | None = None
 
 
 def row_items(ui: Ui, rows: list[Row], *, left: int = 0, right: int = 0) -> list[Item]:
@@ -62,13 +62,13 @@ def row_items(ui: Ui, rows: list[Row], *, left: int = 0, right: int = 0) -> list
             trailing = {"switch": "switch", "check": "checkbox", "radio": "radio"}.get(r.kind, "")
             h = r.height or (72 if r.subtitle else 56)
 
-            def b(top: int, r=r, trailing=trailing, h=h) -> Node:
+            def row(top: int, r: Row = r, trailing: str = trailing, h: int = h) -> Node:
                 clickable = r.kind != "info"
                 return list_row(ui, top, r.title, subtitle=r.subtitle, icon_name=r.icon,
                                 on_tap=r.on_tap if clickable else None, trailing=trailing, checked=r.checked,
                                 on_toggle=r.on_tap, rid=r.rid, translate_title=r.translate, height=h,
                                 left=left, right=right, on_long=r.on_long)
-            items.append(Item(ui.dp(h), b))
+            items.append(Item(ui.dp(h), row))
     return items
 
 

@@ -6,6 +6,7 @@ navigation (home or drawer) and the drawer's query.
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 
 from app.sim.apps.base import App, Page
 from app.sim.view import Item, K, Node, Ui, box, button, edit, label, page_indicator, scroll_list, tapper
@@ -220,7 +221,7 @@ class Recents(App):
             left = (ui.W - cw) // 2 + i * (cw + ui.dp(20))
             r = Rect(left, top, left + cw, top + ch)
             card = box(r, fill=ui.p.background, radius=ui.dp(20), cls="android.widget.FrameLayout",
-                       clickable=True, on_tap=tapper(lambda pkg=app.package: self.phone.launch(pkg)),
+                       clickable=True, on_tap=tapper(partial(self.phone.launch, app.package)),
                        desc=ui.tr(app.label), rid=ui.rid("snapshot"), block=("card", ui.tr(app.label)))
             card.ops.insert(0, ("shadow", *r.as_tuple(), ui.dp(20)))
             card.ops.append(("rect", r.left, r.top, r.right, r.top + ui.dp(56), app.color, ui.dp(20), None, 0))

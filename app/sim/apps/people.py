@@ -197,6 +197,7 @@ class Contacts(App):
 
     def _text(self, p: dict) -> None:
         msgs = self.phone.apps["com.google.android.apps.messaging"]
+        assert isinstance(msgs, Messages)
         self.phone.launch(msgs.package)
         msgs.open_thread(full_name(p))
 

@@ -10,8 +10,10 @@ from typing import Any
 
 from app.sim.apps.base import App, Page
 from app.sim.apps.common import Row, list_page
+from app.sim.apps.panels import overflow_menu
 from app.sim.system import Dialog
 from app.sim.view import Node, Ui, edit, label
+from vision.geometry import Rect
 
 RINGTONES = [
     "Beep-Beep", "Bright Morning", "Chime Time", "Copycat", "Crackle", "Dance Party", "Early Bird", "Flutterby",
@@ -80,6 +82,11 @@ class Settings(App):
 
     def _nav(self, title: str, page: str, subtitle: str = "", icon: str = "", translate: bool = True) -> Row:
         return Row("nav", title, subtitle, icon, on_tap=lambda: self.push(page), translate=translate)
+
+    def back(self) -> bool:
+        if self.page.args.pop("menu", None):
+            return True  # BACK closes an open overflow menu first
+        return super().back()
 
     def back_from_ui(self) -> None:
         if not self.back():
@@ -450,7 +457,16 @@ class Settings(App):
         for app in sorted(self.phone.apps.values(), key=lambda a: ui.tr(a.label)):
             rows.append(Row("nav", app.label, app.package, app.icon,
                             on_tap=lambda pkg=app.package: self.push("app_info", package=pkg)))
-        list_page(ui, root, page.args, "Apps", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Apps", rows, on_back=self.back_from_ui,
+                  actions=(("dots-vertical", "More options", lambda: page.args.__setitem__("menu", True), "overflow"),))
+        if page.args.get("menu"):
+            s = self.s
+            anchor = Rect(ui.W - ui.dp(52), ui.content.top + ui.dp(8), ui.W - ui.dp(4), ui.content.top + ui.dp(56))
+            root.add(*overflow_menu(ui, anchor, [
+                ("", "Show system apps", lambda: s.__setitem__("show_system_apps", not s.get("show_system_apps"))),
+                ("", "Reset app preferences", lambda: self.toast("App preferences reset")),
+                ("", "Sort by size", lambda: s.__setitem__("apps_sort", "size"))],
+                close=lambda: page.args.pop("menu", None)))
 
     def page_app_info(self, ui: Ui, page: Page, root: Node) -> None:
         pkg = page.args.get("package", "")

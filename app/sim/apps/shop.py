@@ -6,9 +6,11 @@ form with payment choice, and an order confirmation.  State lives in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.sim.apps.base import App, Page
+from app.sim.apps.panels import bottom_sheet
 from app.sim.system import Dialog
 from app.sim.view import (
     Item,
@@ -30,7 +32,7 @@ from app.sim.view import (
 )
 from vision.geometry import Rect
 
-PRODUCTS = [
+PRODUCTS: list[dict[str, Any]] = [
     {"id": "p1", "name": "Wireless Earbuds Pro", "price": 79.99, "rating": 4.5, "reviews": 2310, "cat": "Audio", "icon": "headphones"},
     {"id": "p2", "name": "Bluetooth Speaker Mini", "price": 34.50, "rating": 4.2, "reviews": 980, "cat": "Audio", "icon": "speaker"},
     {"id": "p3", "name": "Noise Cancelling Headphones", "price": 199.00, "rating": 4.7, "reviews": 5120, "cat": "Audio", "icon": "headphones"},
@@ -77,6 +79,15 @@ class Shop(App):
         if not self.back():
             self.reset()
             self.phone.go_home()
+
+    def back(self) -> bool:
+        if self.page.args.pop("sheet", None):
+            return True  # BACK closes the share sheet first
+        return super().back()
+
+    def _share(self, how: str) -> None:
+        self.s.setdefault("shared", []).append({"id": self.page.args.get("id", ""), "via": how})
+        self.toast("Link copied" if how == "link" else "Shared")
 
     def cart_count(self) -> int:
         return sum(i["qty"] for i in self.s["cart"])
@@ -273,6 +284,8 @@ class Shop(App):
         bar.add(icon_button(ui, ui.W - ui.dp(76), bar.rect.top + ui.dp(32), "heart" if wished else "heart-outline",
                             "Remove from wishlist" if wished else "Add to wishlist", self._wish, rid="wishlist_button",
                             color=ui.p.error if wished else ui.p.on_surface))
+        bar.add(icon_button(ui, ui.W - ui.dp(124), bar.rect.top + ui.dp(32), "share-variant", "Share",
+                            lambda: page.args.__setitem__("sheet", True), rid="share_button", color=ui.p.on_surface))
         items: list[Item] = []
         iw = min(ui.W - 2 * ui.gutter, ui.dp(420))
         items.append(Item(iw + ui.dp(16), lambda top: photo(
@@ -306,6 +319,11 @@ class Shop(App):
                                                             desc, size=14, color=ui.p.on_variant)))
         lst = scroll_list(ui, Rect(0, bar.rect.bottom, ui.W, c.bottom), page.args, "scroll", items, rid="product_detail")
         root.add(lst, bar)
+        if page.args.get("sheet"):
+            root.add(*bottom_sheet(ui, "Share", [("link-variant", "Copy link", lambda: self._share("link")),
+                                                 ("message-text-outline", "Send in Messages", lambda: self._share("messages")),
+                                                 ("note-outline", "Save to Notes", lambda: self._share("notes"))],
+                                   close=lambda: page.args.pop("sheet", None)))
 
     def _wish(self) -> None:
         pid = self.page.args["id"]
@@ -411,10 +429,12 @@ class Shop(App):
         addr = s["address"]
         items: list[Item] = [Item(ui.dp(44), lambda top: label(ui, ui.gutter, top + ui.dp(26), "Shipping address",
                                                               size=18, weight="medium"))]
+        def address_field(key: str, hint: str) -> Callable[[int], Node]:
+            return lambda top: self.field(ui, Rect(ui.gutter, top + ui.dp(8), ui.W - ui.gutter, top + ui.dp(64)),
+                                          addr, key, hint, rid=f"address_{key}")
+
         for key, hint in (("name", "Full name"), ("street", "Street address"), ("city", "City")):
-            items.append(Item(ui.dp(72), lambda top, key=key, hint=hint: self.field(
-                ui, Rect(ui.gutter, top + ui.dp(8), ui.W - ui.gutter, top + ui.dp(64)), addr, key, hint,
-                rid=f"address_{key}")))
+            items.append(Item(ui.dp(72), address_field(key, hint)))
         items.append(Item(ui.dp(52), lambda top: label(ui, ui.gutter, top + ui.dp(30), "Payment method", size=18,
                                                       weight="medium")))
         for pay in PAYMENTS:

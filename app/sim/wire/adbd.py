@@ -2,8 +2,10 @@
 
 ``serve_phone(phone, port)`` starts an ``AdbTransportServer`` on loopback whose streams
 are handled here: ``shell:`` (v1, raw output), ``shell,v2,…:`` (stdout/stderr/exit
-packets), ``exec:``, ``sync:`` and ``localabstract:NAME`` (the scrcpy server's socket).
-``app_process … scrcpy.Server 1.24 …`` starts ``ScrcpyServer`` for as long as its shell
+packets), ``exec:``, ``sync:``, ``localabstract:NAME`` (the scrcpy server's socket) and
+``tcp:PORT`` (ports a running program listens on: the uiautomator2 server's 9008).
+``app_process … com.wetest.uia2.Main -p 9008`` starts ``U2Server`` the same way.
+``app_process … scrcpy.Server 3.3.x …`` starts ``ScrcpyServer`` for as long as its shell
 stream stays open.  Protocol framing lives in ``adb_server``; commands in ``shell_commands``.
 """
 
@@ -19,6 +21,8 @@ from app.sim.wire.scrcpy_server import AbstractNamespace, ScrcpyServer
 from app.sim.wire.served_phone import ServedPhone
 from app.sim.wire.shell_commands import DeviceState, Output, Shell
 from app.sim.wire.sync_service import serve_sync
+from app.sim.wire.tcp_ports import TcpPorts, parse_tcp_destination
+from app.sim.wire.u2_server import U2Server, is_u2_launch
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,7 @@ class SimAdbd:
         self.phone = ServedPhone(phone)
         self.state = DeviceState(props=default_props(self.phone, serial))
         self.namespace = AbstractNamespace()
+        self.tcp_ports = TcpPorts()
         self.scrcpy_servers: list[ScrcpyServer] = []
 
     def identity(self, require_auth: bool = False) -> DeviceIdentity:
@@ -71,6 +76,9 @@ class SimAdbd:
             return lambda s: serve_sync(s, self.state.fs)
         if destination.startswith("localabstract:"):
             return self.namespace.lookup(destination[len("localabstract:") :])
+        if destination.startswith("tcp:"):
+            port = parse_tcp_destination(destination)
+            return self.tcp_ports.lookup(port) if port is not None else None
         log.info("the virtual phone has no service %r", destination)
         return None
 
@@ -102,7 +110,9 @@ class SimAdbd:
                 stream.write(data)
 
     def _app_process(self, stream: Stream, argv: list[str], env: dict[str, str], write: Callable[[bytes], None]) -> int:
-        server = ScrcpyServer(self.phone, self.namespace, self.state.fs, write)
+        if is_u2_launch(argv):
+            return U2Server(self.phone, self.state, self.tcp_ports, write).run(argv, env, stream.wait_closed)
+        server = ScrcpyServer(self.phone, self.namespace, self.state.fs, write, state=self.state)
         self.scrcpy_servers.append(server)
         try:
             return server.run(argv, env, stream.wait_closed)

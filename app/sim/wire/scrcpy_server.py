@@ -1,23 +1,30 @@
-"""The scrcpy v1.24 server side, run when a client starts ``app_process … scrcpy.Server``.
+"""The served phone's scrcpy v3 server: what ``app_process … com.genymobile.scrcpy.Server``
+does on a phone when the official v3 jar has been pushed.
 
-It listens on the phone's abstract socket ``scrcpy`` (forward tunnel only): the first
-connection is the video socket, the second the control socket.  Video: dummy byte, 64-byte
-device name, u16 width and height, then H.264 packets from PyAV's libx264 (ultrafast,
-zerolatency, small GOP), each behind a 12-byte header (u64 PTS with config/key flags, u32
-size).  A frame is encoded whenever the phone's screen changed, at most ``max_fps`` a
-second.  Control messages are parsed with the v1.24 layouts and applied to the phone:
-a touch down/up pair becomes a tap, long press or swipe.  It never decodes video.
+It checks that the jar named by ``CLASSPATH`` is an official release (by SHA-256) whose
+version equals the client's, listens on the abstract socket ``scrcpy_<scid>`` (forward
+tunnel only), and serves the sockets in the v3 order: video (dummy byte, 64-byte device
+name, codec id and size, then H.264 packets from PyAV's libx264 behind 12-byte headers)
+and control.  Control messages are read with its own reader built from the protocol's
+constants (as the server's ``ControlMessageReader`` does), applied to the phone (a touch
+down/up becomes a tap, long press or swipe; text the key map cannot type is skipped like
+on a phone; a paste types the clipboard) and answered with device messages (clipboard,
+clipboard acknowledgement).  When a socket or the shell stream closes it stops, frees the
+socket name and, with ``cleanup=true``, deletes its jar.  It never decodes video.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import struct
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 
@@ -25,31 +32,26 @@ from agent.device import DeviceError, Key
 
 # The wire format is defined once, on the client side; the served phone speaks the same.
 from app.device.scrcpy_protocol import (
+    CODEC_ID_H264,
     DEVICE_NAME_FIELD_LENGTH,
+    EMPTY_CONTROL_TYPES,
+    MESSAGE_MAX_SIZE,
     PACKET_FLAG_CONFIG,
     PACKET_FLAG_KEY_FRAME,
-    SERVER_VERSION,
-    TYPE_BACK_OR_SCREEN_ON,
-    TYPE_COLLAPSE_PANELS,
-    TYPE_EXPAND_NOTIFICATION_PANEL,
-    TYPE_EXPAND_SETTINGS_PANEL,
-    TYPE_GET_CLIPBOARD,
-    TYPE_INJECT_KEYCODE,
-    TYPE_INJECT_SCROLL_EVENT,
-    TYPE_INJECT_TEXT,
-    TYPE_INJECT_TOUCH_EVENT,
-    TYPE_ROTATE_DEVICE,
-    TYPE_SET_CLIPBOARD,
-    TYPE_SET_SCREEN_POWER_MODE,
+    SERVER_CLASS,
+    ControlType,
+    DeviceMessageType,
+    socket_name,
 )
+from app.device.scrcpy_server_jar import known_version
 from app.sim.wire.adb_server import Stream, StreamClosed
 from app.sim.wire.served_phone import ServedPhone
 from app.sim.wire.vfs import VirtualFS
 
 log = logging.getLogger(__name__)
 
-SERVER_CLASS = "com.genymobile.scrcpy.Server"
 KEYCODE_TO_KEY = {3: Key.HOME, 4: Key.BACK, 66: Key.ENTER, 187: Key.APP_SWITCH, 67: Key.DEL, 61: Key.TAB}
+KEYCODE_PASTE = 279
 
 #: Gestures shorter than this (device px) count as taps; held longer (ms) as long presses.
 TAP_SLOP_PX = 24
@@ -60,33 +62,63 @@ class ScrcpyStartError(RuntimeError):
     pass
 
 
+class ClipboardHolder(Protocol):
+    clipboard: str
+
+
+@dataclass
+class _OwnClipboard:
+    clipboard: str = ""
+
+
 @dataclass
 class ServerOptions:
+    """The v3 server options the virtual phone honours (others are logged and ignored)."""
+
+    scid: int | None = None
     max_size: int = 0
     max_fps: int = 0
-    bit_rate: int = 8_000_000
+    video_bit_rate: int = 8_000_000
     tunnel_forward: bool = False
+    video: bool = True
+    audio: bool = True
     control: bool = True
+    video_codec: str = "h264"
     send_frame_meta: bool = True
     send_dummy_byte: bool = True
     send_device_meta: bool = True
+    send_codec_meta: bool = True
+    cleanup: bool = True
+    clipboard_autosync: bool = True
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, args: list[str]) -> ServerOptions:
         opts = cls()
+        flags = ("tunnel_forward", "video", "audio", "control", "send_frame_meta", "send_dummy_byte",
+                 "send_device_meta", "send_codec_meta", "cleanup", "clipboard_autosync")
         for arg in args:
             key, sep, value = arg.partition("=")
             if not sep:
-                raise ScrcpyStartError(f"Invalid key=value pair: \"{arg}\"")
-            if key in ("max_size", "max_fps", "bit_rate"):
-                setattr(opts, key, int(value))
-            elif key in ("tunnel_forward", "control", "send_frame_meta", "send_dummy_byte", "send_device_meta"):
-                setattr(opts, key, value == "true")
-            elif key == "raw_video_stream" and value == "true":
-                opts.send_frame_meta = opts.send_dummy_byte = opts.send_device_meta = False
-            else:
-                opts.extra[key] = value
+                raise ScrcpyStartError(f'Invalid key=value pair: "{arg}"')
+            try:
+                if key == "scid":
+                    opts.scid = int(value, 16)
+                    if opts.scid >> 31:
+                        raise ValueError(value)
+                elif key in ("max_size", "max_fps", "video_bit_rate"):
+                    setattr(opts, key, int(float(value)) if key == "max_fps" else int(value))
+                elif key in flags:
+                    setattr(opts, key, value == "true")
+                elif key == "video_codec":
+                    opts.video_codec = value
+                elif key == "raw_stream" and value == "true":
+                    opts.send_frame_meta = opts.send_dummy_byte = False
+                    opts.send_device_meta = opts.send_codec_meta = False
+                else:
+                    opts.extra[key] = value
+            except ValueError as exc:
+                raise ScrcpyStartError(f"Invalid value for {key}: {value!r}") from exc
         return opts
 
 
@@ -123,6 +155,11 @@ def split_config(data: bytes) -> tuple[bytes, bytes]:
     return data[:config_end], data[config_end:]
 
 
+def keymap_types(char: str) -> bool:
+    """Whether a phone's virtual key character map has keys for ``char``."""
+    return 32 <= ord(char) < 127 or char in "\n\t"
+
+
 class H264Encoder:
     """libx264 through PyAV, tuned like a phone's realtime encoder."""
 
@@ -141,12 +178,14 @@ class H264Encoder:
 
     def encode(self, rgb: np.ndarray, pts_us: int) -> list[tuple[bytes, bool]]:
         import av
+        import cv2
 
+        rgb = np.ascontiguousarray(rgb)
         if rgb.shape[1] != self.width or rgb.shape[0] != self.height:
-            import cv2
-
-            rgb = cv2.resize(np.ascontiguousarray(rgb), (self.width, self.height), interpolation=cv2.INTER_AREA)
-        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(rgb), format="rgb24")
+            rgb = cv2.resize(rgb, (self.width, self.height), interpolation=cv2.INTER_AREA)
+        # OpenCV's BT.601 conversion is 4-5x faster than PyAV's rgb24 -> yuv420p reformat
+        yuv = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420), dtype=np.uint8)
+        frame = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
         frame.pts = pts_us
         return [(bytes(p), bool(p.is_keyframe)) for p in self.ctx.encode(frame)]
 
@@ -168,7 +207,13 @@ class _NewestSlot:
             if self._item is None:
                 self._cond.wait(timeout)
             item, self._item = self._item, None
+            self._cond.notify_all()
             return item
+
+    def wait_empty(self, timeout: float) -> bool:
+        """Wait until the consumer took the item (so a new frame is not rendered in vain)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._item is None, timeout)
 
 
 class AbstractNamespace:
@@ -199,6 +244,124 @@ class AbstractNamespace:
         with self._lock:
             return self._listeners.get(name)
 
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._listeners)
+
+
+# -- control messages as the server reads them -----------------------------------------
+@dataclass(frozen=True, slots=True)
+class ControlMessage:
+    """One decoded control message; fields not used by its type keep their defaults."""
+
+    type: ControlType
+    action: int = 0
+    keycode: int = 0
+    repeat: int = 0
+    metastate: int = 0
+    text: str = ""
+    pointer_id: int = 0
+    x: int = 0
+    y: int = 0
+    screen_width: int = 0
+    screen_height: int = 0
+    pressure: float = 0.0
+    action_button: int = 0
+    buttons: int = 0
+    hscroll: float = 0.0
+    vscroll: float = 0.0
+    copy_key: int = 0
+    paste: bool = False
+    sequence: int = 0
+    on: bool = False
+    id: int = 0
+    data: bytes = b""
+
+
+def u16fp_to_float(value: int) -> float:
+    return 1.0 if value == 0xFFFF else value / 0x10000
+
+
+def i16fp_to_float(value: int) -> float:
+    return 1.0 if value == 0x7FFF else value / 0x8000
+
+
+def read_control_message(read: Callable[[int], bytes]) -> ControlMessage:
+    """Read one control message with ``read(n)`` (exactly n bytes), the way the v3 server's
+    reader does; raises ``ValueError`` for an unknown type or an oversized payload."""
+
+    def string(size_bytes: int) -> str:
+        return blob(size_bytes).decode("utf-8", "replace")
+
+    def blob(size_bytes: int) -> bytes:
+        n = int.from_bytes(read(size_bytes), "big")
+        if n > MESSAGE_MAX_SIZE:
+            raise ValueError(f"{n}-byte payload exceeds the protocol limit")
+        return read(n) if n else b""
+
+    def position() -> tuple[int, int, int, int]:
+        x, y, w, h = struct.unpack(">iiHH", read(12))
+        return x, y, w, h
+
+    raw = read(1)[0]
+    try:
+        kind = ControlType(raw)
+    except ValueError:
+        raise ValueError(f"Unknown event type: {raw}") from None
+    if kind is ControlType.INJECT_KEYCODE:
+        action, code, repeat, meta = struct.unpack(">Biii", read(13))
+        return ControlMessage(kind, action=action, keycode=code, repeat=repeat, metastate=meta)
+    if kind is ControlType.INJECT_TEXT:
+        return ControlMessage(kind, text=string(4))
+    if kind is ControlType.INJECT_TOUCH_EVENT:
+        action, pointer = struct.unpack(">Bq", read(9))
+        x, y, w, h = position()
+        pressure, action_button, buttons = struct.unpack(">Hii", read(10))
+        return ControlMessage(kind, action=action, pointer_id=pointer, x=x, y=y, screen_width=w, screen_height=h,
+                              pressure=u16fp_to_float(pressure), action_button=action_button, buttons=buttons)
+    if kind is ControlType.INJECT_SCROLL_EVENT:
+        x, y, w, h = position()
+        hs, vs, buttons = struct.unpack(">hhi", read(8))
+        return ControlMessage(kind, x=x, y=y, screen_width=w, screen_height=h, hscroll=i16fp_to_float(hs) * 16,
+                              vscroll=i16fp_to_float(vs) * 16, buttons=buttons)
+    if kind is ControlType.BACK_OR_SCREEN_ON:
+        return ControlMessage(kind, action=read(1)[0])
+    if kind is ControlType.GET_CLIPBOARD:
+        return ControlMessage(kind, copy_key=read(1)[0])
+    if kind is ControlType.SET_CLIPBOARD:
+        sequence, paste = struct.unpack(">QB", read(9))
+        return ControlMessage(kind, sequence=sequence, paste=paste != 0, text=string(4))
+    if kind is ControlType.SET_DISPLAY_POWER:
+        return ControlMessage(kind, on=read(1)[0] != 0)
+    if kind in EMPTY_CONTROL_TYPES:
+        return ControlMessage(kind)
+    if kind is ControlType.UHID_CREATE:
+        uid, _vendor, _product = struct.unpack(">HHH", read(6))
+        name = string(1)
+        return ControlMessage(kind, id=uid, text=name, data=blob(2))
+    if kind is ControlType.UHID_INPUT:
+        (uid,) = struct.unpack(">H", read(2))
+        return ControlMessage(kind, id=uid, data=blob(2))
+    if kind is ControlType.UHID_DESTROY:
+        (uid,) = struct.unpack(">H", read(2))
+        return ControlMessage(kind, id=uid)
+    if kind is ControlType.START_APP:
+        return ControlMessage(kind, text=string(1))
+    raise ValueError(f"Unknown event type: {raw}")
+
+
+def clipboard_message(text: str) -> bytes:
+    """Device message carrying the phone's clipboard (truncated on a character boundary)."""
+    data = text.encode("utf-8")
+    limit = MESSAGE_MAX_SIZE - 5
+    if len(data) > limit:
+        data = data[:limit].decode("utf-8", "ignore").encode("utf-8")
+    return struct.pack(">BI", DeviceMessageType.CLIPBOARD, len(data)) + data
+
+
+def ack_clipboard_message(sequence: int) -> bytes:
+    return struct.pack(">BQ", DeviceMessageType.ACK_CLIPBOARD, sequence)
+
 
 class ScrcpyServer:
     """One run of the served scrcpy server."""
@@ -209,34 +372,47 @@ class ScrcpyServer:
         namespace: AbstractNamespace,
         fs: VirtualFS,
         write: Callable[[bytes], None],
+        *,
+        state: ClipboardHolder | None = None,
     ) -> None:
         self.phone = phone
         self.namespace = namespace
         self.fs = fs
         self.write = write
+        self.state: ClipboardHolder = state if state is not None else _OwnClipboard()
         self.stop = threading.Event()
+        self.opts = ServerOptions()
+        self.socket_name = socket_name(None)
+        self.jar_path = ""
+        self.video_w = self.video_h = 0
         self._video: Stream | None = None
         self._control: Stream | None = None
         self._both = threading.Event()
         self._lock = threading.Lock()
-        self.clipboard = ""
+        self._control_write = threading.Lock()
         self.frames_sent = 0
+        self.skipped_chars = 0
+        self.received: Counter[ControlType] = Counter()  # control messages handled, by type
+
+    @property
+    def clipboard(self) -> str:
+        return self.state.clipboard
 
     # -- entry point (from the shell's app_process) ------------------------------------
     def run(self, argv: list[str], env: dict[str, str], parent_closed: Callable[[float], bool]) -> int:
         try:
-            opts = self._check(argv, env)
+            self.opts = self._check(argv, env)
         except ScrcpyStartError as exc:
             self.write(f"[server] ERROR: {exc}\n".encode())
             return 1
-        self.opts = opts
+        self.socket_name = socket_name(self.opts.scid)
         try:
-            self.namespace.listen("scrcpy", self._accept)
+            self.namespace.listen(self.socket_name, self._accept)
         except OSError as exc:
             self.write(f"[server] ERROR: {exc}\n".encode())
             return 1
         try:
-            self.write(f"[server] INFO: Device: {self.phone.name} (Android 14)\n".encode())
+            self.write(f"[server] INFO: Device: [Tapwise] tapwise {self.phone.name} (Android 14)\n".encode())
             while not self.stop.is_set():
                 if parent_closed(0.1):
                     break
@@ -245,6 +421,11 @@ class ScrcpyServer:
             for s in (self._video, self._control):
                 if s is not None:
                     s.close()
+            if self.opts.cleanup and self.jar_path:
+                try:
+                    self.fs.remove(self.jar_path)
+                except OSError:
+                    pass
         return 0
 
     def _check(self, argv: list[str], env: dict[str, str]) -> ServerOptions:
@@ -255,17 +436,28 @@ class ScrcpyServer:
             jar = self.fs.read(classpath) if classpath else b""
         except OSError:
             jar = b""
-        if not jar.startswith(b"PK"):
+        version = known_version(hashlib.sha256(jar).hexdigest()) if jar else None
+        if version is None:
+            what = "is not an official scrcpy v3 server" if jar else "does not exist"
             raise ScrcpyStartError(
-                f"Could not find class '{SERVER_CLASS}' (CLASSPATH={classpath or 'unset'}): push the server jar first"
+                f"java.lang.ClassNotFoundException: {SERVER_CLASS} (CLASSPATH={classpath or 'unset'} {what})"
             )
         rest = argv[argv.index(SERVER_CLASS) + 1 :]
-        if not rest or rest[0] != SERVER_VERSION:
-            client = rest[0] if rest else "(none)"
-            raise ScrcpyStartError(f"The server version ({SERVER_VERSION}) does not match the client ({client})")
+        client = rest[0] if rest else "(none)"
+        if client != version:
+            raise ScrcpyStartError(f"The server version ({version}) does not match the client ({client})")
         opts = ServerOptions.parse(rest[1:])
         if not opts.tunnel_forward:
             raise ScrcpyStartError("only tunnel_forward=true is supported by the virtual phone (no adb reverse)")
+        if opts.audio:
+            raise ScrcpyStartError("the virtual phone has no audio: pass audio=false")
+        if not opts.video:
+            raise ScrcpyStartError("the virtual phone serves video: do not pass video=false")
+        if opts.video_codec != "h264":
+            raise ScrcpyStartError(f"video codec {opts.video_codec!r} is not available on this phone (h264 is)")
+        for key in opts.extra:
+            log.debug("scrcpy server option ignored by the virtual phone: %s", key)
+        self.jar_path = classpath
         return opts
 
     # -- sockets -----------------------------------------------------------------------
@@ -288,16 +480,18 @@ class ScrcpyServer:
     def _serve_video(self, stream: Stream) -> None:
         try:
             if self.opts.send_dummy_byte:
-                stream.write(b"\x00")
+                stream.write(b"\x00")  # first socket of a forward tunnel
             if not self._both.wait(5.0):
                 log.warning("scrcpy client never opened the control socket")
                 return
+            if self.opts.send_device_meta:
+                name = self.phone.name.encode()[: DEVICE_NAME_FIELD_LENGTH - 1]
+                stream.write(name.ljust(DEVICE_NAME_FIELD_LENGTH, b"\x00"))
             size = self.phone.size()
             w, h = video_size(size.width, size.height, self.opts.max_size)
             self.video_w, self.video_h = w, h
-            if self.opts.send_device_meta:
-                name = self.phone.name.encode()[: DEVICE_NAME_FIELD_LENGTH - 1]
-                stream.write(name.ljust(DEVICE_NAME_FIELD_LENGTH, b"\x00") + struct.pack(">HH", w, h))
+            if self.opts.send_codec_meta:
+                stream.write(struct.pack(">III", CODEC_ID_H264, w, h))
             self._encode_loop(stream, w, h)
         except StreamClosed:
             log.debug("scrcpy video socket closed")
@@ -307,7 +501,7 @@ class ScrcpyServer:
     def _shutdown(self) -> None:
         """The server is ending: free the socket name at once so a new server can start."""
         self.stop.set()
-        self.namespace.unlisten("scrcpy", self._accept)
+        self.namespace.unlisten(self.socket_name, self._accept)
 
     def _send_packet(self, stream: Stream, data: bytes, pts: int) -> None:
         if self.opts.send_frame_meta:
@@ -318,7 +512,7 @@ class ScrcpyServer:
     def _encode_loop(self, stream: Stream, w: int, h: int) -> None:
         """Encode and send the newest captured frame; capture runs on its own thread so
         rendering the next frame overlaps encoding this one (PyAV encodes without the GIL)."""
-        encoder = H264Encoder(w, h, self.opts.bit_rate, fps=self.opts.max_fps or 60)
+        encoder = H264Encoder(w, h, self.opts.video_bit_rate, fps=self.opts.max_fps or 60)
         slot = _NewestSlot()
         done = threading.Event()
         capture = threading.Thread(target=self._capture_loop, args=(slot, done), name="scrcpy-capture", daemon=True)
@@ -357,6 +551,8 @@ class ScrcpyServer:
                 if fid == last_id and now - last_grab < 1.0:
                     self.phone.wait_change(min(interval, 0.05))
                     continue
+                if not slot.wait_empty(0.1):
+                    continue  # the encoder is still busy with the previous frame
                 last_id = fid
                 rgb = self.phone.rgb()
                 slot.put((rgb, int((time.monotonic() - t0) * 1e6)))
@@ -372,8 +568,7 @@ class ScrcpyServer:
         pointers: dict[int, tuple[int, int, float]] = {}
         try:
             while not self.stop.is_set():
-                kind = stream.read_exact(1)[0]
-                self._handle(kind, stream, pointers)
+                self.handle(read_control_message(stream.read_exact), stream.write, pointers)
         except (StreamClosed, ConnectionError):
             log.debug("scrcpy control socket closed")
         except ValueError as exc:
@@ -381,53 +576,46 @@ class ScrcpyServer:
         finally:
             self._shutdown()
 
-    def _handle(self, kind: int, stream: Stream, pointers: dict[int, tuple[int, int, float]]) -> None:
-        read = stream.read_exact
-        if kind == TYPE_INJECT_KEYCODE:
-            action, keycode, repeat, _meta = struct.unpack(">BiiI", read(13))
-            if action == 0 and repeat == 0:
-                self._apply(lambda: self._key(keycode))
-        elif kind == TYPE_INJECT_TEXT:
-            (n,) = struct.unpack(">I", read(4))
-            if n > 300_000:
-                raise ValueError(f"text of {n} bytes")
-            text = read(n).decode("utf-8", "replace")
-            self._apply(lambda: self.phone.text(text))
-        elif kind == TYPE_INJECT_TOUCH_EVENT:
-            action, pointer, x, y, w, h, _pressure, _buttons = struct.unpack(">BqiiHHHi", read(27))
-            self._touch(action, pointer, x, y, w, h, pointers)
-        elif kind == TYPE_INJECT_SCROLL_EVENT:
-            x, y, w, h, _hs, vs, _buttons = struct.unpack(">iiHHiii", read(24))
-            if (w, h) == (self.video_w, self.video_h) and vs:
-                dx, dy = self._to_device(x, y)
+    def handle(self, msg: ControlMessage, reply: Callable[[bytes], None],
+               pointers: dict[int, tuple[int, int, float]]) -> None:
+        """Apply one control message to the phone; device messages go to ``reply``."""
+        kind = msg.type
+        self.received[kind] += 1
+        if kind is ControlType.INJECT_KEYCODE:
+            if msg.action == 0 and msg.repeat == 0:
+                self._key(msg.keycode)
+        elif kind is ControlType.INJECT_TEXT:
+            self._type(msg.text)
+        elif kind is ControlType.INJECT_TOUCH_EVENT:
+            self._touch(msg, pointers)
+        elif kind is ControlType.INJECT_SCROLL_EVENT:
+            if (msg.screen_width, msg.screen_height) == (self.video_w, self.video_h) and msg.vscroll:
+                dx, dy = self._to_device(msg.x, msg.y)
                 size = self.phone.size()
-                dist = int(size.height * 0.25) * (1 if vs > 0 else -1)
+                # a notch up (positive) brings earlier content: the finger moves down
+                dist = int(size.height * 0.25) * (1 if msg.vscroll > 0 else -1)
                 y2 = max(0, min(size.height - 1, dy + dist))
                 self._apply(lambda: self.phone.swipe(dx, dy, dx, y2, 200))
-        elif kind == TYPE_BACK_OR_SCREEN_ON:
-            (action,) = struct.unpack(">B", read(1))
-            if action == 0:
+        elif kind is ControlType.BACK_OR_SCREEN_ON:
+            if msg.action == 0:
                 self._apply(lambda: self.phone.key(Key.BACK))
-        elif kind in (TYPE_EXPAND_NOTIFICATION_PANEL, TYPE_EXPAND_SETTINGS_PANEL, TYPE_COLLAPSE_PANELS, TYPE_ROTATE_DEVICE):
-            pass
-        elif kind == TYPE_GET_CLIPBOARD:
-            read(1)  # copy_key
-            data = self.clipboard.encode()
-            stream.write(struct.pack(">BI", 0, len(data)) + data)
-        elif kind == TYPE_SET_CLIPBOARD:
-            sequence, paste, n = struct.unpack(">QBI", read(13))
-            if n > 300_000:
-                raise ValueError(f"clipboard text of {n} bytes")
-            self.clipboard = read(n).decode("utf-8", "replace")
-            if paste:
-                text = self.clipboard
-                self._apply(lambda: self.phone.text(text))
-            if sequence:
-                stream.write(struct.pack(">BQ", 1, sequence))
-        elif kind == TYPE_SET_SCREEN_POWER_MODE:
-            read(1)
+        elif kind is ControlType.GET_CLIPBOARD:
+            self._send(reply, clipboard_message(self.state.clipboard))
+        elif kind is ControlType.SET_CLIPBOARD:
+            self.state.clipboard = msg.text
+            if msg.paste:
+                self._key(KEYCODE_PASTE)
+            if msg.sequence:
+                self._send(reply, ack_clipboard_message(msg.sequence))
+        elif kind is ControlType.START_APP:
+            name = msg.text.lstrip("+?")
+            self._apply(lambda: self.phone.open_app(name))
         else:
-            raise ValueError(f"unknown control message type {kind}")
+            log.debug("scrcpy control message %s has no effect on the virtual phone", kind.name)
+
+    def _send(self, reply: Callable[[bytes], None], data: bytes) -> None:
+        with self._control_write:
+            reply(data)
 
     def _apply(self, fn: Callable[[], None]) -> None:
         try:
@@ -435,10 +623,25 @@ class ScrcpyServer:
         except DeviceError as exc:
             log.info("virtual phone refused input: %s", exc)
 
+    def _type(self, text: str) -> None:
+        """Type what the key map can; like a phone, skip (and log) every other character."""
+        typed = "".join(c for c in text if keymap_types(c))
+        skipped = len(text) - len(typed)
+        if skipped:
+            self.skipped_chars += skipped
+            log.info("could not inject %d character(s) with the key map", skipped)
+        if typed:
+            self._apply(lambda: self.phone.text(typed))
+
     def _key(self, keycode: int) -> None:
+        if keycode == KEYCODE_PASTE:
+            text = self.state.clipboard
+            if text:
+                self._apply(lambda: self.phone.text(text))
+            return
         key = KEYCODE_TO_KEY.get(keycode)
         if key is not None:
-            self.phone.key(key)
+            self._apply(lambda: self.phone.key(key))
 
     def _to_device(self, x: int, y: int) -> tuple[int, int]:
         size = self.phone.size()
@@ -447,18 +650,17 @@ class ScrcpyServer:
             min(size.height - 1, max(0, round(y * size.height / self.video_h))),
         )
 
-    def _touch(
-        self, action: int, pointer: int, x: int, y: int, w: int, h: int, pointers: dict[int, tuple[int, int, float]]
-    ) -> None:
-        if (w, h) != (self.video_w, self.video_h):
-            log.debug("ignoring touch for a %dx%d frame (video is %dx%d)", w, h, self.video_w, self.video_h)
+    def _touch(self, msg: ControlMessage, pointers: dict[int, tuple[int, int, float]]) -> None:
+        if (msg.screen_width, msg.screen_height) != (self.video_w, self.video_h):
+            log.debug("ignoring touch for a %dx%d frame (video is %dx%d)",
+                      msg.screen_width, msg.screen_height, self.video_w, self.video_h)
             return
-        dx, dy = self._to_device(x, y)
+        dx, dy = self._to_device(msg.x, msg.y)
         now = time.monotonic()
-        if action == 0:  # down
-            pointers[pointer] = (dx, dy, now)
-        elif action == 1 and pointer in pointers:  # up
-            x0, y0, t0 = pointers.pop(pointer)
+        if msg.action == 0:  # down
+            pointers[msg.pointer_id] = (dx, dy, now)
+        elif msg.action == 1 and msg.pointer_id in pointers:  # up
+            x0, y0, t0 = pointers.pop(msg.pointer_id)
             held_ms = int((now - t0) * 1000)
             if abs(dx - x0) <= TAP_SLOP_PX and abs(dy - y0) <= TAP_SLOP_PX:
                 if held_ms >= LONG_PRESS_MS:

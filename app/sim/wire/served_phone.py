@@ -61,6 +61,14 @@ class ServedPhone:
         with self.lock:
             return self.phone.foreground()
 
+    def animating(self) -> bool:
+        """Whether the screen keeps changing on its own (so uiautomator never sees it idle)."""
+        fn = getattr(self.phone, "is_animating", None)
+        if not callable(fn):
+            return False
+        with self.lock:
+            return bool(fn())
+
     def frame_id(self) -> int:
         """A number that changes whenever the screen may have changed."""
         fid = getattr(self.phone, "frame_id", None)

@@ -72,6 +72,8 @@ class DeviceState:
     default_ime: str = ADB_KEYBOARD_IME
     #: The next N ``uiautomator dump`` calls fail the way real ones sometimes do.
     dump_failures: int = 0
+    #: The phone's primary clip (set and pasted through the uiautomator2 server).
+    clipboard: str = ""
 
 
 class Shell:
@@ -203,6 +205,33 @@ class Shell:
                 status = 1
         return status
 
+    def cmd_md5sum(self, args: list[str], out: Output) -> int:
+        return self._digest("md5", args, out)
+
+    def cmd_sha256sum(self, args: list[str], out: Output) -> int:
+        return self._digest("sha256", args, out)
+
+    def _digest(self, algorithm: str, args: list[str], out: Output) -> int:
+        import hashlib
+
+        status = 0
+        for path in (a for a in args if not a.startswith("-")):
+            try:
+                digest = hashlib.new(algorithm, self.state.fs.read(path)).hexdigest()
+            except OSError as exc:
+                out.err(f"{algorithm}sum: {exc}\n")
+                status = 1
+                continue
+            out.out(f"{digest}  {path}\n")
+        return status
+
+    def cmd_toybox(self, args: list[str], out: Output) -> int:
+        """``toybox NAME ARGS``: the multi-call binary runs the named tool."""
+        if not args:
+            out.out("md5sum sha256sum cat echo ls mkdir rm grep sleep true false\n")
+            return 0
+        return self._run_one(args, {}, out)
+
     def cmd_rm(self, args: list[str], out: Output) -> int:
         flags = "".join(a[1:] for a in args if a.startswith("-"))
         status = 0
@@ -298,8 +327,10 @@ class Shell:
             return 1
         files = [a for a in args[1:] if not a.startswith("--")]
         target = files[0] if files else "/sdcard/window_dump.xml"
-        if self.state.dump_failures > 0:
-            self.state.dump_failures -= 1
+        if self.state.dump_failures > 0 or self.phone.animating():
+            # uiautomator waits for the UI to go idle first; a screen that keeps changing
+            # on its own (a running stopwatch) never does, exactly as on a phone.
+            self.state.dump_failures = max(0, self.state.dump_failures - 1)
             out.out("ERROR: could not get idle state.\n")
             return 1
         xml = self.phone.hierarchy()
@@ -488,6 +519,15 @@ class Shell:
 
     def cmd_svc(self, args: list[str], out: Output) -> int:
         return 0
+
+    def cmd_tapwise_bench(self, args: list[str], out: Output) -> int:
+        """The benchmark side channel (``app.sim.wire.bench_control``)."""
+        from app.sim.wire import bench_control
+
+        status, stdout, stderr = bench_control.run(self.phone, args)
+        out.out(stdout)
+        out.err(stderr)
+        return status
 
     def cmd_app_process(self, argv: list[str], env: dict[str, str], out: Output) -> int:
         if self.app_process is None:

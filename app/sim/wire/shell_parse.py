@@ -1,16 +1,16 @@
-"""A small POSIX-sh tokenizer for the commands adb clients send to a phone.
+"""Parses the command lines adb clients send to a phone's shell into simple commands.
 
-It splits a command line into pipelines joined by ``;``, ``&&`` and ``||``, honours single
-quotes, double quotes and backslashes exactly like ``sh`` (so quoted metacharacters stay
-literal), expands ``$?`` and recognises simple redirections (``>``, ``>>``, ``2>``,
-``2>&1``) and leading ``NAME=value`` assignments.  It runs nothing.
+``shlex`` does the POSIX quoting (single and double quotes, backslashes) and splits
+off the operators; this module joins the words into commands separated by ``;``,
+``&&``, ``||``, ``|`` and ``&``, with simple redirections (``>``, ``>>``, ``2>``,
+``2>&1``), leading ``NAME=value`` assignments and ``$?``.  It runs nothing.
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass, field
-
-OPERATORS = (";", "&&", "||", "|", "&")
 
 
 class ShellSyntaxError(ValueError):
@@ -36,98 +36,68 @@ class Step:
     then: str = ";"  # ';', '&&', '||' (how the *next* step is joined to this one)
 
 
-_LAST_STATUS = "\x00?"  # placeholder for an unquoted or double-quoted $?
+_LAST_STATUS = "\x00?"  # placeholder for $?, expanded when the command runs
+_CONTROL = (";", "&&", "||", "&", "|")
+_REDIRECT = (">", ">>", "<")
+_OPERATOR_CHARS = frozenset(";&|<>")
+# Marks put into the line before shlex sees it, so its words still tell what was quoted:
+# one after every quote character (shlex drops a quote that delimits, keeps a literal
+# one), one before a backslash that escapes an operator character and one between "2"
+# and ">".  They are taken out of every word again.
+_SQ, _DQ, _TWO, _ESC = "\x01", "\x02", "\x03", "\x04"
 
 
 def _words(line: str) -> list[tuple[str, bool]]:
-    """Split into (token, is_operator) pairs."""
+    """Split into (token, is_operator) pairs: ``shlex`` does the POSIX quoting and splits
+    off the operator characters; quoted operator characters stay words."""
+    marked = line.replace("'", "'" + _SQ).replace('"', '"' + _DQ).replace("2>", "2" + _TWO + ">")
+    marked = re.sub(r"\\(?=[;&|<>])", lambda m: _ESC + "\\", marked)
+    lex = shlex.shlex(marked, posix=True, punctuation_chars=";&|<>")
+    lex.whitespace_split = True
+    lex.commenters = ""
+    try:
+        raw = list(lex)
+    except ValueError as exc:  # "No closing quotation", "No escaped character"
+        raise ShellSyntaxError(f"syntax error: {str(exc).lower()}") from None
     out: list[tuple[str, bool]] = []
-    buf: list[str] = []
-    has_word = False
-    i, n = 0, len(line)
-
-    def flush() -> None:
-        nonlocal has_word
-        if has_word:
-            out.append(("".join(buf), False))
-        buf.clear()
-        has_word = False
-
-    while i < n:
-        c = line[i]
-        if c == "'":
-            j = line.find("'", i + 1)
-            if j < 0:
-                raise ShellSyntaxError("unterminated single quote")
-            buf.append(line[i + 1 : j])
-            has_word = True
-            i = j + 1
-        elif c == '"':
-            i += 1
-            has_word = True
-            while True:
-                if i >= n:
-                    raise ShellSyntaxError("unterminated double quote")
-                d = line[i]
-                if d == '"':
-                    i += 1
-                    break
-                if d == "\\" and i + 1 < n and line[i + 1] in '$`"\\\n':
-                    buf.append(line[i + 1])
-                    i += 2
-                elif d == "$" and line.startswith("$?", i):
-                    buf.append(_LAST_STATUS)
-                    i += 2
-                else:
-                    buf.append(d)
-                    i += 1
-        elif c == "\\":
-            if i + 1 < n:
-                if line[i + 1] != "\n":
-                    buf.append(line[i + 1])
-                    has_word = True
-                i += 2
-            else:
-                i += 1
-        elif c in " \t\n":
-            flush()
-            i += 1
-        elif c == "$" and line.startswith("$?", i):
-            buf.append(_LAST_STATUS)
-            has_word = True
-            i += 2
-        elif c in ";&|":
-            flush()
-            two = line[i : i + 2]
-            if two in ("&&", "||"):
-                out.append((two, True))
-                i += 2
-            else:
-                out.append((c, True))
-                i += 1
-        elif c in "<>":
-            # "2>" when the buffer is exactly "2" and unquoted is a stderr redirection
-            if buf == ["2"] and c == ">":
-                buf.clear()
-                has_word = False
-                op = "2>"
-            else:
-                flush()
-                op = c
-            i += 1
-            if line.startswith(">", i) and op in (">",):
-                op = ">>"
-                i += 1
-            if op == "2>" and line.startswith("&1", i):
-                op = "2>&1"
-                i += 2
-            out.append((op, True))
+    k = 0
+    while k < len(raw):
+        tok, nxt = raw[k], raw[k + 1] if k + 1 < len(raw) else ""
+        if tok == "2" + _TWO and nxt == ">&" and raw[k + 2:k + 3] == ["1"]:
+            out.append(("2>&1", True))
+            k += 3
+            continue
+        if tok == "2" + _TWO and nxt == ">":
+            out.append(("2>", True))
+        elif tok in _CONTROL or tok in _REDIRECT:
+            out.append((tok, True))
+        elif set(tok) <= _OPERATOR_CHARS:
+            raise ShellSyntaxError(f"syntax error near '{tok}'")
         else:
-            buf.append(c)
-            has_word = True
-            i += 1
-    flush()
+            out.append((_unmark(tok), False))
+        k += 1 + (out[-1] == ("2>", True))
     return out
+
+
+def _unmark(word: str) -> str:
+    """Take the marks out of a word, putting the ``$?`` placeholder where it is not
+    single-quoted.  A mark right after a quote character is a literal quote's."""
+    out: list[str] = []
+    single = False
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if c in (_SQ, _DQ, _TWO, _ESC):
+            if c == _SQ and not (out and out[-1] == "'"):
+                single = not single
+            i += 1
+        elif c == "$" and word.startswith("$?", i) and not single:
+            out.append(_LAST_STATUS)
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def parse(line: str) -> list[Step]:

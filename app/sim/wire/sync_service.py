@@ -97,13 +97,13 @@ def serve_sync(stream: Stream, fs: VirtualFS) -> None:
             stream.write(b"OKAY" + struct.pack("<I", 0))
         elif cmd == b"RECV":
             try:
-                data = fs.read(path)
+                content = fs.read(path)
             except OSError as exc:
                 _fail(stream, str(exc))
                 continue
             out = bytearray()
-            for start in range(0, len(data), SYNC_DATA_MAX):
-                chunk = data[start : start + SYNC_DATA_MAX]
+            for start in range(0, len(content), SYNC_DATA_MAX):
+                chunk = content[start : start + SYNC_DATA_MAX]
                 out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
             out += b"DONE" + struct.pack("<I", 0)
             stream.write(bytes(out))

@@ -1,0 +1,71 @@
+"""Effect checks: did an executed action change the screen?  If not, a note for the planner.
+
+VisionTasker validates each step by looking at the screen that follows it.  Here the
+check compares what matters on two parses (every element's kind, words, state and box,
+the status bar left out since its clock ticks on its own) and, when nothing changed,
+words a note ("tap Display changed nothing on the screen ...") that goes back to the
+planner before the repeat rule would end the run.
+
+``unchanged_note`` works on parses (the runner has them); ``unchanged_note_from_text``
+on the fenced screen descriptions that planners receive.  Pure functions: no LLM, no
+device, no state; the caller decides where the note goes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.types import Action, ActionType
+from vision.types import Element, ElementKind, ScreenParse
+
+#: Actions from which no visible change is expected (or that end the run).
+_NO_EFFECT_EXPECTED = frozenset({ActionType.WAIT, ActionType.COMPLETE, ActionType.IMPOSSIBLE})
+_STATUS_LINE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?status bar\b.*$", re.I | re.M)
+
+Signature = tuple[tuple[object, ...], ...]
+
+
+def _in_status_bar(e: Element, bars: list[Element]) -> bool:
+    return e.kind is ElementKind.STATUS_BAR or any(b.rect.contains_rect(e.rect) for b in bars)
+
+
+def screen_signature(parse: ScreenParse) -> Signature:
+    """What an action could visibly change: each element's kind, words, state and box."""
+    bars = [e for e in parse.elements if e.kind is ElementKind.STATUS_BAR]
+    rows = []
+    for e in parse.elements:
+        if _in_status_bar(e, bars):
+            continue
+        r = e.rect
+        rows.append((e.kind.value, e.text, e.label, e.checked, e.selected, e.focused, e.enabled,
+                     r.left, r.top, r.right, r.bottom))
+    return tuple(sorted(rows, key=repr))
+
+
+def _note(action: Action) -> str:
+    return (f"\"{action.describe()}\" changed nothing on the screen. Do not do it again: choose another "
+            "element or another kind of action (scroll, go back, open an app).")
+
+
+def _expects_change(action: Action | None) -> bool:
+    return action is not None and action.type not in _NO_EFFECT_EXPECTED
+
+
+def unchanged_note(action: Action | None, before: ScreenParse, after: ScreenParse) -> str | None:
+    """A note for the planner when ``action`` left the screen as it was, else ``None``."""
+    if not _expects_change(action) or screen_signature(before) != screen_signature(after):
+        return None
+    assert action is not None
+    return _note(action)
+
+
+def _comparable(text: str) -> str:
+    return "\n".join(line.rstrip() for line in _STATUS_LINE.sub("", text).splitlines() if line.strip())
+
+
+def unchanged_note_from_text(action: Action | None, before: str, after: str) -> str | None:
+    """The same check on two screen descriptions (status bar lines ignored)."""
+    if not _expects_change(action) or not before or _comparable(before) != _comparable(after):
+        return None
+    assert action is not None
+    return _note(action)

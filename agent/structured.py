@@ -1,0 +1,291 @@
+"""Structured replies: a JSON schema built for one screen, and the reader of replies to it.
+
+A model server that can constrain decoding (llama.cpp's grammar-backed JSON schemas,
+Ollama's ``format``) then cannot reply with an element that is not on the screen, an
+action an element does not allow, or an app that is not installed:
+
+* ``tap`` / ``long_press`` name one of the screen's visible actionable elements;
+* ``type`` names an editable field, with free text only for the words to type;
+* ``scroll`` names a scrollable container when the screen has any (direction otherwise);
+* ``open_app`` names an installed app when the list is known;
+* ``back``, ``home``, ``enter``, ``wait``, and ``complete`` / ``impossible`` when allowed.
+
+An action the effect check found to change nothing (``exclude``) is not offered again on
+the same screen: its element, scroll direction, app or key is left out of the form, so
+a model that ignores the "changed nothing" note still cannot repeat it.
+
+Elements are named by their words and id (``"Display [32]"``) so that a small model
+writes the words it means and the schema keeps it on the screen.  Elements a dialog
+covers are left out.  ``read_action`` turns a reply into an ``Action`` (ids resolved,
+points left to the grounder) and refuses anything outside the form, so a server that
+ignores the schema still cannot slip an off-screen element through.  ``reply_problem``
+judges any action (structured or free text) against the screen, for evidence and for
+the benchmark's "named an element not on the screen" count.
+
+Pure functions and frozen data: no LLM calls, no device, no Qt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.commands import CommandError
+from agent.grounding.match import best_text_match
+from agent.screen_text import actionable
+from agent.types import Action, ActionType, Direction, Target
+from vision.geometry import Point
+from vision.types import Element, ElementKind, ScreenParse
+
+#: Longest free text the schema allows: thoughts, typed text, reasons.
+THOUGHT_CHARS = 200
+TEXT_CHARS = 120
+NAME_CHARS = 40
+
+_ALWAYS = ("back", "home", "enter", "wait")
+_ENDINGS = ("complete", "impossible")
+_PLACEHOLDER = re.compile(r"<[^<>]{1,30}>|\[(?:id|element|text|name|app|n|x)\]|\{[a-z_ ]{1,20}\}", re.I)
+
+
+def is_covered(element: Element) -> bool:
+    """True when something (a dialog, a sheet, a menu) lies over the element, so a tap would not reach it."""
+    return element.covered
+
+
+def choosable(parse: ScreenParse) -> list[Element]:
+    """The elements a reply may name: actionable ones that nothing covers."""
+    return [e for e in actionable(parse) if not is_covered(e)]
+
+
+def is_editable(element: Element) -> bool:
+    return element.kind is ElementKind.EDIT_TEXT or "edittext" in element.class_name.lower()
+
+
+def element_name(element: Element) -> str:
+    """Short words for an element: its text, else the first part of its label, else its kind."""
+    words = element.text or element.label.split(" · ")[0] or element.display_name
+    words = " ".join(words.replace('"', "'").replace("\\", "/").split())
+    if not words or (element.kind is ElementKind.SWITCH and words.upper() in ("ON", "OFF") and element.label):
+        words = " ".join(element.label.split(" · ")[0].split()) or words
+    if not words:
+        words = "list" if element.kind is ElementKind.CONTAINER else element.kind.value.replace("_", " ")
+    return words if len(words) <= NAME_CHARS else words[: NAME_CHARS - 1].rstrip() + "…"
+
+
+def element_key(element: Element) -> str:
+    """How a reply names the element: ``"Display [32]"``."""
+    return f"{element_name(element)} [{element.id}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One element a structured reply may name."""
+
+    key: str
+    element_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyForm:
+    """The per-screen reply schema and what it offers, for reading the reply back."""
+
+    schema: dict[str, Any] = field(compare=False, hash=False)
+    kinds: tuple[str, ...] = ()
+    tappable: tuple[Choice, ...] = ()
+    editable: tuple[Choice, ...] = ()
+    scrollable: tuple[Choice, ...] = ()
+    apps: tuple[str, ...] = ()
+    directions: tuple[str, ...] = tuple(d.value for d in Direction)
+
+    def element_id(self, key: str, pool: tuple[Choice, ...]) -> str | None:
+        for c in pool:
+            if c.key == key:
+                return c.element_id
+        return None
+
+
+def _string(max_chars: int, min_chars: int = 0) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string", "maxLength": max_chars}
+    if min_chars:
+        out["minLength"] = min_chars
+    return out
+
+
+def _variant(kind: str, **props: dict[str, Any]) -> dict[str, Any]:
+    properties: dict[str, Any] = {"type": {"const": kind}, **props}
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
+def action_form(parse: ScreenParse, *, apps: Sequence[str] = (), allow_done: bool = True,
+                exclude: Action | None = None) -> ReplyForm:
+    """The ``action`` object's schema for this screen, and the choices behind it.
+
+    ``exclude``: an action that just changed nothing here; it is not offered again.
+    """
+    x = exclude
+    gone = x.target.element_id if x is not None and x.target is not None else None
+    elements = choosable(parse)
+    tappable = tuple(Choice(element_key(e), e.id) for e in elements
+                     if not (gone == e.id and x is not None and x.type in (ActionType.TAP, ActionType.LONG_PRESS)))
+    editable = tuple(Choice(element_key(e), e.id) for e in elements if is_editable(e) and e.enabled
+                     and not (gone == e.id and x is not None and x.type is ActionType.TYPE))
+    scrollable = tuple(Choice(element_key(e), e.id) for e in parse.elements if e.scrollable and not is_covered(e))
+    app_names = tuple(dict.fromkeys(a.strip() for a in apps if a and a.strip()))
+    stale_app = (x.app or "").strip().lower() if x is not None and x.type is ActionType.OPEN_APP else ""
+    if stale_app and len(app_names) > 1:
+        app_names = tuple(a for a in app_names if a.lower() != stale_app)
+    finger = x.finger_direction() if x is not None else None
+    directions = tuple(d.value for d in Direction if finger is None or d is not finger.opposite)
+    stale_key = x.type.value if x is not None and x.type in (ActionType.BACK, ActionType.HOME, ActionType.ENTER) \
+        else ""
+    variants: list[dict[str, Any]] = []
+    kinds: list[str] = []
+    if tappable:
+        keys = [c.key for c in tappable]
+        variants += [_variant("tap", element={"enum": keys}), _variant("long_press", element={"enum": keys})]
+        kinds += ["tap", "long_press"]
+    if editable:
+        variants.append(_variant("type", element={"enum": [c.key for c in editable]},
+                                 text=_string(TEXT_CHARS, 1)))
+        kinds.append("type")
+    direction_enum = {"enum": list(directions)}
+    if scrollable:
+        variants.append(_variant("scroll", element={"enum": [c.key for c in scrollable]}, direction=direction_enum))
+    else:
+        variants.append(_variant("scroll", direction=direction_enum))
+    kinds.append("scroll")
+    variants.append(_variant("open_app", app={"enum": list(app_names)} if app_names else _string(NAME_CHARS, 1)))
+    kinds.append("open_app")
+    for k in (*_ALWAYS, *(_ENDINGS if allow_done else ())):
+        if k != stale_key:
+            variants.append(_variant(k))
+            kinds.append(k)
+    return ReplyForm({"oneOf": variants}, tuple(kinds), tappable, editable, scrollable, app_names, directions)
+
+
+def reply_schema(form: ReplyForm, *, thought: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole reply: an optional free-text field first (``thought``), then ``action``,
+    then any ``extra`` properties (all required, in this order)."""
+    properties: dict[str, Any] = {}
+    if thought:
+        properties[thought] = _string(THOUGHT_CHARS)
+    properties["action"] = form.schema
+    properties.update(extra or {})
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
+def refuse_placeholder(text: str) -> None:
+    """Raise ``CommandError`` when ``text`` repeats a placeholder of the instructions
+    (``<element>``, ``[id]``, ``{text}``) instead of naming something real."""
+    m = _PLACEHOLDER.search(text or "")
+    if m:
+        raise CommandError(f"{text.strip()[:80]!r} repeats the placeholder {m.group(0)!r} from the instructions; "
+                           "name a real element, text or app instead")
+
+
+def read_action(data: Any, form: ReplyForm, parse: ScreenParse) -> Action:
+    """A structured reply (the whole object or its ``action`` part) -> ``Action``.
+
+    Raises ``CommandError`` for anything the form does not offer.  A scroll that names
+    a container swipes inside it.
+    """
+    if isinstance(data, dict) and isinstance(data.get("action"), dict):
+        data = data["action"]
+    if not isinstance(data, dict):
+        raise CommandError(f"expected a JSON object with an \"action\", got {type(data).__name__}")
+    kind = str(data.get("type", "")).strip().lower()
+    if kind not in form.kinds:
+        raise CommandError(f"action {kind!r} is not offered on this screen; choose one of: {', '.join(form.kinds)}")
+    if kind in ("tap", "long_press"):
+        key = str(data.get("element", ""))
+        eid = form.element_id(key, form.tappable)
+        if eid is None:
+            raise CommandError(f"{key!r} is not an element of this screen")
+        t = ActionType.TAP if kind == "tap" else ActionType.LONG_PRESS
+        return Action(t, target=Target(element_id=eid, description=_words(key)),
+                      duration_ms=800 if t is ActionType.LONG_PRESS else None)
+    if kind == "type":
+        key = str(data.get("element", ""))
+        eid = form.element_id(key, form.editable)
+        if eid is None:
+            raise CommandError(f"{key!r} is not a text field of this screen")
+        text = str(data.get("text", ""))
+        if not text.strip():
+            raise CommandError("type needs the text to type")
+        refuse_placeholder(text)
+        return Action.type_text(text, Target(element_id=eid, description=_words(key)))
+    if kind == "scroll":
+        d = str(data.get("direction", "")).lower()
+        if d not in form.directions:
+            raise CommandError(f"scroll needs a direction, one of {'/'.join(form.directions)}; got {d!r}")
+        if form.scrollable:
+            key = str(data.get("element", ""))
+            eid = form.element_id(key, form.scrollable)
+            container = parse.element(eid) if eid is not None else None
+            if container is None:
+                raise CommandError(f"{key!r} is not a scrollable part of this screen")
+            return scroll_within(Action.scroll(Direction(d), parse.screen_size), container)
+        return Action.scroll(Direction(d), parse.screen_size)
+    if kind == "open_app":
+        app = str(data.get("app", "")).strip()
+        if form.apps and app not in form.apps:
+            raise CommandError(f"{app!r} is not an installed app; choose one of: {', '.join(form.apps)}")
+        refuse_placeholder(app)
+        if not app:
+            raise CommandError("open_app needs an app name")
+        return Action.open_app(app)
+    return Action.simple(ActionType(kind))
+
+
+def scroll_within(action: Action, container: Element) -> Action:
+    """A scroll moved inside ``container``: the finger travels over 60 % of it, through its centre."""
+    finger = action.finger_direction()
+    if finger is None:
+        return action
+    r = container.rect
+    cx, cy = r.center.x, r.center.y
+    dx, dy = round(r.width * 0.3), round(r.height * 0.3)
+    start, end = {
+        Direction.UP: (Point(cx, cy + dy), Point(cx, cy - dy)),
+        Direction.DOWN: (Point(cx, cy - dy), Point(cx, cy + dy)),
+        Direction.LEFT: (Point(cx + dx, cy), Point(cx - dx, cy)),
+        Direction.RIGHT: (Point(cx - dx, cy), Point(cx + dx, cy)),
+    }[finger]
+    if start == end:
+        return action
+    return Action(ActionType.SWIPE, touch=start, lift=end, direction=finger, duration_ms=300)
+
+
+def _words(key: str) -> str:
+    return re.sub(r"\s*\[[^\]]*\]$", "", key).strip()
+
+
+def reply_problem(action: Action, parse: ScreenParse, threshold: float = 0.75) -> str | None:
+    """Why the action names nothing on this screen (``None`` when it does or names nothing).
+
+    An element id must be an uncovered element of the parse; words must match one by
+    text (the grounder's rule).  Used for evidence and for counting such replies.
+    """
+    target = action.target
+    if action.type not in (ActionType.TAP, ActionType.LONG_PRESS, ActionType.TYPE) or target is None:
+        return None
+    if target.point is not None or (action.touch is not None and not target.element_id):
+        return None
+    if target.element_id:
+        e = parse.element(target.element_id)
+        if e is None:
+            return f"names no element on this screen ([{target.element_id}])"
+        if is_covered(e):
+            return f"names an element a dialog covers ([{e.id}] {e.display_name!r})"
+        return None
+    if target.description:
+        hit = best_text_match(target.description, parse, threshold)
+        if hit is None:
+            return f"names no element on this screen ({target.description!r})"
+        if is_covered(hit[0]):
+            return f"names an element a dialog covers ({target.description!r})"
+    return None

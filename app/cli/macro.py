@@ -1,0 +1,238 @@
+"""``tapwise macro``: list, show, export, import, replay and diff recorded macros.
+
+Macros live in the project database (``app.storage.Store``).  ``replay`` runs on the
+virtual phone (any profile, theme, language); when a step cannot be found it shows the
+screen's elements and lets the user demonstrate the step by picking one (or stop), and
+a repaired macro is saved as the next version.  Heavy imports stay inside commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+macro_app = typer.Typer(help="Recorded macros: list, show, export, import, replay, diff.", no_args_is_help=True)
+
+
+def _console() -> Console:
+    return Console()
+
+
+def _open_store():  # type: ignore[no-untyped-def]
+    from app.settings import load_settings
+    from app.storage import Store, StoreError
+
+    settings, problem = load_settings()
+    if problem:
+        _console().print(f"[yellow]{escape(problem)}[/yellow]")
+    try:
+        return Store(settings.database_path)
+    except StoreError as exc:
+        _console().print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from exc
+
+
+def _find(store, name: str, version: int | None = None):  # type: ignore[no-untyped-def]
+    try:
+        macro = store.find_macro(name)
+        return macro if version is None else store.load_macro(macro.id, version)
+    except KeyError as exc:
+        _console().print(f"[red]{escape(str(exc.args[0]))}[/red] — see `tapwise macro list`")
+        raise typer.Exit(1) from exc
+
+
+@macro_app.command("list")
+def list_cmd() -> None:
+    """List stored macros (latest version of each)."""
+    store = _open_store()
+    table = Table(title="macros")
+    for col in ("id", "name", "app", "version"):
+        table.add_column(col)
+    for r in store.list_macros():
+        table.add_row(r["id"], escape(r["name"]), r["app"] or "", str(r["version"]))
+    _console().print(table)
+    store.close()
+
+
+@macro_app.command()
+def show(name: str = typer.Argument(..., help="Macro name or id."),
+         version: int | None = typer.Option(None, help="A given version (default: latest).")) -> None:
+    """Show a macro's steps in words, with what re-finds each element."""
+    store = _open_store()
+    m = _find(store, name, version)
+    c = _console()
+    c.print(f"[bold]{escape(m.name)}[/bold] v{m.version}  app={m.app}  parameters={list(m.parameters)}")
+    if m.description:
+        c.print(escape(m.description))
+    for i, s in enumerate(m.steps, 1):
+        fp = s.target.fingerprint if s.target else None
+        extra = ""
+        if fp is not None:
+            bits = [f"id={fp.resource_id.rsplit('/', 1)[-1]}" if fp.resource_id else "",
+                    f"text={fp.text!r}" if fp.text else "", f"label={fp.label!r}" if fp.label else "",
+                    f"block={fp.block_role}" if fp.block_role else ""]
+            extra = "  [dim](" + ", ".join(b for b in bits if b) + ")[/dim]"
+        c.print(f"{i:>2}. {escape(s.description or s.action.describe())}{extra}")
+    store.close()
+
+
+@macro_app.command()
+def export(name: str = typer.Argument(..., help="Macro name or id."),
+           output: Path | None = typer.Option(None, "-o", "--output", help="File (default: print)."),
+           fmt: str = typer.Option("json", "--format", help="json (Tapwise) or aitw (trajectory)."),
+           size: str = typer.Option("1080x2400", help="Screen size for AITW normalisation, WxH."),
+           version: int | None = typer.Option(None)) -> None:
+    """Export a macro as Tapwise JSON or as an AITW-style trajectory."""
+    import json
+
+    from agent.macros.io import export_json, to_aitw
+    from vision.geometry import Size
+
+    store = _open_store()
+    m = _find(store, name, version)
+    if fmt == "json":
+        text = export_json(m)
+    elif fmt == "aitw":
+        try:
+            w, h = (int(v) for v in size.lower().split("x"))
+        except ValueError as exc:
+            _console().print(f"[red]bad --size {size!r}: use WIDTHxHEIGHT, e.g. 1080x2400[/red]")
+            raise typer.Exit(2) from exc
+        text = json.dumps(to_aitw(m, Size(w, h)), indent=1, ensure_ascii=False)
+    else:
+        _console().print(f"[red]unknown --format {fmt!r}: use json or aitw[/red]")
+        raise typer.Exit(2)
+    if output is None:
+        typer.echo(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        _console().print(f"wrote {output}")
+    store.close()
+
+
+@macro_app.command("import")
+def import_cmd(path: Path = typer.Argument(..., help="A macro exported with `tapwise macro export`.")) -> None:
+    """Import a macro from JSON (stored as a new version if its id exists)."""
+    from agent.macros.io import MacroImportError, import_json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        _console().print(f"[red]cannot read {path}: {exc.strerror}[/red]")
+        raise typer.Exit(2) from exc
+    try:
+        m = import_json(text, source=str(path))
+    except MacroImportError as exc:
+        _console().print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from exc
+    store = _open_store()
+    saved = store.save_macro(m)
+    _console().print(f"imported {escape(saved.name)} ({saved.id}) as version {saved.version}")
+    store.close()
+
+
+@macro_app.command()
+def diff(name: str = typer.Argument(..., help="Macro name or id."),
+         old: int | None = typer.Option(None, "--from", help="Older version (default: the one before --to)."),
+         new: int | None = typer.Option(None, "--to", help="Newer version (default: latest)."),
+         all_steps: bool = typer.Option(False, "--all", help="Also list unchanged steps.")) -> None:
+    """Compare two versions of a macro step by step."""
+    from agent.macros.diff import render_diff
+
+    store = _open_store()
+    latest = _find(store, name)
+    versions = store.macro_versions(latest.id)
+    to_v = new or versions[-1]
+    from_v = old or max([v for v in versions if v < to_v], default=to_v)
+    a, b = _find(store, latest.id, from_v), _find(store, latest.id, to_v)
+    typer.echo(render_diff(a, b, show_same=all_steps))
+    store.close()
+
+
+def _parse_params(items: list[str]) -> dict[str, str]:
+    out = {}
+    for it in items:
+        if "=" not in it:
+            raise typer.BadParameter(f"{it!r}: use NAME=VALUE")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v
+    return out
+
+
+@macro_app.command()
+def replay(name: str = typer.Argument(..., help="Macro name or id."),
+           profile: str = typer.Option("phone", help="Virtual phone profile: phone, small, tablet."),
+           theme: str = typer.Option("light", help="light or dark."),
+           lang: str = typer.Option("en", help="en or de."),
+           param: list[str] = typer.Option([], "--param", "-p", help="NAME=VALUE for a {NAME} parameter."),
+           approve: bool = typer.Option(False, help="Ask before each step."),
+           interactive: bool = typer.Option(True, help="Ask for a demonstration when a step cannot be found."),
+           save: bool = typer.Option(True, help="Save a repaired macro as its next version."),
+           parser: str = typer.Option("tree", help="Screen parsing: tree (accessibility), vision or fusion.")) -> None:
+    """Replay a macro on the virtual phone, robust to size, theme and language changes."""
+    from agent.macros.editing import MissingParameter
+    from agent.macros.recorder import Observation
+    from agent.macros.replay import AppMissing, NeedApproval, NeedDemonstration, Replayer, StepDone
+    from agent.types import Action, Decision, DecisionKind
+    from app.sim.phone import VirtualPhone
+
+    c = _console()
+    store = _open_store()
+    m = _find(store, name)
+    try:
+        phone = VirtualPhone(profile=profile, theme=theme, lang=lang)
+    except ValueError as exc:
+        c.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from exc
+    from app.compose import make_parser
+    from app.settings import load_settings
+
+    parse = make_parser(load_settings()[0], mode=parser).parse
+
+    def observe() -> Observation:
+        s = phone.screenshot(with_hierarchy=True)
+        return Observation(parse(s), s.image, s.foreground_package)
+
+    try:
+        gen = Replayer(device=phone, observe=observe, approve_each=approve).run(m, _parse_params(param))
+    except MissingParameter as exc:
+        c.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from exc
+    reply: Decision | Action | None = None
+    try:
+        while True:
+            ev = gen.send(reply)
+            reply = None
+            if isinstance(ev, AppMissing):
+                c.print(f"[red]{escape(ev.message)}[/red]")
+            elif isinstance(ev, StepDone):
+                r = ev.report
+                c.print(f"{r.index + 1:>2}. {escape(r.description)}  [dim]{r.level} · {r.effect}[/dim]")
+            elif isinstance(ev, NeedApproval):
+                ok = typer.confirm(f"{ev.index + 1}. {ev.step.description} ({ev.match.level.value})?", default=True)
+                reply = Decision(DecisionKind.APPROVE) if ok else Decision(DecisionKind.REJECT, feedback="skipped")
+            elif isinstance(ev, NeedDemonstration):
+                c.print(f"[yellow]step {ev.index + 1}: {escape(ev.reason)}[/yellow]")
+                if not interactive:
+                    continue
+                els = [e for e in ev.observation.parse.elements if e.clickable]
+                for e in els:
+                    c.print(f"  [{e.id}] {escape(e.display_name or e.kind.value)}")
+                pick = typer.prompt("demonstrate: the element id to tap (empty to stop)", default="",
+                                    show_default=False).strip()
+                el = ev.observation.parse.element(pick) if pick else None
+                if el is not None:
+                    reply = Action.tap(el.rect.center.x, el.rect.center.y)
+    except StopIteration as stop:
+        result = stop.value
+    colour = "green" if result.succeeded else "red"
+    c.print(f"[{colour}]{result.status}[/{colour}] {escape(result.message)}")
+    if result.repaired and save:
+        saved = store.save_macro(result.macro)
+        c.print(f"saved the repaired macro as version {saved.version} (see `tapwise macro diff {escape(m.name)}`)")
+    store.close()
+    raise typer.Exit(0 if result.succeeded else 1)

@@ -1,0 +1,231 @@
+"""``tapwise run "GOAL"``: run the agent headless on the virtual phone or an adb phone.
+
+The run is assembled by ``app.compose`` from the user's settings, the options overriding
+them.  Prints every step (observation, latent state, proposal, decision, result, where
+the step's time went) with rich.  ``--mode auto`` never asks (sensitive actions still ask
+unless ``--allow-sensitive``); ``approve`` asks at every step and ``confident`` only when
+the assessment is unsure; questions are answered on the terminal (a/e/r/d/q).  Steps are
+stored in the project database unless ``--no-store``.  Heavy imports stay inside the
+command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+
+if TYPE_CHECKING:
+    from agent.events import Event
+    from agent.types import Proposal, Step
+
+run_app = typer.Typer(help="Run the agent on a goal.", no_args_is_help=True)
+
+
+def _ask(console: Console, event: Any, size: Any) -> Any:
+    from rich.prompt import Prompt
+
+    from agent.commands import CommandError, parse_command
+    from agent.types import Decision, DecisionKind
+
+    console.print(f"[yellow]Waiting for you:[/] {escape(event.reason)}")
+    while True:
+        choice = Prompt.ask(escape("[a]pprove, [e]dit, [r]eject, [d]emonstrate, [q]uit"), choices=list("aerdq"),
+                            default="a")
+        if choice == "a":
+            return Decision(DecisionKind.APPROVE)
+        if choice == "q":
+            return Decision(DecisionKind.ABORT, feedback="stopped from the terminal")
+        if choice == "r":
+            return Decision(DecisionKind.REJECT, feedback=Prompt.ask("What is wrong with it") or "not this")
+        text = Prompt.ask("Action (e.g. 'tap Display', 'scroll down', 'type \"hi\" in Message')")
+        try:
+            action = parse_command(text, size)
+        except CommandError as exc:
+            console.print(f"[red]{escape(str(exc))}[/]")
+            continue
+        return Decision(DecisionKind.EDIT if choice == "e" else DecisionKind.DEMONSTRATE, action=action)
+
+
+def _timings(step: Step) -> str:
+    """Where a step's time went, e.g. ``frame 40 ms · parse 12 ms · llm 800 ms``."""
+    return " · ".join(f"{name} {ms:.0f} ms" for name, ms in step.timings_ms)
+
+
+def _print(console: Console, ev: Event, verbose: bool) -> None:
+    """One event on the terminal; every stored step ends with where its time went."""
+    from agent.events import (
+        Aborted,
+        ErrorEvent,
+        Estimated,
+        Executed,
+        Finished,
+        Observed,
+        Parsed,
+        Proposed,
+        Rejected,
+    )
+
+    match ev:
+        case Observed(step=i, screen=screen):
+            console.rule(f"step {i + 1} · {screen.foreground_package or '?'}")
+        case Parsed(parse=parse) if verbose:
+            console.print(Panel(escape(parse.description), title="screen", expand=False))
+        case Estimated(latent=lat):
+            console.print(f"[cyan]performed:[/] {escape(lat.performed_action)}\n[cyan]screen:[/] "
+                          f"{escape(lat.screen_summary)}\n[cyan]progress:[/] {escape(lat.progression)}\n"
+                          f"[cyan]mistakes:[/] {escape(lat.mistakes)}")
+        case Proposed(proposal=p):
+            _print_proposal(console, p, verbose)
+        case Executed(action=action):
+            console.print(f"[green]done:[/] {escape(action.describe())}")
+        case Rejected(record=step):
+            console.print(f"[yellow]rejected:[/] {escape(step.decision.feedback if step.decision else '')}")
+        case Aborted():
+            console.print("[yellow]stopped at this step[/]")
+        case ErrorEvent(message=message, fatal=fatal):
+            console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {escape(message)}")
+        case Finished(status=status, note=note):
+            console.rule(f"[bold]{status.value}[/]: {escape(note)}")
+    if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
+        console.print(f"[dim]time: {escape(_timings(ev.record))}[/]")
+
+
+def _print_proposal(console: Console, p: Proposal, verbose: bool) -> None:
+    tokens = sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in p.llm_calls)
+    llm_ms = sum(c.latency_ms for c in p.llm_calls)
+    extra = []
+    if p.confidence is not None:
+        extra.append(f"confidence {p.confidence:.2f}")
+    if p.sensitive:
+        extra.append("[red]sensitive[/]")
+    console.print(f"[bold]proposes:[/] {escape(p.action.describe())}  "
+                  f"[dim]({len(p.llm_calls)} LLM calls, {tokens} tokens, {llm_ms:.0f} ms)[/] {' '.join(extra)}")
+    if p.plan:
+        console.print(f"[cyan]plan:[/] {escape(' → '.join(p.plan))}")
+    if p.rationale and verbose:
+        console.print(f"[dim]{escape(p.rationale[:400])}[/]")
+    for e in p.evidence:
+        console.print(f"[dim]· {escape(e)}[/]")
+    if verbose:
+        for c in p.llm_calls:
+            console.print(Panel(escape(c.prompt[-1500:]) + "\n[bold]→[/] " + escape(c.reply[:500]),
+                                title=f"{c.purpose} ({c.latency_ms:.0f} ms)", expand=False))
+
+
+def run(
+    goal: str = typer.Argument(..., help="What the agent should do, in words."),
+    device: str = typer.Option("sim", help="'sim' for the virtual phone, or an adb serial."),
+    planner: str | None = typer.Option(None, help="zeroshot±, cotsc±, react±, visiontasker, chain, prompt2task "
+                                                  "(default from settings)."),
+    mode: str | None = typer.Option(None, help="approve | confident | auto (default from settings)."),
+    model: str | None = typer.Option(None, help="Model name on the server (default from settings)."),
+    base_url: str | None = typer.Option(None, "--base-url", help="Server address (default from settings)."),
+    backend: str | None = typer.Option(None, help="ollama | openai (default from settings)."),
+    task: str | None = typer.Option(None, help="Virtual phone only: set the phone up for this task id first."),
+    max_steps: int | None = typer.Option(None, min=1, help="Step budget (default from settings)."),
+    samples: int = typer.Option(8, min=1, help="CoT-SC samples."),
+    fused: bool = typer.Option(False, help="Estimate latent state in one fused call instead of the chain."),
+    llm_grounder: bool = typer.Option(True, help="Ask the LLM when no element's words match."),
+    allow_sensitive: bool = typer.Option(False, help="Do not ask before sensitive actions (send, pay, delete...)."),
+    parse_mode: str = typer.Option("", "--parse", help="Screen parsing: auto | tree | vision | fusion "
+                                                       "(default from the vision settings)."),
+    store: bool = typer.Option(True, help="Store the episode in the project database."),
+    db: Path | None = typer.Option(None, help="Database file (default: the project database)."),
+    timeout: float | None = typer.Option(None, help="Per-request LLM timeout in seconds."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show screens, prompts and replies."),
+) -> None:
+    """Run the agent on GOAL and print each step."""
+    from agent.events import AwaitingDecision, Finished
+    from agent.runner import drive
+    from app import compose
+    from app.settings import load_settings
+
+    console = Console()
+    settings, problem = load_settings()
+    if problem:
+        console.print(f"[yellow]settings: {escape(problem)}[/]")
+    phone, found = _phone(console, device, task)
+    sink = None
+    if store:
+        from app.storage import Store
+
+        sink = Store(db or settings.database_path)
+
+    def learnt(record: Any) -> None:
+        if record is not None:
+            console.print("[dim]stored in the task repository for similar goals[/]")
+
+    try:
+        client = compose.make_client(settings, model=model, backend=backend, base_url=base_url, timeout_s=timeout)
+        request = compose.RunRequest(goal, planner=planner, autonomy=mode, model=model, max_steps=max_steps,
+                                     allow_sensitive=allow_sensitive or None, samples=samples, fused=fused,
+                                     llm_grounder=llm_grounder)
+        built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
+                                  store=sink, client=client, on_learnt=learnt)
+    except ValueError as exc:
+        console.print(f"[red]{escape(str(exc))}[/]")
+        _close(phone, sink)
+        raise typer.Exit(2) from None
+    if built.examples:
+        console.print(f"[dim]{built.examples} similar solved task(s) given to the planner as examples[/]")
+    size = phone.screen_size()
+    final = None
+    try:
+        for ev in drive(built.events, lambda ev: _ask(console, ev, size)):
+            _print(console, ev, verbose)
+            if isinstance(ev, AwaitingDecision):
+                console.print(f"[yellow]proposal:[/] {escape(ev.proposal.action.describe())}")
+            if isinstance(ev, Finished):
+                final = ev
+        if final is not None and found is not None:
+            ok = found.is_success(phone)
+            console.print(f"task check: {'[green]goal reached[/]' if ok else '[red]goal not reached[/]'}")
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        built.events.close()
+    finally:
+        compose.close_client(built.client)
+        _close(phone, sink)
+    if final is None or final.status.value in ("error", "aborted"):
+        raise typer.Exit(1)
+
+
+def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
+    """The phone to run on (set up for ``task`` on the virtual phone) and the task, if any."""
+    if device == "sim":
+        from app.sim.phone import VirtualPhone
+
+        phone = VirtualPhone()
+        if not task:
+            return phone, None
+        from app.sim.tasks import load_tasks
+
+        found = {t.id: t for t in load_tasks()}.get(task)
+        if found is None:
+            phone.close()
+            console.print(f"[red]no task {task!r}; see `tapwise sim tasks`[/]")
+            raise typer.Exit(2)
+        found.setup(phone)
+        return phone, found
+    from agent.device import DeviceError
+    from app.device.adb_device import AdbDevice
+
+    try:
+        return AdbDevice(device), None
+    except DeviceError as exc:
+        console.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(1) from None
+
+
+def _close(phone: Any, sink: Any) -> None:
+    if sink is not None:
+        sink.close()
+    phone.close()
+
+
+run_app.command("run")(run)

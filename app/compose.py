@@ -1,0 +1,345 @@
+"""One place that assembles a run from the user's settings (and command-line flags):
+the LLM client, the planner bundle (planner, grounder, assessor, latent estimator; the
+Prompt2Task pipeline included), the screen parser's configuration, the run settings,
+the accumulated knowledge and the macro grounder.
+
+The window (``app.gui``), ``tapwise run``, the online benchmark, the self-test and the
+bench scripts all build their runs here, so a run behaves the same wherever it starts.
+``build_run`` is the whole recipe; the smaller functions are its parts for callers that
+need only one (listing models, a parser, a macro replay).
+
+Qt-free.  Building does no network I/O (clients connect lazily) and downloads nothing;
+heavy imports happen inside the functions so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from agent.events import Finished, RunSettings, StepSink
+from agent.types import Autonomy, Episode
+
+if TYPE_CHECKING:
+    from agent.grounding.assessment import Assessor
+    from agent.grounding.base import Grounder
+    from agent.knowledge.base import Knowledge
+    from agent.knowledge.types import TaskRecord
+    from agent.latent import LatentEstimator
+    from agent.llm.base import CancelToken, LLMClient
+    from agent.macros.reidentify import Grounder as MacroGrounder
+    from agent.planners.base import Planner
+    from agent.runner import RunGenerator, ScreenParserLike
+    from app.settings import Settings
+    from vision.config import PipelineConfig
+
+log = logging.getLogger(__name__)
+
+PROMPT2TASK = "prompt2task"
+
+
+@dataclass(frozen=True, slots=True)
+class PlannerChoice:
+    """A planner the user can pick: its name (what ``planner_bundle`` takes) and label."""
+
+    name: str
+    label: str
+
+
+#: Every planner a run can use, in the order a menu shows them (the one planner list).
+PLANNERS: tuple[PlannerChoice, ...] = (
+    PlannerChoice("zeroshot+", "Zero-shot + latent state"),
+    PlannerChoice("zeroshot-", "Zero-shot"),
+    PlannerChoice("cotsc+", "Chain-of-thought self-consistency + latent state"),
+    PlannerChoice("cotsc-", "Chain-of-thought self-consistency"),
+    PlannerChoice("react+", "ReAct + latent state"),
+    PlannerChoice("react-", "ReAct"),
+    PlannerChoice("visiontasker", "VisionTasker step planner"),
+    PlannerChoice("chain", "Chain-of-action"),
+    PlannerChoice(PROMPT2TASK, "Prompt2Task pipeline"),
+    PlannerChoice("adapter", "The model's own action format (GUI-agent models)"),
+)
+PLANNER_NAMES: tuple[str, ...] = tuple(p.name for p in PLANNERS)
+
+
+def check_planner(name: str) -> str:
+    """The planner's canonical name (``adapter:<family>`` names one adapter family);
+    ``ValueError`` naming the choices when unknown."""
+    n = name.strip().lower()
+    aliases = {"vt": "visiontasker", "chain-of-action": "chain", "coa": "chain", "autoui": "chain"}
+    n = aliases.get(n, n)
+    if n in PLANNER_NAMES or (n.startswith("adapter:") and n != "adapter:"):
+        return n
+    raise ValueError(f"unknown planner {name!r}; choose one of: {', '.join(PLANNER_NAMES)}")
+
+
+# ---- the LLM client ------------------------------------------------------------------------
+
+
+def make_client(settings: Settings, *, model: str | None = None, backend: str | None = None,
+                base_url: str | None = None, timeout_s: float | None = None,
+                attempts: int | None = None) -> LLMClient:
+    """The LLM client the settings describe; each keyword (a command-line flag) overrides
+    its setting.  ``ValueError`` for an unknown backend."""
+    from agent.llm import RetryPolicy
+    from agent.llm import make_client as client_for
+
+    llm = settings.llm
+    backend = backend or llm.backend
+    if base_url is None:
+        base_url = llm.ollama_host if backend == "ollama" else llm.openai_base_url
+    policy = RetryPolicy(attempts=attempts or llm.retries + 1, timeout_s=timeout_s or llm.timeout_s)
+    client = client_for(backend, llm.model if model is None else model, base_url, policy=policy)
+    if llm.api_key is not None:
+        from agent.llm.openai_client import OpenAIClient
+
+        if isinstance(client, OpenAIClient):
+            client.api_key = llm.api_key.get_secret_value()
+    return client
+
+
+def list_models(settings: Settings) -> list[str]:
+    """Model names on the configured server (``LLMError`` with a hint when unreachable)."""
+    client = make_client(settings, model="")
+    try:
+        return client.list_models()
+    finally:
+        close_client(client)
+
+
+def close_client(client: object) -> None:
+    """Close a client's connections if it holds any (never raises)."""
+    close = getattr(client, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception as exc:  # closing must not hide a run's result
+            log.warning("closing the LLM client failed: %s", exc)
+
+
+# ---- planners --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlannerBundle:
+    """What ``run_episode`` takes besides the device, parser and store."""
+
+    planner: Planner
+    grounder: Grounder
+    assessor: Assessor | None = None
+    estimator: LatentEstimator | None = None
+
+
+def planner_bundle(name: str, client: LLMClient, *, autonomy: Autonomy | str = Autonomy.APPROVE,
+                   samples: int = 8, temperature: float = 0.5, fused: bool = False, llm_grounder: bool = True,
+                   constrained: bool = False, apps: Sequence[str] = ()) -> PlannerBundle:
+    """The planner called ``name`` with its grounder, assessor and estimator.
+
+    ``prompt2task`` is the zero-shot planner with latent state, the grounding ladder and
+    the assessor.  Otherwise the assessor runs when the autonomy is ``confident`` (it
+    says when to ask); ``fused`` estimates latent state in one call; ``llm_grounder``
+    asks the model when no element's words match.
+    """
+    from agent.grounding.assessment import Assessor
+    from agent.grounding.base import ElementGrounder
+    from agent.grounding.llm_grounder import LLMGrounder
+    from agent.planners.registry import make_planner
+
+    name = check_planner(name)
+    structured = constrained  # every call of the run asks for the same kind of reply
+    if name == PROMPT2TASK:
+        from agent.grounding.ladder import LadderGrounder
+        from agent.latent import ChainedEstimator
+
+        planner = make_planner("zeroshot+", client, samples=samples, temperature=temperature,
+                               constrained=constrained, apps=apps)
+        return PlannerBundle(planner, LadderGrounder(client, structured=structured),
+                             Assessor(client, structured=structured), ChainedEstimator(client, structured=structured))
+    planner = make_planner(name, client, samples=samples, temperature=temperature, constrained=constrained,
+                           apps=apps)
+    estimator: Any = None
+    if planner.uses_latent:
+        from agent.latent import ChainedEstimator, FusedEstimator
+
+        estimator = (FusedEstimator(client, structured=structured) if fused
+                     else ChainedEstimator(client, structured=structured))
+    assessor = Assessor(client, structured=structured) if Autonomy(autonomy) is Autonomy.CONFIDENT else None
+    grounder = ElementGrounder(llm=LLMGrounder(client, structured=structured) if llm_grounder else None)
+    return PlannerBundle(planner, grounder, assessor, estimator)
+
+
+def macro_grounder(client: LLMClient, goal: str = "") -> MacroGrounder:
+    """The last rung of a macro replay's re-identification: the LLM grounder."""
+    from agent.grounding.llm_grounder import LLMGrounder
+    from agent.macros.reidentify import grounder_from_agent
+
+    return grounder_from_agent(LLMGrounder(client), goal)
+
+
+# ---- parser and run settings --------------------------------------------------------------------
+
+
+def parser_config(settings: Settings, *, mode: str | None = None) -> PipelineConfig:
+    """The screen parser's configuration (``mode``: auto, tree, vision or fusion overrides)."""
+    return settings.to_pipeline_config(mode=None if mode in (None, "") else mode)
+
+
+def make_parser(settings: Settings, *, mode: str | None = None) -> ScreenParserLike:
+    """A screen parser configured from the settings."""
+    from vision.pipeline import ScreenParser
+
+    return ScreenParser(parser_config(settings, mode=mode))
+
+
+def run_settings(settings: Settings, *, autonomy: Autonomy | str | None = None, model: str | None = None,
+                 max_steps: int | None = None, allow_sensitive: bool | None = None,
+                 **overrides: Any) -> RunSettings:
+    """The runner's settings from the user's; each keyword overrides (``overrides`` are
+    any other ``RunSettings`` fields, e.g. ``max_wait_s`` or ``ask_on_error``)."""
+    agent = settings.agent
+    return RunSettings(
+        mode=Autonomy(autonomy if autonomy is not None else agent.autonomy),
+        max_steps=max_steps if max_steps is not None else agent.step_budget,
+        allow_sensitive=(not agent.sensitive_needs_approval) if allow_sensitive is None else allow_sensitive,
+        model=settings.llm.model if model is None else model,
+        **overrides,
+    )
+
+
+# ---- knowledge -----------------------------------------------------------------------------------
+
+
+def knowledge_for(store: object) -> Knowledge | None:
+    """The accumulated knowledge kept in the project database, or None without one."""
+    from app.storage import Store
+
+    if not isinstance(store, Store):
+        return None
+    from agent.knowledge.base import Knowledge
+    from app.knowledge_store import SqliteKnowledgeStore
+
+    try:
+        return Knowledge(SqliteKnowledgeStore(store))
+    except Exception:  # knowledge is an extra: a run never fails for it
+        log.warning("knowledge store unavailable", exc_info=True)
+        return None
+
+
+def on_finished(gen: RunGenerator, then: Callable[[Episode], None]) -> RunGenerator:
+    """Pass ``gen``'s events and decisions through unchanged and call ``then`` with the
+    finished episode (on the thread that drives the generator, never a GUI thread).  A
+    failing ``then`` is logged: the episode is already stored."""
+    reply: Any = None
+    try:
+        while True:
+            try:
+                event = gen.send(reply)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            if isinstance(event, Finished):
+                try:
+                    then(event.episode)
+                except Exception:  # best effort
+                    log.warning("after the episode: %s failed", getattr(then, "__name__", "a step"), exc_info=True)
+            reply = yield event
+    finally:
+        gen.close()
+
+
+def learning_from(gen: RunGenerator, knowledge: Knowledge,
+                  on_learnt: Callable[[TaskRecord | None], None] | None = None) -> RunGenerator:
+    """``gen`` unchanged; when the episode finishes, archive it in the task repository
+    and map its pages.  ``on_learnt`` hears the archived record (None when the episode
+    was not archived, e.g. it failed)."""
+
+    def learn(episode: Episode) -> None:
+        record = knowledge.learn_from_episode(episode)
+        if on_learnt is not None:
+            on_learnt(record)
+
+    return on_finished(gen, learn)
+
+
+# ---- the whole recipe ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """What a caller asks for; None means "as the settings say"."""
+
+    goal: str
+    planner: str | None = None
+    autonomy: Autonomy | str | None = None
+    model: str | None = None
+    max_steps: int | None = None
+    allow_sensitive: bool | None = None
+    samples: int = 8
+    fused: bool = False
+    llm_grounder: bool = True
+    learn: bool = True  # use and feed the accumulated knowledge (needs a ``Store``)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """An assembled run: drive ``events`` (``agent.runner.drive`` or ``send``), then close
+    ``client`` (``close_client``)."""
+
+    events: RunGenerator
+    client: LLMClient
+    bundle: PlannerBundle
+    settings: RunSettings
+    knowledge: Knowledge | None
+    examples: int  # solved tasks given to the planner as examples
+
+
+def planner_for_model(planner: str, model: str) -> str:
+    """``planner``, unless the user chose a model adapter for ``model`` in the model
+    manager (``app.llm.manager.PrefsStore``): then that adapter's planner."""
+    from app.llm.manager import PrefsStore
+
+    prefs = PrefsStore.default()
+    if prefs.problem:
+        log.warning("%s", prefs.problem)
+    return prefs.planner_for(model, planner) if model else planner
+
+
+def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: ScreenParserLike,
+              store: StepSink | None = None, cancel: CancelToken | None = None,
+              client: LLMClient | None = None, on_learnt: Callable[[TaskRecord | None], None] | None = None,
+              **run_overrides: Any) -> Run:
+    """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
+    run settings, and with a ``Store`` the knowledge (similar solved tasks become
+    examples; a finished episode is learnt from, and ``on_learnt`` told).  Keywords in
+    ``run_overrides`` are ``RunSettings`` fields.  ``ValueError`` for a bad planner,
+    backend or autonomy."""
+    from agent.runner import run_episode
+
+    client = client if client is not None else make_client(settings, model=request.model)
+    autonomy = Autonomy(request.autonomy if request.autonomy is not None else settings.agent.autonomy)
+    bundle = planner_bundle(planner_for_model(request.planner or settings.agent.planner,
+                                              request.model or settings.llm.model), client, autonomy=autonomy,
+                            samples=request.samples, fused=request.fused, llm_grounder=request.llm_grounder,
+                            constrained=settings.agent.constrained_replies)
+    rs = run_settings(settings, autonomy=autonomy, model=request.model, max_steps=request.max_steps,
+                      allow_sensitive=request.allow_sensitive, **run_overrides)
+    knowledge = knowledge_for(store) if request.learn else None
+    examples: tuple[str, ...] = ()
+    if knowledge is not None:
+        examples = knowledge.tasks.example_lines(request.goal)
+        if examples:
+            rs = replace(rs, examples=examples)
+    gen = run_episode(request.goal, device, parser, bundle.planner, store, settings=rs,
+                      estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel)
+    if knowledge is not None:
+        gen = learning_from(gen, knowledge, on_learnt)
+    return Run(gen, client, bundle, rs, knowledge, len(examples))
+
+
+__all__ = [
+    "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
+    "build_run", "check_planner", "close_client", "knowledge_for", "learning_from", "list_models", "on_finished",
+    "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model",
+    "run_settings",
+]

@@ -1,0 +1,182 @@
+"""Screenshots of the workbench's daily-use views at two window sizes (1024x700, the
+smallest supported, and 1600x1000): a step waiting for approval, Start with no model,
+a stored run opened from the Episodes view, macro step editing with the last replay's
+results, and the list of keyboard shortcuts.
+
+Needs a real X display; the window is grabbed from the X server.  From the repository root:
+
+    Xvfb :99 -screen 0 1700x1100x24 -nolisten tcp &
+    DISPLAY=:99 .venv/bin/python docs/screenshots/make_workbench_shots.py 1024x700
+    DISPLAY=:99 .venv/bin/python docs/screenshots/make_workbench_shots.py 1600x1000
+    kill %1
+
+The run uses the virtual phone and a scripted fake Ollama server, so the pictures are
+reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+OUT = Path(__file__).resolve().parent
+
+import widgets  # noqa: E402,F401  (PySide6 guard)
+
+GOAL = "Turn on airplane mode"
+
+
+def pump(seconds: float, until=None) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    end = time.time() + seconds
+    while time.time() < end:
+        app.processEvents()
+        if until is not None and until():
+            return
+        time.sleep(0.01)
+    if until is not None:
+        raise TimeoutError("the window did not reach the expected state")
+
+
+def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
+    pump(0.6)
+    g = widget.frameGeometry()
+    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
+    path = OUT / name
+    pix.save(str(path), "PNG")
+    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
+    return path
+
+
+def closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return int(port)
+
+
+def main() -> int:
+    if not os.environ.get("DISPLAY"):
+        print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
+        return 2
+    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
+    width, height = (int(v) for v in size.split("x"))
+    from PySide6.QtWidgets import QApplication
+
+    from agent.types import DecisionKind
+    from app.gui.window import MainWindow
+    from app.settings import LLMSettings, Settings, VisionSettings
+    from tests.agent.fake_ollama import FakeLLMServer
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Tapwise")
+    tmp = Path(tempfile.mkdtemp(prefix="tapwise-shots-"))
+
+    # 1. Start with no model answering: one card, repeats counted, the mirror keeps its size
+    dead = Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only"),
+                    llm=LLMSettings(ollama_host=f"http://127.0.0.1:{closed_port()}", model="llama3.2",
+                                    timeout_s=3, retries=0))
+    win = MainWindow(dead, "sim", discover=False)
+    win.move(0, 0)
+    win.resize(width, height)
+    win.show()
+    from app.gui.devices import VIRTUAL_CHOICE
+
+    win.connect_device(VIRTUAL_CHOICE)
+    pump(30, until=lambda: win.view.frame is not None)
+    win.task_panel.set_models(["llama3.2"], current="llama3.2")
+    win.task_panel.goal.setPlainText(GOAL)
+    for _ in range(2):
+        win.task_panel.start.click()
+        pump(20, until=lambda: not win.run.active)
+    win.notifications.cards[0].details_button.click()
+    grab(win, f"{size}-no-model.png")
+    win.close()
+
+    # 2. a step waiting for approval at this size
+    server = FakeLLMServer().on("", "open Settings", "tap Network & internet", "tap the Airplane mode switch",
+                                "done").start()
+    settings = Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only"),
+                        llm=LLMSettings(ollama_host=server.url, model="fake-model:latest", timeout_s=10))
+    win = MainWindow(settings, "sim", discover=False)
+    win.move(0, 0)
+    win.resize(width, height)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    pump(30, until=lambda: win.view.frame is not None)
+    win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
+    win.task_panel.goal.setPlainText(GOAL)
+    win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
+    win.task_panel.start.click()
+    bar = win.decision_bar
+    pump(60, until=lambda: bar.enabled)
+    bar.trigger(DecisionKind.APPROVE)
+    pump(10, until=lambda: not bar.enabled)
+    pump(60, until=lambda: bar.enabled)
+    grab(win, f"{size}-approve.png")
+    for _ in range(4):
+        if not bar.enabled:
+            break
+        bar.trigger(DecisionKind.APPROVE)
+        pump(10, until=lambda: not bar.enabled)
+        pump(60, until=lambda: bar.enabled or win.run.driver is None)
+    pump(60, until=lambda: win.run.driver is None)
+
+    # 3. run history: the stored run opened from the Episodes view, a step selected
+    win.episodes_dock.raise_()
+    pump(10, until=lambda: win.episodes_panel.count() >= 1)
+    win.episodes_panel.tree.setCurrentItem(win.episodes_panel.tree.topLevelItem(0))
+    episode_id = win.episodes_panel.current_id()
+    win.episodes_panel.open.click()
+    pump(20, until=lambda: win.timeline.count(episode_id) >= 1)
+    win.timeline.select_step(1, episode_id)
+    pump(10, until=lambda: win.viewing.step == 1)
+    grab(win, f"{size}-episode.png")
+
+    # 4. macros: record two steps, delete one in the window, replay with per-step results
+    win.show_live()
+    win.executor.call(lambda: win.device.reset())
+    win.executor.call(lambda: win.device.open_app("Settings"))
+    pump(60, until=lambda: win.view.parse is not None and "Connected devices" in win.view.parse.description)
+    from agent.macros.recorder import Recorder
+    from agent.types import Action
+
+    recorder = Recorder()
+    for words in ("Network & internet", "Airplane mode"):
+        obs = win.executor.call(win.macros.observe)
+        el = next(e for e in obs.parse.elements if e.text == words)
+        recorder.record(Action.tap(el.rect.center.x, el.rect.center.y), obs)
+        win.executor.call(lambda el=el: win.device.tap(el.rect.center.x, el.rect.center.y))
+        recorder.observe_after(win.executor.call(win.macros.observe))
+    win.macros.save(recorder.build("Airplane mode on", app="com.android.settings"))
+    win.macro_dock.raise_()
+    pump(20, until=lambda: win.macro_panel.list.count() == 1)
+    win.macro_panel.list.setCurrentRow(0)
+    win.executor.call(lambda: win.device.reset())
+    win.macro_panel.run.click()
+    pump(60, until=lambda: win.macros.result is not None)
+    win.macro_panel.steps.setCurrentRow(1)
+    grab(win, f"{size}-macro-steps.png")
+
+    # 5. the keyboard shortcuts
+    dlg = win.show_shortcuts()
+    dlg.move(win.geometry().x() + width // 3, win.geometry().y() + 80)
+    pump(0.5)
+    grab(win, f"{size}-shortcuts.png")
+    dlg.close()
+    win.close()
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

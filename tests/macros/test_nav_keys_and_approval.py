@@ -1,0 +1,95 @@
+"""On the virtual phone: a tap on the navigation bar's Home or Back button is recorded as
+that key (and replays on another screen size), and replay with approval never asks
+about a step it is about to skip."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.macros.recorder import Observation, Recorder, nav_key_at
+from agent.macros.replay import NeedApproval, Replayer, StepDone
+from agent.types import Action, ActionType, Decision, DecisionKind
+from vision.types import ScreenParse
+
+sim = pytest.importorskip("app.sim.phone")
+
+
+def _parse(screen) -> ScreenParse:
+    from vision.hierarchy import parse_uiautomator
+
+    tp = parse_uiautomator(screen.hierarchy_xml, screen.size)
+    return ScreenParse(screen.size, tp.elements, tp.blocks)
+
+
+def _observer(phone):
+    def observe():
+        s = phone.screenshot(with_hierarchy=True)
+        return Observation(_parse(s), s.image, s.foreground_package)
+
+    return observe
+
+
+def test_home_and_back_on_the_navigation_bar_are_recorded_as_keys():
+    phone = sim.VirtualPhone()
+    observe = _observer(phone)
+    phone.open_app("Settings")
+    size = phone.screen_size()
+    bottom = size.height - 20
+    before = observe()
+    assert nav_key_at(before.parse, size.width // 6, bottom) is ActionType.BACK
+    assert nav_key_at(before.parse, size.width // 2, bottom) is ActionType.HOME
+    assert nav_key_at(before.parse, size.width * 5 // 6, bottom) is None  # Recents stays a tap
+    assert nav_key_at(before.parse, size.width // 2, size.height // 2) is None  # the app's own rows
+    rec = Recorder()
+    step = rec.record(Action.tap(size.width // 2, bottom), before)
+    assert step.action.type is ActionType.HOME and step.action.touch is None
+    assert step.description == "press Home"
+    phone.tap(size.width // 2, bottom)
+    rec.observe_after(observe())
+    assert rec.steps[-1].action.type is ActionType.HOME
+
+    # the recorded key replays on the tablet, whose navigation bar is elsewhere
+    macro = rec.build("go home", app="com.android.settings")
+    tablet = sim.VirtualPhone(profile="tablet")
+    result = None
+    gen = Replayer(tablet, _observer(tablet)).run(macro)
+    try:
+        while True:
+            gen.send(None)
+    except StopIteration as stop:
+        result = stop.value
+    assert result.succeeded, result
+    assert "launcher" in tablet.screenshot().foreground_package
+
+
+def test_replay_with_approval_does_not_ask_about_a_step_it_skips():
+    phone = sim.VirtualPhone()
+    observe = _observer(phone)
+    rec = Recorder()
+    for words in ("Settings", "Network & internet", "Airplane mode"):
+        before = observe()
+        el = [e for e in before.parse.elements if e.text == words][0]
+        c = el.rect.center
+        phone.tap(c.x, c.y)
+        rec.record(Action.tap(c.x, c.y), before, observe())
+    macro = rec.build("airplane on", app="com.android.settings")
+    assert phone.state["settings"]["airplane_mode"] is True  # already on: the last step must be skipped
+
+    phone.reset({"settings": {"airplane_mode": True}})  # a fresh phone whose airplane mode is on
+    asked, reports = [], []
+    gen = Replayer(phone, observe, approve_each=True).run(macro)
+    reply = None
+    try:
+        while True:
+            event = gen.send(reply)
+            reply = None
+            if isinstance(event, NeedApproval):
+                asked.append(event.index)
+                reply = Decision(DecisionKind.APPROVE)
+            elif isinstance(event, StepDone):
+                reports.append(event.report)
+    except StopIteration as stop:
+        result = stop.value
+    assert result.succeeded
+    assert reports[-1].effect == "already_set"
+    assert len(macro.steps) - 1 not in asked  # never asked about the skipped step

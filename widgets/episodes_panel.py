@@ -1,0 +1,135 @@
+"""The Episodes view: every stored run (goal, how it ended, steps, when), newest first,
+with Open (onto the step timeline), Export as JSON and Export as AITW.
+
+Shows rows it is given and emits intents carrying episode ids; the window's episode
+controller reads the database and writes the files.  No I/O.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.icons import icon
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+STATUS_COLOURS = {"succeeded": "#2e7d32", "failed": "#c62828", "error": "#e65100", "aborted": "#424242",
+                  "impossible": "#6a1b9a", "running": "#1565c0"}
+
+
+def _when(ts: Any) -> str:
+    if not ts:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(float(ts)))
+
+
+class EpisodesPanel(QWidget):
+    openRequested = Signal(str)  # episode id
+    exportRequested = Signal(str, str)  # episode id, "json" or "aitw"
+    refreshRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(4)
+        self.tree.setHeaderLabels(["Goal", "Ended", "Steps", "Started"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for c in (1, 2, 3):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.empty = QLabel("<i>No stored runs yet: Start a task and it appears here.</i>")
+        self.empty.setWordWrap(True)
+        self.open = QPushButton(icon("mdi6.timeline-text"), "Open")
+        self.open.setToolTip("Show the run's steps, frames, prompts, replies and decisions on the Steps tab")
+        self.export_json = QPushButton(icon("mdi6.code-json"), "JSON…")
+        self.export_json.setToolTip("Export the whole episode as Tapwise JSON")
+        self.export_aitw = QPushButton(icon("mdi6.export"), "AITW…")
+        self.export_aitw.setToolTip("Export the executed actions as an AITW-style trajectory")
+        self.refresh = QPushButton(icon("mdi6.refresh"), "")
+        self.refresh.setToolTip("Reload the list")
+        row = QHBoxLayout()
+        for b in (self.open, self.export_json, self.export_aitw):
+            row.addWidget(b)
+        row.addStretch(1)
+        row.addWidget(self.refresh)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.tree, 1)
+        lay.addWidget(self.empty)
+        lay.addLayout(row)
+        self.tree.itemDoubleClicked.connect(lambda *_: self._emit_open())
+        self.tree.currentItemChanged.connect(lambda *_: self._update())
+        self.open.clicked.connect(self._emit_open)
+        self.export_json.clicked.connect(lambda: self._emit_export("json"))
+        self.export_aitw.clicked.connect(lambda: self._emit_export("aitw"))
+        self.refresh.clicked.connect(self.refreshRequested.emit)
+        self._rows: list[dict[str, Any]] = []
+        self._update()
+
+    def request_refresh(self) -> None:
+        """Ask for a fresh list (the episode controller answers with ``set_episodes``)."""
+        self.refreshRequested.emit()
+
+    def set_episodes(self, rows: list[dict[str, Any]]) -> None:
+        current = self.current_id()
+        self._rows = list(rows)
+        self.tree.clear()
+        for r in rows:
+            status = str(r.get("status", ""))
+            item = QTreeWidgetItem([str(r.get("goal", "")), status, str(r.get("steps", 0)), _when(r.get("started_at"))])
+            item.setData(0, ID_ROLE, r["id"])
+            item.setForeground(1, _brush(STATUS_COLOURS.get(status, "#000")))
+            item.setToolTip(0, f"{r.get('goal', '')}\nplanner {r.get('planner', '')} · model {r.get('model', '')}")
+            self.tree.addTopLevelItem(item)
+            if r["id"] == current:
+                self.tree.setCurrentItem(item)
+        self._update()
+
+    def current_id(self) -> str:
+        item = self.tree.currentItem()
+        return str(item.data(0, ID_ROLE)) if item is not None else ""
+
+    def select(self, episode_id: str) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item is not None and item.data(0, ID_ROLE) == episode_id:
+                self.tree.setCurrentItem(item)
+
+    def count(self) -> int:
+        return self.tree.topLevelItemCount()
+
+    def _update(self) -> None:
+        chosen = bool(self.current_id())
+        for b in (self.open, self.export_json, self.export_aitw):
+            b.setEnabled(chosen)
+        self.empty.setVisible(not self._rows)
+
+    def _emit_open(self) -> None:
+        if self.current_id():
+            self.openRequested.emit(self.current_id())
+
+    def _emit_export(self, fmt: str) -> None:
+        if self.current_id():
+            self.exportRequested.emit(self.current_id(), fmt)
+
+
+def _brush(colour: str) -> Any:
+    from PySide6.QtGui import QBrush, QColor
+
+    return QBrush(QColor(colour))
