@@ -20,30 +20,18 @@ import os
 import socket
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
+
+from make_screenshots import pump  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 GOAL = "Turn on airplane mode"
-
-
-def pump(seconds: float, until=None) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents()
-        if until is not None and until():
-            return
-        time.sleep(0.01)
-    if until is not None:
-        raise TimeoutError("the window did not reach the expected state")
 
 
 def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
