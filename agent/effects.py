@@ -7,13 +7,17 @@ words a note ("tap Display changed nothing on the screen ...") that goes back to
 planner before the repeat rule would end the run.
 
 ``unchanged_note`` works on parses (the runner has them); ``unchanged_note_from_text``
-on the fenced screen descriptions that planners receive.  Pure functions: no LLM, no
+on the fenced screen descriptions that planners receive.  ``returning_actions`` finds
+the other way a small model goes round in circles: back on a screen it has left before,
+it takes the same way back out of the detour again (open a page, "Navigate up", open it
+again, "Navigate up" ...).  Pure functions: no LLM, no
 device, no state; the caller decides where the note goes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agent.types import Action, ActionType
 from vision.types import Element, ElementKind, ScreenParse
@@ -69,3 +73,23 @@ def unchanged_note_from_text(action: Action | None, before: str, after: str) -> 
         return None
     assert action is not None
     return _note(action)
+
+
+def returning_actions(steps: Sequence[tuple[Action, str]], current: str) -> list[Action]:
+    """Actions taken before on the screen now shown that led back to a screen seen before them.
+
+    ``steps``: the earlier steps in order, each the action and the description of the screen
+    it was taken on; ``current``: the screen now.  Such an action is the way back out of a
+    detour; taking it again from here goes round the same loop.  The way into the detour is
+    not returned (it may well be the right step), only the way back.
+    """
+    screens = [_comparable(screen) for _, screen in steps] + [_comparable(current)]
+    here = screens[-1]
+    out: list[Action] = []
+    for i, (action, _) in enumerate(steps):
+        if not screens[i] or screens[i] != here or not _expects_change(action):
+            continue
+        after = screens[i + 1]
+        if after and after != screens[i] and after in screens[:i]:
+            out.append(action)
+    return out

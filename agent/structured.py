@@ -4,15 +4,24 @@ A model server that can constrain decoding (llama.cpp's grammar-backed JSON sche
 Ollama's ``format``) then cannot reply with an element that is not on the screen, an
 action an element does not allow, or an app that is not installed:
 
-* ``tap`` / ``long_press`` name one of the screen's visible actionable elements;
+* ``tap`` / ``long_press`` name one of the screen's visible elements that can take a tap:
+  where the accessibility tree says what is clickable (tree and fused elements) only
+  clickable, checkable or editable ones, so a title or a label is never offered; elements
+  found in the pixels alone are all offered, since pixels cannot say;
 * ``type`` names an editable field, with free text only for the words to type;
 * ``scroll`` names a scrollable container when the screen has any (direction otherwise);
 * ``open_app`` names an installed app when the list is known;
-* ``back``, ``home``, ``enter``, ``wait``, and ``complete`` / ``impossible`` when allowed.
+* ``back``, ``home``, ``enter``, ``wait``, and ``complete`` / ``impossible`` when allowed;
+* ``long_press`` only when the task asks to press and hold (``asks_to_hold``): a small
+  model otherwise picks it for plain taps, and few phone tasks need it.
 
-An action the effect check found to change nothing (``exclude``) is not offered again on
-the same screen: its element, scroll direction, app or key is left out of the form, so
-a model that ignores the "changed nothing" note still cannot repeat it.
+Each action object names its target first and its ``type`` last: a model that has just
+written which app or element the task needs then writes that element, not another.
+
+Actions in ``exclude`` are not offered: the one the effect check found to change nothing,
+and the ways back out of a detour taken from this screen before (see
+``agent.effects.returning_actions``).  Their element, scroll direction, app or key is left
+out of the form, so a model that ignores the notes still cannot go round the same loop.
 
 Elements are named by their words and id (``"Display [32]"``) so that a small model
 writes the words it means and the schema keeps it on the screen.  Elements a dialog
@@ -37,7 +46,7 @@ from agent.grounding.match import best_text_match
 from agent.screen_text import actionable
 from agent.types import Action, ActionType, Direction, Target
 from vision.geometry import Point
-from vision.types import Element, ElementKind, ScreenParse
+from vision.types import Element, ElementKind, ElementSource, ScreenParse
 
 #: Longest free text the schema allows: thoughts, typed text, reasons.
 THOUGHT_CHARS = 200
@@ -46,7 +55,14 @@ NAME_CHARS = 40
 
 _ALWAYS = ("back", "home", "enter", "wait")
 _ENDINGS = ("complete", "impossible")
+_HOLD = re.compile(r"\b(?:long[- ]?(?:press|tap|click)|press(?:ing)? and hold|hold(?:ing)? down|touch and hold|"
+                   r"hold|drag|context menu)\b", re.I)
 _PLACEHOLDER = re.compile(r"<[^<>]{1,30}>|\[(?:id|element|text|name|app|n|x)\]|\{[a-z_ ]{1,20}\}", re.I)
+
+
+def asks_to_hold(goal: str) -> bool:
+    """True when the task's words call for pressing and holding (long press, drag, a context menu)."""
+    return bool(_HOLD.search(goal or ""))
 
 
 def is_covered(element: Element) -> bool:
@@ -57,6 +73,13 @@ def is_covered(element: Element) -> bool:
 def choosable(parse: ScreenParse) -> list[Element]:
     """The elements a reply may name: actionable ones that nothing covers."""
     return [e for e in actionable(parse) if not is_covered(e)]
+
+
+def takes_a_tap(element: Element) -> bool:
+    """True unless the tree says the element ignores taps (a static title, label or image)."""
+    if element.source not in (ElementSource.HIERARCHY, ElementSource.FUSED):
+        return True
+    return element.clickable or element.checkable or is_editable(element)
 
 
 def is_editable(element: Element) -> bool:
@@ -114,39 +137,42 @@ def _string(max_chars: int, min_chars: int = 0) -> dict[str, Any]:
 
 
 def _variant(kind: str, **props: dict[str, Any]) -> dict[str, Any]:
-    properties: dict[str, Any] = {"type": {"const": kind}, **props}
+    properties: dict[str, Any] = {**props, "type": {"const": kind}}
     return {"type": "object", "properties": properties, "required": list(properties),
             "additionalProperties": False}
 
 
 def action_form(parse: ScreenParse, *, apps: Sequence[str] = (), allow_done: bool = True,
-                exclude: Action | None = None) -> ReplyForm:
+                exclude: Sequence[Action] = (), hold: bool = False) -> ReplyForm:
     """The ``action`` object's schema for this screen, and the choices behind it.
 
-    ``exclude``: an action that just changed nothing here; it is not offered again.
+    ``exclude``: actions not to offer again here (one that changed nothing, a way back
+    out of a loop).  ``hold``: offer ``long_press`` too (the task asks to press and hold).
     """
-    x = exclude
-    gone = x.target.element_id if x is not None and x.target is not None else None
+    taps = {x.target.element_id for x in exclude
+            if x.target is not None and x.type in (ActionType.TAP, ActionType.LONG_PRESS)}
+    typed = {x.target.element_id for x in exclude if x.target is not None and x.type is ActionType.TYPE}
     elements = choosable(parse)
-    tappable = tuple(Choice(element_key(e), e.id) for e in elements
-                     if not (gone == e.id and x is not None and x.type in (ActionType.TAP, ActionType.LONG_PRESS)))
+    tappable = tuple(Choice(element_key(e), e.id) for e in elements if takes_a_tap(e) and e.id not in taps)
     editable = tuple(Choice(element_key(e), e.id) for e in elements if is_editable(e) and e.enabled
-                     and not (gone == e.id and x is not None and x.type is ActionType.TYPE))
+                     and e.id not in typed)
     scrollable = tuple(Choice(element_key(e), e.id) for e in parse.elements if e.scrollable and not is_covered(e))
     app_names = tuple(dict.fromkeys(a.strip() for a in apps if a and a.strip()))
-    stale_app = (x.app or "").strip().lower() if x is not None and x.type is ActionType.OPEN_APP else ""
-    if stale_app and len(app_names) > 1:
-        app_names = tuple(a for a in app_names if a.lower() != stale_app)
-    finger = x.finger_direction() if x is not None else None
-    directions = tuple(d.value for d in Direction if finger is None or d is not finger.opposite)
-    stale_key = x.type.value if x is not None and x.type in (ActionType.BACK, ActionType.HOME, ActionType.ENTER) \
-        else ""
+    stale_apps = {(x.app or "").strip().lower() for x in exclude if x.type is ActionType.OPEN_APP}
+    if stale_apps and len(app_names) > len(stale_apps):
+        app_names = tuple(a for a in app_names if a.lower() not in stale_apps)
+    fingers = {f.opposite for f in (x.finger_direction() for x in exclude) if f is not None}
+    directions = tuple(d.value for d in Direction if d not in fingers) or tuple(d.value for d in Direction)
+    stale_keys = {x.type.value for x in exclude if x.type in (ActionType.BACK, ActionType.HOME, ActionType.ENTER)}
     variants: list[dict[str, Any]] = []
     kinds: list[str] = []
     if tappable:
         keys = [c.key for c in tappable]
-        variants += [_variant("tap", element={"enum": keys}), _variant("long_press", element={"enum": keys})]
-        kinds += ["tap", "long_press"]
+        variants.append(_variant("tap", element={"enum": keys}))
+        kinds.append("tap")
+        if hold:
+            variants.append(_variant("long_press", element={"enum": keys}))
+            kinds.append("long_press")
     if editable:
         variants.append(_variant("type", element={"enum": [c.key for c in editable]},
                                  text=_string(TEXT_CHARS, 1)))
@@ -160,7 +186,7 @@ def action_form(parse: ScreenParse, *, apps: Sequence[str] = (), allow_done: boo
     variants.append(_variant("open_app", app={"enum": list(app_names)} if app_names else _string(NAME_CHARS, 1)))
     kinds.append("open_app")
     for k in (*_ALWAYS, *(_ENDINGS if allow_done else ())):
-        if k != stale_key:
+        if k not in stale_keys:
             variants.append(_variant(k))
             kinds.append(k)
     return ReplyForm({"oneOf": variants}, tuple(kinds), tappable, editable, scrollable, app_names, directions)

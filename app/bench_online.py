@@ -427,7 +427,7 @@ def run_cell(job: Any, arena: Any = None) -> Any:
                                     temperature=float(s.get("sample_temperature", 0.5)),
                                     fused=s.get("estimator") == "fused", llm_grounder=False,
                                     constrained=bool(s.get("constrained", False)),
-                                    apps=[name for name, _pkg in getattr(phone, "installed_apps", list)()])
+                                    apps=compose.app_names(phone))
     mode = str(s.get("parse_mode", "tree"))
     # the benchmark's own parser: reproducible whatever the user's vision settings say
     parser = ScreenParser(PipelineConfig(mode=mode, ocr="none" if mode == "tree" else "rapidocr",  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agent.events import Finished, RunSettings, StepSink
 from agent.types import Autonomy, Episode
@@ -279,6 +279,25 @@ class RunRequest:
     fused: bool = False
     llm_grounder: bool = True
     learn: bool = True  # use and feed the accumulated knowledge (needs a ``Store``)
+    constrained: bool | None = None  # structured replies; None: as the settings say
+
+
+@runtime_checkable
+class KnowsApps(Protocol):
+    """A phone that can list its launchable apps as (name, package) pairs."""
+
+    def installed_apps(self) -> list[tuple[str, str]]: ...
+
+
+def app_names(device: object) -> list[str]:
+    """The names of the apps a structured reply may open (empty: the phone cannot say, any name)."""
+    if not isinstance(device, KnowsApps):
+        return []
+    try:
+        return [name for name, _pkg in device.installed_apps()]
+    except Exception as exc:  # a phone that went away: the reply form then takes any app name
+        log.warning("could not list the phone's apps: %s", exc)
+        return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +340,9 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     bundle = planner_bundle(planner_for_model(request.planner or settings.agent.planner,
                                               request.model or settings.llm.model), client, autonomy=autonomy,
                             samples=request.samples, fused=request.fused, llm_grounder=request.llm_grounder,
-                            constrained=settings.agent.constrained_replies)
+                            constrained=(settings.agent.constrained_replies if request.constrained is None
+                                         else request.constrained),
+                            apps=app_names(device))
     rs = run_settings(settings, autonomy=autonomy, model=request.model, max_steps=request.max_steps,
                       allow_sensitive=request.allow_sensitive, **run_overrides)
     knowledge = knowledge_for(store) if request.learn else None
@@ -338,8 +359,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
 
 
 __all__ = [
-    "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
-    "build_run", "check_planner", "close_client", "knowledge_for", "learning_from", "list_models", "on_finished",
+    "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "KnowsApps", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
+    "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learning_from", "list_models", "on_finished",
     "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model",
     "run_settings",
 ]

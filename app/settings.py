@@ -83,7 +83,7 @@ class AgentSettings(BaseModel):
     step_budget: int = Field(20, ge=1, le=200)
     sensitive_needs_approval: bool = Field(True, description="Always ask before sending, paying, deleting…")
     constrained_replies: bool = Field(
-        False, description="Structured replies (a JSON schema built per screen) when the model server enforces them")
+        True, description="Structured replies (a JSON schema built per screen) when the model server enforces them")
 
 
 class DeviceSettings(BaseModel):

@@ -3,9 +3,12 @@
 Run the same tasks, seeds and planners twice into one results database, once with
 ``--constrained`` and once with ``--free``, then:
 
-    python bench/bench_constrained.py --db RESULTS.db --constrained RUN_A --free RUN_B
+    python bench/bench_constrained.py --db RESULTS.db [--db MORE.db ...] --constrained RUN_A --free RUN_B
 
-It prints, per mode and planner: episodes, success, partial completion, unreadable
+(several databases: runs made side by side, one database per server, read as one).
+
+It prints, per mode and planner: episodes, success, partial completion, premature stops
+(said "done" or "impossible" while the task was not done), unreadable
 replies (not an action in the form asked for), episodes ended by the repeat rule, replies that named an element not on the
 screen (from the planners' ``reply:`` evidence and the failed steps' messages) and
 seconds per step; then a two-sided paired permutation test (``agent.eval.stats``) of
@@ -68,6 +71,7 @@ def summary(results: Iterable[EpisodeResult]) -> dict[str, Any]:
         "success": sum(r.success for r in rs) / len(rs) if rs else 0.0,
         "partial": sum(partial(r) for r in rs) / len(rs) if rs else 0.0,
         "unparseable": sum(unreadable_replies(r) for r in rs),
+        "premature": sum(r.premature_stop for r in rs) / len(rs) if rs else 0.0,
         "repeats": sum(r.stopped_by == STOP_REPEAT for r in rs),
         "off_screen": sum(off_screen_replies(r) for r in rs),
         "steps": steps,
@@ -81,26 +85,33 @@ def key(r: EpisodeResult) -> tuple[str, str, int, str]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--db", required=True)
+    ap.add_argument("--db", required=True, action="append", help="results database (repeat to read several)")
     ap.add_argument("--constrained", required=True, help="run name of the --constrained run")
     ap.add_argument("--free", required=True, help="run name of the --free run")
     args = ap.parse_args(argv)
-    with ResultsDB(args.db) as db:
-        runs = {"constrained": db.results(args.constrained), "free": db.results(args.free)}
+    runs: dict[str, list[EpisodeResult]] = {"constrained": [], "free": []}
+    for path in args.db:
+        with ResultsDB(path) as db:
+            runs["constrained"] += db.results(args.constrained)
+            runs["free"] += db.results(args.free)
     pairs = {key(r): r for r in runs["free"] if r.error is None}
     both = [(c, pairs[key(c)]) for c in runs["constrained"] if c.error is None and key(c) in pairs]
     planners = sorted({c.planner for c, _ in both})
-    header = f"{'planner':<14}{'mode':<13}{'cells':>6}{'success':>9}{'partial':>9}{'unparsed':>9}{'repeats':>8}" \
-             f"{'off-screen':>11}{'steps':>7}{'s/step':>8}"
+    header = f"{'planner':<14}{'mode':<13}{'cells':>6}{'success':>9}{'partial':>9}{'prem.stop':>10}{'unparsed':>9}" \
+             f"{'repeats':>8}{'off-screen':>11}{'steps':>7}{'s/step':>8}"
     print(header)
     for planner in planners:
         for mode, idx in (("constrained", 0), ("free", 1)):
             s = summary(p[idx] for p in both if p[0].planner == planner)
             print(f"{planner:<14}{mode:<13}{s['episodes']:>6}{100 * s['success']:>8.1f}%{100 * s['partial']:>8.1f}%"
-                  f"{s['unparseable']:>9}{s['repeats']:>8}{s['off_screen']:>11}{s['steps']:>7}{s['s_per_step']:>8.1f}")
+                  f"{100 * s['premature']:>9.1f}%{s['unparseable']:>9}{s['repeats']:>8}{s['off_screen']:>11}{s['steps']:>7}{s['s_per_step']:>8.1f}")
     if not both:
         print("no cells finished in both runs")
         return
+    only_c = sum(c.success and not f.success for c, f in both)
+    only_f = sum(f.success and not c.success for c, f in both)
+    print(f"discordant cells: {only_c} succeed only constrained, {only_f} only free "
+          f"(of {len(both)} paired cells)")
     for name, fn in (("success", lambda r: float(r.success)), ("partial", partial)):
         test = paired_permutation_test([fn(c) for c, _ in both], [fn(f) for _, f in both])
         print(f"paired permutation test, {name} (constrained - free): {test.describe()}")

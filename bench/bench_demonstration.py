@@ -9,7 +9,10 @@ example.  Printed: per task the retrieved demonstration and both outcomes, then 
 paired counts (both / only with / only without / neither) and an exact sign test.
 
     nice .venv/bin/python bench/bench_demonstration.py --model smollm2-135m \\
-        [--planner visiontasker] [--max-steps 6] [--tasks yardstick]
+        [--planner visiontasker] [--max-steps 6] [--tasks yardstick] [--constrained]
+
+``--constrained`` asks for structured replies (the per-screen JSON schema, installed
+apps included), as the product does with a server that enforces schemas.
 
 With ``--base-url`` it uses that server; otherwise it starts the built-in model named by
 ``--model`` (see ``tapwise llm list``).  Timings are not the point here; nothing is asserted.
@@ -60,11 +63,13 @@ def demonstration_store(exclude: set[str]) -> TaskRepository:
     return repo
 
 
-def run_once(task, client, planner_name: str, max_steps: int, examples: tuple[str, ...]) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+def run_once(task, client, planner_name: str, max_steps: int, examples: tuple[str, ...],  # type: ignore[no-untyped-def]
+             constrained: bool = False) -> tuple[bool, int]:
     phone = VirtualPhone(seed=0)
     try:
         task.setup(phone)
-        planner = make_planner(planner_name, client)
+        planner = make_planner(planner_name, client, constrained=constrained,
+                               apps=[name for name, _pkg in phone.installed_apps()])
         settings = RunSettings(mode="auto", max_steps=max_steps, max_wait_s=0.0, examples=examples)
         final = None
         steps = 0
@@ -96,6 +101,7 @@ def main() -> None:
     ap.add_argument("--planner", default="visiontasker")
     ap.add_argument("--tasks", default="yardstick")
     ap.add_argument("--max-steps", type=int, default=6)
+    ap.add_argument("--constrained", action="store_true", help="structured replies (per-screen JSON schema)")
     args = ap.parse_args()
     ids, _ = bench_online.select_tasks(args.tasks)
     tasks = [bench_online.find_task(args.tasks, i) for i in ids]
@@ -115,8 +121,9 @@ def main() -> None:
     try:
         for task in tasks:
             examples = repo.example_lines(task.goal, k=1)
-            without = run_once(task, client, args.planner, args.max_steps, ())
-            with_demo = run_once(task, client, args.planner, args.max_steps, examples) if examples else None
+            without = run_once(task, client, args.planner, args.max_steps, (), args.constrained)
+            with_demo = (run_once(task, client, args.planner, args.max_steps, examples, args.constrained)
+                         if examples else None)
             pairs.append((task.id, examples, without, with_demo))
             shown = examples[0][:90] if examples else "(nothing similar retrieved)"
             print(f"{task.id}: without {'OK' if without[0] else 'fail'} ({without[1]} steps); "
@@ -129,7 +136,7 @@ def main() -> None:
     only_with = sum(b and not a for a, b in paired)
     only_without = sum(a and not b for a, b in paired)
     neither = sum(not a and not b for a, b in paired)
-    print(f"\nmodel {args.model}, planner {args.planner}, max {args.max_steps} steps, {len(tasks)} tasks, "
+    print(f"\nmodel {args.model}, planner {args.planner}{' (constrained)' if args.constrained else ''}, max {args.max_steps} steps, {len(tasks)} tasks, "
           f"{len(paired)} with a retrieved demonstration, {time.perf_counter() - t0:.0f} s")
     print(f"success without: {sum(a for a, _ in paired)}/{len(paired)}; with: {sum(b for _, b in paired)}/{len(paired)}")
     print(f"pairs: both {both}, only with demonstration {only_with}, only without {only_without}, neither {neither}; "

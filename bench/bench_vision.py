@@ -29,6 +29,8 @@ or carry text/content-desc; boxes covering > 90 % of the screen are skipped.  A 
 recalled at IoU >= 0.5 by any predicted element (strict), and "hit" when some predicted
 element's centre lies inside the target and the target's centre inside that element
 (a tap on the prediction would land on the target).  Vision-only parse (no tree).
+``--real-split even|odd`` keeps the apps at even/odd places in the sorted list of package
+names: develop on one half, check on the other.
 Precision: of the predicted elements a person is shown (not covered by a dialog; system
 bars left out, the Rico tree has none), the share whose centre lies inside some target
 (on something a person could tap or read); predictions whose centre lies on a WebView
@@ -223,6 +225,18 @@ def judged_predictions(parse, webviews: list[Rect]) -> list[Rect]:
             and not any(w.contains(e.rect.center) for w in webviews)]
 
 
+def real_rows(split: str = "all") -> list[dict[str, str]]:
+    """The index rows of the real screens; ``even``/``odd``: the apps at even/odd places in
+    the sorted list of package names (a split by app, for developing on one half and
+    checking on the other)."""
+    rows = list(csv.DictReader((REAL / "index.csv").open()))
+    if split == "all":
+        return rows
+    apps = sorted({r.get("package", "?") for r in rows})
+    keep = {a for i, a in enumerate(apps) if i % 2 == (0 if split == "even" else 1)}
+    return [r for r in rows if r.get("package", "?") in keep]
+
+
 def bench_real(args) -> dict:
     if not REAL.is_dir():
         return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
@@ -233,7 +247,7 @@ def bench_real(args) -> dict:
     if parsers["default"].detector_name != "cv" and not args.no_cv:
         parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
                                      icons=parsers["default"].icon_classifier())
-    rows = list(csv.DictReader((REAL / "index.csv").open()))[: args.real_limit or None]
+    rows = real_rows(args.real_split)[: args.real_limit or None]
     strict = dict.fromkeys(parsers, 0)
     hit = dict.fromkeys(parsers, 0)
     good = dict.fromkeys(parsers, 0)
@@ -267,7 +281,8 @@ def bench_real(args) -> dict:
                 if name == "default":
                     per_app[row.get("package", "?")][0] += ok
                     per_app[row.get("package", "?")][1] += 1
-    out: dict = {"screens": len(rows), "targets": total}
+    out: dict = {"split": args.real_split, "apps": len({r.get("package", "?") for r in rows}), "screens": len(rows),
+                 "targets": total}
     for name, parser in parsers.items():
         out[f"{name} ({parser.detector_name})"] = {"recall_iou50": _ratio(strict[name], total),
                                                    "recall_centre_hit": _ratio(hit[name], total),
@@ -378,6 +393,8 @@ def main() -> None:
     ap.add_argument("--sim-seeds", type=int, default=12)
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--real-limit", type=int, default=0)
+    ap.add_argument("--real-split", choices=["all", "even", "odd"], default="all",
+                    help="real screens of the apps at even/odd places in the sorted package list (a split by app)")
     ap.add_argument("--repeat", type=int, default=3, help="parses per screen in the speed test")
     ap.add_argument("--speed-frames", type=int, default=7, help="screens in the speed test (one app each, both themes)")
     ap.add_argument("--threads", type=int, default=0, help="onnxruntime threads for OCR in the speed test (0 = all)")

@@ -72,6 +72,7 @@ class CvDetector:
         inv = 1.0 / s
         out: list[Detection] = []
         blobs: list[tuple[Rect, float, float]] = []  # (rect, fill ratio, hollowness)
+        frames: dict[int, tuple[int, int, np.ndarray]] = {}  # big blobs: where they lie and their pixels
         for i in range(1, n):
             x, y, cw, ch, area = (int(v) for v in stats[i])
             if cw < 5 or ch < 5:
@@ -80,10 +81,9 @@ class CvDetector:
             if rect.width > 0.97 * W and rect.height > 0.4 * H:
                 continue  # the whole screen / a full-screen panel
             comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
-            filled = _fill_holes(comp)
-            fill_ratio = float(filled.mean())
-            hollow = 1.0 - float(comp.sum()) / max(1.0, float(filled.sum()))
-            blobs.append((rect, fill_ratio, hollow))
+            blobs.append((rect, *_shape(comp)))
+            if cw >= 40 or ch >= 40:
+                frames[len(blobs) - 1] = (x, y, comp)
         status_h = _status_band(blobs, texts, W, H)
         nav_top = _nav_band(blobs + [(t.rect, 1.0, 0.0) for t in texts if len(t.text) <= 2], W, H)
         if status_h:
@@ -92,13 +92,16 @@ class CvDetector:
             out.append(Detection(ElementKind.NAVIGATION_BAR, Rect(0, nav_top, W, H), 0.6))
         small_icons: list[Rect] = []
         unit = W / 411.0
-        for rect, fill, hollow in blobs:
+        queue = list(enumerate(blobs))
+        while queue:
+            index, (rect, fill, hollow) = queue.pop(0)
             if status_h and rect.bottom <= status_h + 2:
                 continue
             if nav_top is not None and rect.top >= nav_top - 2:
                 continue
             if 3 * unit <= rect.width <= 12 * unit and 0.7 <= rect.width / max(1, rect.height) <= 1.4 and not _has_text(rect, texts):
-                small_icons.append(rect)  # a dot: maybe part of a page indicator
+                if index >= 0:  # (a dot inside a card is part of its drawing)
+                    small_icons.append(rect)  # a dot: maybe part of a page indicator
                 continue
             aspect = rect.width / max(1, rect.height)
             if 3.5 <= aspect <= 7 and 8 * unit <= rect.height <= 30 * unit and not _has_text(rect, texts) and _yellowish(image, rect):
@@ -109,6 +112,12 @@ class CvDetector:
                 kind = ElementKind.BUTTON  # a ring or box with no label beside it is an icon
             if kind is ElementKind.RADIO_GROUP and _filled_inside(image, rect):
                 kind = ElementKind.IMAGE  # a coloured disc (avatar), not an empty ring
+            if kind is ElementKind.SEEK_BAR and not (index in frames and _has_thumb(frames[index][2])):
+                kind = None  # a long thin shape with no knob: a divider, an underline or a line of print
+            bar = kind is ElementKind.BUTTON and rect.width > 0.9 * W  # a full-width bar, not one button
+            if (kind is None or bar) and index in frames and min(frames[index][2].shape) >= 40 and hollow >= 0.3:
+                queue.extend((-1, part) for part in _parts_inside(*frames[index], inv, W, H))  # an outlined card or bar
+                continue
             if kind is None:
                 continue
             if kind is ElementKind.BUTTON and rect.width < 0.09 * W and rect.height < 0.05 * H and not _has_text(rect, texts):
@@ -116,6 +125,46 @@ class CvDetector:
             out.append(Detection(kind, rect, 0.5))
         out = _rows_of_equals(out, small_icons, image, W, H)
         return _drop_nested(_dedupe(out))
+
+
+def _shape(comp: np.ndarray) -> tuple[float, float]:
+    """(fill ratio of the box once holes are filled, share of the filled shape that is hole)."""
+    filled = _fill_holes(comp)
+    return float(filled.mean()), 1.0 - float(comp.sum()) / max(1.0, float(filled.sum()))
+
+
+def _has_thumb(comp: np.ndarray) -> bool:
+    """A slider's knob: somewhere the shape stands well taller than the thin track it rides on."""
+    heights = comp.sum(axis=0)
+    heights = heights[heights > 0]
+    if heights.size < 8:
+        return False
+    track = float(np.median(heights))
+    return bool(heights.max() >= 2.5 * track and track <= 0.4 * comp.shape[0])
+
+
+def _parts_inside(x: int, y: int, comp: np.ndarray, inv: float, W: int, H: int) -> list[tuple[Rect, float, float]]:
+    """The pieces of a card or panel once its outline and the lines across it are taken away.
+
+    Icons and glyphs drawn against a card's border or its inner dividers join them into one
+    component; without the outline (a band at the box's edge) and without rows or columns
+    the component fills across most of its extent (dividers), they stand apart again.
+    """
+    inner = comp.copy()
+    band = 3
+    inner[:band], inner[-band:], inner[:, :band], inner[:, -band:] = 0, 0, 0, 0
+    inner[inner.mean(axis=1) > 0.6] = 0
+    inner[:, inner.mean(axis=0) > 0.6] = 0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+    out = []
+    for i in range(1, n):
+        px, py, cw, ch, _area = (int(v) for v in stats[i])
+        if cw < 5 or ch < 5:
+            continue
+        gx, gy = x + px, y + py
+        rect = Rect(round(gx * inv), round(gy * inv), min(W, round((gx + cw) * inv)), min(H, round((gy + ch) * inv)))
+        out.append((rect, *_shape((labels[py : py + ch, px : px + cw] == i).astype(np.uint8))))
+    return out
 
 
 def _fill_holes(comp: np.ndarray) -> np.ndarray:

@@ -163,9 +163,10 @@ _WORK = 4  # pixel analysis runs on a 1/4-size image
 def pixel_occluder(image: np.ndarray, bars: Sequence[Rect] = ()) -> Rect | None:
     """The panel over a dimmed screen, or None when the screen shows no scrim.
 
-    Evidence: a large connected region of one colour (the panel's surface), inset from
-    both sides or spanning the width at the bottom (a sheet); around it, between the
-    system bars, nothing brighter than a dimmed white, while the panel is clearly brighter.
+    Evidence: a large connected region of one colour (the panel's surface, grown over
+    adjoining bright rows such as a highlighted item), inset from both sides or spanning
+    the width at the bottom (a sheet); around it, between the system bars, nothing
+    brighter than a dimmed white, while the panel is clearly brighter.
     """
     h, w = image.shape[:2]
     if h < 64 or w < 64:
@@ -196,8 +197,9 @@ def pixel_occluder(image: np.ndarray, bars: Sequence[Rect] = ()) -> Rect | None:
         x, y, bw, bh, area = (int(v) for v in stats[k])
         if not 0.04 * rh * rw <= bw * bh <= 0.85 * rh * rw or area < 0.55 * bw * bh or bh > 0.92 * rh:
             continue
+        y, bh = _grow_bright_rows(gray, x, y, bw, bh)
         inset = x > 0.02 * rw and x + bw < 0.98 * rw
-        sheet = bw >= 0.9 * rw and y + bh >= rh - 3 and y > 0.08 * rh
+        sheet = bw >= 0.9 * rw and y + bh >= rh - 3 and y > 0.2 * rh  # a dimmed page shows above it
         if not (inset or sheet):
             continue
         outside = np.ones_like(gray, dtype=bool)
@@ -211,6 +213,22 @@ def pixel_occluder(image: np.ndarray, bars: Sequence[Rect] = ()) -> Rect | None:
         if out_hi <= 200 and float(np.percentile(in_px, 99)) >= out_hi + 40 and float(out_px.mean()) < surface - 10:
             return Rect(x * _WORK, (y + top) * _WORK, min(w, (x + bw) * _WORK), min(h, (y + top + bh) * _WORK))
     return None
+
+
+def _grow_bright_rows(gray: np.ndarray, x: int, y: int, bw: int, bh: int, *, floor: int = 200) -> tuple[int, int]:
+    """Extend a panel's box up and down over rows that are bright across its width: a
+    pressed or highlighted row, a header or a button bar in another light colour belongs
+    to the same panel (a dimmed layer is never that bright)."""
+    span = gray[:, x : x + bw]
+    if span.size == 0:
+        return y, bh
+    bright = np.median(span, axis=1) >= floor
+    top, bottom = y, y + bh
+    while top > 0 and bright[top - 1]:
+        top -= 1
+    while bottom < len(bright) and bright[bottom]:
+        bottom += 1
+    return top, bottom - top
 
 
 # --------------------------------------------------------------------------- marking

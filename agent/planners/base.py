@@ -21,9 +21,16 @@ from typing import Any, Protocol
 
 from agent import prompts
 from agent.commands import CommandError, parse_lenient
-from agent.effects import unchanged_note_from_text
+from agent.effects import returning_actions, unchanged_note_from_text
 from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, LLMReply, accepts_schema
-from agent.structured import ReplyForm, action_form, read_action, refuse_placeholder, reply_problem
+from agent.structured import (
+    ReplyForm,
+    action_form,
+    asks_to_hold,
+    read_action,
+    refuse_placeholder,
+    reply_problem,
+)
 from agent.types import Action, LatentState, LLMCall, Proposal
 from vision.types import ScreenParse
 
@@ -159,15 +166,17 @@ class Structured:
 
     def form(self, ctx: PlanContext, *, allow_done: bool = True) -> ReplyForm:
         """The reply form for this screen: only elements the description shows (when it lists
-        any), without the last action when it changed nothing."""
+        any), without the last action when it changed nothing and without the way back out
+        of a detour already taken from this screen."""
         ids = shown_ids(ctx.screen)
         parse = ctx.parse
         if ids:
             parse = ScreenParse(parse.screen_size, tuple(e for e in parse.elements if e.id in ids), parse.blocks)
-        stale = None
+        exclude = returning_actions([(t.action, t.screen) for t in ctx.history], ctx.screen)
         if ctx.history and unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen):
-            stale = ctx.history[-1].action
-        return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=stale)
+            exclude.append(ctx.history[-1].action)
+        return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=exclude,
+                           hold=asks_to_hold(ctx.goal))
 
 
 def read_structured(reply: LLMReply, form: ReplyForm, ctx: PlanContext) -> tuple[Action, tuple[str, ...]]:

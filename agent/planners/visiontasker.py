@@ -7,7 +7,8 @@ or by words that match one); otherwise the model is told so and shown the list o
 available elements, up to ``max_replans`` times.  The accepted action is grounded at
 the element's centre.  With structured replies on (and a server that enforces them) the
 reply is JSON whose element can only be one the screen lists, so no re-plan is needed
-for a missing element.
+for a missing element; it first says which app or element the task needs (``needed``),
+then the action, whose target comes first so that it follows what was just said.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class VisionTaskerPlanner:
             examples = "Examples of how similar tasks were done before:\n" + "\n".join(
                 f"- {e}" for e in ctx.examples) + "\n"
         forms = prompts.render("visiontasker_forms") if form is None else structured_reply_text(
-            form, '{"thought": "<which element serves the task, in a few words>", "action": {...}}')
+            form, '{"needed": "<which app or element has what the task needs>", "action": {...}}')
         return prompts.render("visiontasker_step", goal=ctx.goal, history=history, examples=examples,
                               notes=notes_block(plan_notes(ctx)), screen=ctx.screen, forms=forms)
 
@@ -108,7 +109,7 @@ class VisionTaskerPlanner:
                         f"({evidence[-1] if evidence else 'no reply'})", tuple(step.calls))
 
     def _structured(self, ctx: PlanContext, step: LLMStep, prompt: str, form: ReplyForm) -> Proposal:
-        reply = step.ask(prompt, "plan.visiontasker", ctx.cancel, schema=reply_schema(form, thought="thought"),
+        reply = step.ask(prompt, "plan.visiontasker", ctx.cancel, schema=reply_schema(form, thought="needed"),
                          max_tokens=160)
         try:
             action, evidence = read_structured(reply, form, ctx)

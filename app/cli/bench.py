@@ -254,7 +254,7 @@ def online(
     retry_errors: bool = typer.Option(False, help="Run again the cells that ended in an error."),
     timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
     estimator: str = typer.Option("chained", help="Latent-state estimator for '+' planners: 'chained' (five calls, as in the paper) or 'fused' (one JSON call)."),
-    constrained: bool = typer.Option(False, "--constrained/--free", help="Structured replies whose JSON schema is built per screen (the server enforces it), or free-text replies."),
+    constrained: bool = typer.Option(True, "--constrained/--free", help="Structured replies whose JSON schema is built per screen (the server enforces it; the product default), or free-text replies."),
     parse: str = typer.Option("tree", help="Screen parsing: 'tree' (accessibility tree only, as in the paper) or 'fusion' (tree + OCR + detector)."),
 ) -> None:
     """Run virtual-phone tasks headless with each planner and record Table 3's measures."""

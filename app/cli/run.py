@@ -131,6 +131,9 @@ def run(
     samples: int = typer.Option(8, min=1, help="CoT-SC samples."),
     fused: bool = typer.Option(False, help="Estimate latent state in one fused call instead of the chain."),
     llm_grounder: bool = typer.Option(True, help="Ask the LLM when no element's words match."),
+    constrained: bool | None = typer.Option(None, "--constrained/--free", help="Structured replies whose JSON "
+                                            "schema is built per screen (when the server enforces schemas), or "
+                                            "free text (default from settings)."),
     allow_sensitive: bool = typer.Option(False, help="Do not ask before sensitive actions (send, pay, delete...)."),
     parse_mode: str = typer.Option("", "--parse", help="Screen parsing: auto | tree | vision | fusion "
                                                        "(default from the vision settings)."),
@@ -164,7 +167,7 @@ def run(
         client = compose.make_client(settings, model=model, backend=backend, base_url=base_url, timeout_s=timeout)
         request = compose.RunRequest(goal, planner=planner, autonomy=mode, model=model, max_steps=max_steps,
                                      allow_sensitive=allow_sensitive or None, samples=samples, fused=fused,
-                                     llm_grounder=llm_grounder)
+                                     llm_grounder=llm_grounder, constrained=constrained)
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
                                   store=sink, client=client, on_learnt=learnt)
     except ValueError as exc:

@@ -132,8 +132,9 @@ Progress = Callable[[int, int, PromptResult], None]
 
 
 def run_check(client, planner_name: str, prompts: list[GroundingPrompt], *, send_screenshot: bool = False,  # type: ignore[no-untyped-def]
-              progress: Progress | None = None) -> CheckReport:
-    """One agent step per prompt with ``planner_name``; nothing is executed on the phone."""
+              progress: Progress | None = None, constrained: bool = True) -> CheckReport:
+    """One agent step per prompt with ``planner_name``; nothing is executed on the phone.
+    ``constrained``: structured replies where the server enforces schemas (as a run does by default)."""
     from agent.events import AwaitingDecision, ErrorEvent, Proposed, RunSettings
     from agent.planners import make_planner
     from agent.runner import drive, run_episode
@@ -142,12 +143,13 @@ def run_check(client, planner_name: str, prompts: list[GroundingPrompt], *, send
     from vision.pipeline import PipelineConfig, ScreenParser
 
     parser = ScreenParser(PipelineConfig(mode="tree"))
-    planner = make_planner(planner_name, client)
+    phone = VirtualPhone(seed=0)
+    planner = make_planner(planner_name, client, constrained=constrained,
+                           apps=[name for name, _pkg in phone.installed_apps()])
     settings = RunSettings(max_steps=1, max_wait_s=0.0, send_screenshot=send_screenshot, max_replans=0,
                            max_consecutive_errors=1, model=str(getattr(client, "model", "")))
     results: list[PromptResult] = []
     t0 = time.perf_counter()
-    phone = VirtualPhone(seed=0)
     try:
         for i, gp in enumerate(prompts):
             _open(phone, gp.app)

@@ -26,6 +26,9 @@ def check(
     n: int = typer.Option(30, min=1, max=60, help="How many 'tap the X' prompts."),
     screenshot: bool = typer.Option(False, help="Send the screenshot (vision-language models)."),
     timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
+    constrained: bool = typer.Option(True, "--constrained/--free", help="Structured replies whose JSON schema is "
+                                     "built per screen (the product default; adapters always use their own format), "
+                                     "or free text."),
 ) -> None:
     """Ask the model to tap N named elements on virtual-phone screens; print grounding accuracy,
     the share of readable replies and seconds per call."""
@@ -63,7 +66,9 @@ def check(
                              policy=RetryPolicy(attempts=1, timeout_s=timeout_s))
         prompts = grounding_prompts(n)
         console.print(f"checking [bold]{escape(llm['model'])}[/bold] at {escape(llm['base_url'])} with planner "
-                      f"[bold]{escape(chosen)}[/bold] on {len(prompts)} prompts", soft_wrap=True)
+                      f"[bold]{escape(chosen)}[/bold] on {len(prompts)} prompts"
+                      f"{'' if chosen.startswith('adapter') else (' (constrained replies)' if constrained else ' (free text)')}",
+                      soft_wrap=True)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar:
             task = bar.add_task("prompts", total=len(prompts))
 
@@ -74,7 +79,8 @@ def check(
                 bar.update(task, completed=done)
 
             try:
-                report = run_check(client, chosen, prompts, send_screenshot=screenshot, progress=on_result)
+                report = run_check(client, chosen, prompts, send_screenshot=screenshot, progress=on_result,
+                                   constrained=constrained)
             except ValueError as exc:
                 console.print(f"[red]{escape(str(exc))}[/red]")
                 raise typer.Exit(2) from exc

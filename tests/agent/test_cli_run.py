@@ -17,7 +17,7 @@ def test_run_auto_on_sim_prints_each_step_and_stores_them(server, tmp_path, monk
     result = CliRunner().invoke(cli, [
         "Turn off Wi-Fi", "--device", "sim", "--planner", "zeroshot-", "--mode", "auto", "--model", "fake",
         "--base-url", server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree",
-        "--db", str(tmp_path / "run.db")])
+        "--free", "--db", str(tmp_path / "run.db")])  # the scripted replies are free text
     assert result.exit_code == 0, result.output
     out = result.output
     assert "proposes: open Settings" in out and "done: tap Network & internet" in out
@@ -43,7 +43,7 @@ def test_a_solved_task_becomes_an_example_for_a_similar_later_goal(server, tmp_p
     cli = typer.Typer()
     cli.command()(run)
     args = ["--device", "sim", "--planner", "zeroshot-", "--mode", "auto", "--model", "fake", "--base-url",
-            server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree",
+            server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree", "--free",
             "--db", str(tmp_path / "run.db")]
     first = CliRunner().invoke(cli, ["Turn off Wi-Fi", *args])
     assert first.exit_code == 0, first.output

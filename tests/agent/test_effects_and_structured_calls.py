@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from agent.commands import parse_command
-from agent.effects import screen_signature, unchanged_note, unchanged_note_from_text
+from agent.effects import returning_actions, screen_signature, unchanged_note, unchanged_note_from_text
 from agent.grounding.base import ElementGrounder, GroundContext, GroundingError
 from agent.grounding.llm_grounder import LLMGrounder
 from agent.latent import COMPLETION_SCHEMA, ChainedEstimator, FusedEstimator, LatentInput
@@ -61,6 +61,16 @@ def test_the_same_check_on_screen_descriptions_ignores_the_status_bar_line():
 
 
 # ---- covered elements -------------------------------------------------------------------------
+
+
+def test_the_way_back_out_of_a_detour_is_found_only_when_back_on_the_screen_it_left():
+    home, page, other = "<screen>\n  [1] Home\n</screen>", "<screen>\n  [2] Page\n</screen>", "<screen>\n  [3] X\n</screen>"
+    into, out = parse_command("tap Page"), Action.simple("back")
+    steps = [(into, home), (out, page)]  # home -> page -> home
+    assert returning_actions(steps, home) == []  # the way in may be right: it stays
+    assert returning_actions([*steps, (into, home)], page) == [out]  # on the page again: not "back" again
+    assert returning_actions([(into, home), (parse_command("tap X"), page)], other) == []  # forward only
+    assert returning_actions([(Action.simple("wait"), page)], page) == []
 
 
 def test_the_grounder_never_aims_at_a_covered_element():

@@ -18,6 +18,7 @@ import pytest
 from agent.commands import CommandError
 from agent.structured import (
     action_form,
+    asks_to_hold,
     element_key,
     read_action,
     refuse_placeholder,
@@ -27,7 +28,7 @@ from agent.structured import (
 from agent.types import Action, ActionType, Direction, Target
 from tests.agent.screens import SIZE, el, settings_parse
 from vision.geometry import Rect
-from vision.types import Element, ElementKind, ScreenParse
+from vision.types import Element, ElementKind, ElementSource, ScreenParse
 
 APPS = ("Settings", "Clock", "Notes")
 
@@ -135,15 +136,40 @@ def test_reply_problem_flags_words_and_ids_that_are_not_on_the_screen():
 def test_an_action_that_changed_nothing_is_not_offered_again():
     parse = list_parse()
     tap = Action(ActionType.TAP, target=Target(element_id="4", description="Display"))
-    form = action_form(parse, apps=APPS, exclude=tap)
-    assert "Display [4]" not in [c.key for c in form.tappable] and "Settings [1]" in [c.key for c in form.tappable]
+    form = action_form(parse, apps=APPS, exclude=(tap,))
+    keys = [c.key for c in form.tappable]
+    assert "Display [4]" not in keys and "Sound & vibration [5]" in keys and "Settings [1]" not in keys  # a title
     scroll = Action.scroll(Direction.DOWN, SIZE)
-    form = action_form(parse, apps=APPS, exclude=scroll)
+    form = action_form(parse, apps=APPS, exclude=(scroll,))
     assert "down" not in form.directions and "up" in form.directions
     with pytest.raises(CommandError):
         read_action({"type": "scroll", "element": "list [2]", "direction": "down"}, form, parse)
-    form = action_form(parse, apps=APPS, exclude=Action.open_app("clock"))
+    form = action_form(parse, apps=APPS, exclude=(Action.open_app("clock"),))
     assert form.apps == ("Settings", "Notes")
-    form = action_form(parse, exclude=Action.simple("back"))
+    form = action_form(parse, exclude=(Action.simple("back"),))
     assert "back" not in form.kinds and "home" in form.kinds
     assert not validate(reply_schema(form), {"action": {"type": "back"}})
+
+
+def test_long_press_is_offered_only_when_the_task_asks_to_hold():
+    parse = settings_parse()
+    assert "long_press" not in action_form(parse).kinds
+    assert "long_press" in action_form(parse, hold=True).kinds
+    assert asks_to_hold("Long-press the Clock icon") and asks_to_hold("press and hold Ember")
+    assert not asks_to_hold("Turn on airplane mode") and not asks_to_hold("Start the stopwatch")
+
+
+def test_every_action_object_names_its_target_before_its_type():
+    form = action_form(settings_parse(), apps=("Clock",), hold=True)
+    for variant in form.schema["oneOf"]:
+        props = list(variant["properties"])
+        assert props[-1] == "type", props
+
+
+def test_a_title_the_tree_calls_unclickable_is_not_offered_but_pixel_elements_are():
+    title = el("1", "Settings", 100, ElementKind.TEXT)  # the tree says: not clickable
+    row = el("2", "Display", 300)
+    seen = replace(el("3", "Sale", 500, ElementKind.TEXT), source=ElementSource.OCR)
+    parse = ScreenParse(SIZE, (title, row, seen))
+    keys = [c.key for c in action_form(parse).tappable]
+    assert keys == ["Display [2]", "Sale [3]"]

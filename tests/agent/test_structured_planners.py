@@ -92,10 +92,10 @@ def test_clients_that_cannot_enforce_a_schema_keep_the_free_text_prompt(server, 
 
 
 def test_visiontasker_structured_needs_no_replan(server, ollama):
-    server.on("", reply({"type": "tap", "element": "Display [3]"}, thought="display settings hold the theme"))
+    server.on("", reply({"element": "Display [3]", "type": "tap"}, needed="Display"))
     p = make_planner("visiontasker", ollama, constrained=True).propose(ctx_for(settings_parse()))
     assert p.action.touch is not None and p.action.target.element_id == "3"
-    assert len(server.requests) == 1 and server.requests[0].body["format"]["required"] == ["thought", "action"]
+    assert len(server.requests) == 1 and server.requests[0].body["format"]["required"] == ["needed", "action"]
 
 
 def test_react_reasons_first_then_acts(server, ollama):
@@ -213,3 +213,22 @@ def test_a_structured_reply_cannot_repeat_an_action_that_changed_nothing(server,
         jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}}, schema)
     jsonschema.validate({"action": {"type": "tap", "element": "Sound & vibration [4]"}}, schema)
     assert '"tap Display" changed nothing on the screen' in server.requests[0].prompt
+
+
+def test_back_on_a_page_left_before_the_way_back_out_is_not_offered_again(server, ollama):
+    """Settings -> Display -> back -> Display again: on Display the second time, "back" (the
+    way out of the detour) is not offered, while "Display" was offered on Settings again."""
+    server.on("", reply({"type": "tap", "element": "Sound & vibration [4]"}))
+    settings, display_page = fenced(settings_parse().description), fenced(clock_parse().description)
+    into = Action(ActionType.TAP, target=Target(element_id="3", description="Display"))
+    out = Action.simple("back")
+    history = (Turn("tap Display", into, screen=settings), Turn("back", out, screen=display_page))
+    planner = make_planner("zeroshot-", ollama, constrained=True)
+    planner.propose(ctx_for(settings_parse(), history=history))  # on Settings again: Display still offered
+    jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}}, server.requests[0].body["format"])
+    jsonschema.validate({"action": {"type": "back"}}, server.requests[0].body["format"])
+    again = (*history, Turn("tap Display", into, screen=settings))
+    planner.propose(ctx_for(clock_parse(), history=again))  # on the Display page again: no "back"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"action": {"type": "back"}}, server.requests[1].body["format"])
+    jsonschema.validate({"action": {"type": "home"}}, server.requests[1].body["format"])

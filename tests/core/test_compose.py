@@ -78,15 +78,31 @@ def test_a_built_run_is_stored_learnt_from_and_its_solution_offered_to_the_next_
     with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
         server.on("Next action:", *steps)
         settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
-        request = compose.RunRequest("Open the network settings", planner="zeroshot-", autonomy=Autonomy.AUTO)
+        request = compose.RunRequest("Open the network settings", planner="zeroshot-", autonomy=Autonomy.AUTO,
+                                     constrained=False)
         first = _play(request, settings, store)
         assert first.examples == 0
         assert store.load_episode(_finished(first).episode.id).status is EpisodeStatus.SUCCEEDED
         server.on("Pick exactly one element", *steps)  # VisionTasker's step prompt shows examples
-        second = _play(compose.RunRequest("Open network settings", planner="visiontasker", autonomy="auto"),
-                       settings, store)
+        second = _play(compose.RunRequest("Open network settings", planner="visiontasker", autonomy="auto",
+                                          constrained=False), settings, store)
         assert second.examples == 1
         assert "Task: Open the network settings Solution: open the Settings app" in server.prompts("Pick exactly one")[0]
+
+
+def test_a_built_run_asks_for_replies_shaped_by_the_screen_and_the_phones_apps_by_default(tmp_path):
+    with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
+        server.on("JSON object", '{"action": {"app": "Settings", "type": "open_app"}}', '{"action": {"type": "complete"}}')
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        assert settings.agent.constrained_replies
+        played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), settings, store)
+        first = _finished(played).episode.steps[0]
+        assert first.executed is not None and first.executed.app == "Settings"
+        assert "reply: structured" in first.proposal.evidence
+        schema = server.requests[0].body["format"]
+        apps = [v["properties"]["app"] for v in schema["properties"]["action"]["oneOf"] if "app" in v["properties"]]
+        assert apps and "Settings" in apps[0]["enum"] and "Clock" in apps[0]["enum"]  # the phone's own apps
+        assert all(list(v["properties"])[-1] == "type" for v in schema["properties"]["action"]["oneOf"])
 
 
 def _play(request, settings, store):

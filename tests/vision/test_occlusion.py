@@ -175,3 +175,26 @@ def test_mark_covered_keeps_system_bars_and_panel_contents():
 def test_blank_and_tiny_images_have_no_panel():
     assert pixel_occluder(np.full((40, 40, 3), 128, np.uint8)) is None
     assert pixel_occluder(np.full((800, 400, 3), 250, np.uint8)) is None
+
+
+def _page() -> np.ndarray:
+    """A light page: a grey app bar, white list rows with light-grey separators, dark text marks."""
+    img = np.full((1920, 1080, 3), 255, np.uint8)
+    img[60:220] = 150
+    for y in range(220, 1920, 200):
+        img[y : y + 24] = 238
+        img[y + 80 : y + 120, 60:500] = 40
+    return img
+
+
+def test_a_sheet_with_a_highlighted_row_over_a_dimmed_page_is_found():
+    img = (_page() * 0.4).astype(np.uint8)  # the scrim
+    img[1300:] = 255  # the sheet ...
+    img[1640:1800] = 236  # ... whose last row is pressed (another light colour)
+    img[1380:1420, 80:400] = 30
+    found = pixel_occluder(img)
+    assert found is not None and found.iou(Rect(0, 1300, 1080, 1920)) > 0.8, found
+
+
+def test_a_light_list_under_a_grey_app_bar_is_not_a_sheet():
+    assert pixel_occluder(_page()) is None
