@@ -7,8 +7,10 @@ assess), *decide* (ask the user or approve) and *execute*.  Any phase that fails
 ``_StepFailed``, and one failure path stores the step, yields its ``ErrorEvent``, counts
 the error and maybe finishes the run.
 
-Stop rules: with latent state, stop when the completion estimate says yes; without,
-stop on a predicted "done"; always stop at the step budget or after ``max_repeats``
+Stop rules: with latent state, stop when the completion estimate says yes — but not on
+the first screen of a run, before anything was done (small models claim a fresh task is
+already done; the planner then proposes a first step, and the estimate is asked again on
+the next screen); without latent state, stop on a predicted "done"; always stop at the step budget or after ``max_repeats``
 identical actions in a row.  Sensitive actions wait for approval unless allowed for the
 task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
 as one step event carrying the stored ``Step`` (with where its time went).  A device
@@ -68,6 +70,9 @@ from agent.types import (
 from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
+
+#: Evidence on a first step whose completion estimate said "done" before anything was done.
+_EARLY_DONE = "completion estimate said the task is already done before any step; not taken on the first screen"
 
 RunGenerator = Generator[Event, Decision | None, Episode]
 #: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
@@ -293,16 +298,19 @@ class _Run:
             mem.performed.append(latent.performed_action or mem.history[-1].command)
             linput = replace(linput, performed_history=tuple(mem.performed[:-1]))
         yield Estimated(work.index, latent, est.calls)
-        if est.complete:
+        first = not mem.history  # nothing done yet in this run
+        if est.complete and not first:
             return Proposal(Action.simple(ActionType.COMPLETE), rationale=latent.completion_reason,
                             latent=latent, planner=self.planner.name)
         proposal = self._plan_and_ground(work)
         comp = _llm(estimator.completion, linput, latent, proposal.action.describe(), self.cancel)
         work.calls.extend(comp.calls)
         work.latent = comp.latent
-        if comp.complete:
+        if comp.complete and not first:
             proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE),
                                rationale=comp.latent.completion_reason)
+        elif est.complete or comp.complete:
+            proposal = replace(proposal, evidence=(*proposal.evidence, _EARLY_DONE))
         return replace(proposal, latent=comp.latent)
 
     def _plan_and_ground(self, work: _Work) -> Proposal:

@@ -90,15 +90,38 @@ def test_zeroshot_plus_stops_when_completion_says_yes(server, ollama, phone):
     assert isinstance(events[-2], Executed) and events[-2].action.type is ActionType.COMPLETE
 
 
+def _estimate(done: bool) -> str:
+    return ('{"performed_action": "", "screen_summary": "a screen", "progression": "", "mistakes": "No mistakes.",'
+            f' "completed": {"true" if done else "false"}, "completion_reason": "{"Wi-Fi is off" if done else ""}"}}')
+
+
 def test_fused_estimator_stops_before_planning(server, ollama, phone):
     wifi(phone)
-    server.on("Estimate the hidden state", '{"performed_action": "", "screen_summary": "home", "progression": "",'
-              ' "mistakes": "No mistakes.", "completed": true, "completion_reason": "already off"}')
-    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("react+", ollama), None,
+    server.on("Estimate the hidden state", _estimate(False), _estimate(True))
+    server.on("Next action:", "open Settings")
+    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot+", ollama), None,
                       settings=RunSettings(mode="auto"), estimator=FusedEstimator(ollama))
     events = list(drive(gen))
     assert events[-1].status is EpisodeStatus.SUCCEEDED
-    assert len(server.requests) == 1
+    assert len(server.prompts("Next action:")) == 1  # the second screen's estimate ended the run, no planning
+    assert len(server.requests) == 3
+
+
+def test_a_claim_of_done_on_the_first_screen_is_not_taken(server, ollama, phone):
+    """Small models say a fresh task is already done: on the first screen the planner still
+    proposes a step (with the claim in its evidence); the estimate can end the run after it."""
+    wifi(phone)
+    server.on("Estimate the hidden state", _estimate(True), _estimate(True))
+    server.on("Next action:", "open Settings")
+    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot+", ollama), None,
+                      settings=RunSettings(mode="auto"), estimator=FusedEstimator(ollama))
+    events = list(drive(gen))
+    first = next(e for e in events if isinstance(e, Proposed))
+    assert first.proposal.action.type is ActionType.OPEN_APP
+    assert any("already done before any step" in line for line in first.proposal.evidence)
+    done = [e for e in events if isinstance(e, Executed)]
+    assert [e.action.type for e in done] == [ActionType.OPEN_APP, ActionType.COMPLETE]
+    assert events[-1].status is EpisodeStatus.SUCCEEDED
 
 
 def test_approve_mode_waits_and_reject_feedback_reaches_the_planner(server, ollama, phone):
