@@ -37,7 +37,7 @@ from agent.llm import RetryPolicy, make_client
 from agent.planners import make_planner
 from agent.runner import drive, run_episode
 from agent.types import Decision, DecisionKind
-from app import bench_online
+from app import bench_online, compose
 from app.sim.phone import VirtualPhone
 from app.sim.tasks import load_tasks
 from vision.pipeline import PipelineConfig, ScreenParser
@@ -68,8 +68,7 @@ def run_once(task, client, planner_name: str, max_steps: int, examples: tuple[st
     phone = VirtualPhone(seed=0)
     try:
         task.setup(phone)
-        planner = make_planner(planner_name, client, constrained=constrained,
-                               apps=[name for name, _pkg in phone.installed_apps()])
+        planner = make_planner(planner_name, client, constrained=constrained, apps=compose.app_names(phone))
         settings = RunSettings(mode="auto", max_steps=max_steps, max_wait_s=0.0, examples=examples)
         final = None
         steps = 0

@@ -139,13 +139,13 @@ def run_check(client, planner_name: str, prompts: list[GroundingPrompt], *, send
     from agent.planners import make_planner
     from agent.runner import drive, run_episode
     from agent.types import Decision, DecisionKind
+    from app.compose import app_names
     from app.sim.phone import VirtualPhone
     from vision.pipeline import PipelineConfig, ScreenParser
 
     parser = ScreenParser(PipelineConfig(mode="tree"))
     phone = VirtualPhone(seed=0)
-    planner = make_planner(planner_name, client, constrained=constrained,
-                           apps=[name for name, _pkg in phone.installed_apps()])
+    planner = make_planner(planner_name, client, constrained=constrained, apps=app_names(phone))
     settings = RunSettings(max_steps=1, max_wait_s=0.0, send_screenshot=send_screenshot, max_replans=0,
                            max_consecutive_errors=1, model=str(getattr(client, "model", "")))
     results: list[PromptResult] = []

@@ -56,3 +56,21 @@ def test_knowledge_lives_in_the_project_database(tmp_path):
     with Store(tmp_path / "k.sqlite") as store:
         assert knowledge_for(store) is not None
     assert knowledge_for(None) is None
+
+
+def test_the_window_s_device_wrapper_still_lists_the_phone_s_apps_for_structured_replies():
+    """Runs started from the window get the serialized device; the reply form's app list
+    must come through it (and be empty, meaning any app name, for a phone that cannot say)."""
+    from app.compose import app_names
+    from app.gui.workers import SerialExecutor, SerializedDevice
+    from app.sim.phone import VirtualPhone
+
+    executor = SerialExecutor("phone", None)  # type: ignore[arg-type]
+    phone = VirtualPhone(seed=0)
+    try:
+        names = app_names(SerializedDevice(phone, executor))  # type: ignore[arg-type]
+        assert names == [name for name, _pkg in phone.installed_apps()] and "Settings" in names
+        assert app_names(SerializedDevice(object(), executor)) == []  # type: ignore[arg-type]
+    finally:
+        phone.close()
+        executor.shutdown()
