@@ -1,5 +1,5 @@
-"""The device interface every phone implements: the real phone over adb (``app.device``)
-and the virtual phone (``app.sim``).  It lives in ``agent`` because the agent loop drives
+"""The device interface every phone implements: the real phone over adb (``phone.adb``)
+and the virtual phone (``phone.virtual``).  It lives in ``agent`` because the agent loop drives
 devices and imports must point ``app -> widgets -> agent -> vision``.  Qt-free.
 Implementations put a timeout on every operation and raise ``DeviceError`` (or a
 subclass) rather than hang.
@@ -7,12 +7,15 @@ subclass) rather than hang.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from vision.geometry import Size
 from vision.types import Screen
+
+log = logging.getLogger(__name__)
 
 
 class DeviceError(RuntimeError):
@@ -79,3 +82,21 @@ class Device(Protocol):
     def open_app(self, name_or_package: str) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class KnowsApps(Protocol):
+    """A phone that can list its launchable apps as (name, package) pairs."""
+
+    def installed_apps(self) -> list[tuple[str, str]]: ...
+
+
+def app_names(device: object) -> list[str]:
+    """The names of the apps a structured reply may open (empty: the phone cannot say, any name)."""
+    if not isinstance(device, KnowsApps):
+        return []
+    try:
+        return [name for name, _pkg in device.installed_apps()]
+    except Exception as exc:  # a phone that went away: the reply form then takes any app name
+        log.warning("could not list the phone's apps: %s", exc)
+        return []

@@ -15,65 +15,34 @@ heavy imports happen inside the functions so importing this module stays cheap.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
+from agent.device import KnowsApps, app_names
 from agent.events import Finished, RunSettings, StepSink
+from agent.planners.registry import (
+    PLANNER_NAMES,
+    PLANNERS,
+    PROMPT2TASK,
+    PlannerBundle,
+    PlannerChoice,
+    check_planner,
+    planner_bundle,
+)
 from agent.types import Autonomy, Episode
 
 if TYPE_CHECKING:
-    from agent.grounding.assessment import Assessor
-    from agent.grounding.base import Grounder
     from agent.knowledge.base import Knowledge
     from agent.knowledge.types import TaskRecord
-    from agent.latent import LatentEstimator
     from agent.llm.base import CancelToken, LLMClient
     from agent.macros.reidentify import Grounder as MacroGrounder
-    from agent.planners.base import Planner
     from agent.runner import RunGenerator, ScreenParserLike
+    from app.model_prefs import PrefsStore
     from app.settings import Settings
     from vision.config import PipelineConfig
 
 log = logging.getLogger(__name__)
-
-PROMPT2TASK = "prompt2task"
-
-
-@dataclass(frozen=True, slots=True)
-class PlannerChoice:
-    """A planner the user can pick: its name (what ``planner_bundle`` takes) and label."""
-
-    name: str
-    label: str
-
-
-#: Every planner a run can use, in the order a menu shows them (the one planner list).
-PLANNERS: tuple[PlannerChoice, ...] = (
-    PlannerChoice("zeroshot+", "Zero-shot + latent state"),
-    PlannerChoice("zeroshot-", "Zero-shot"),
-    PlannerChoice("cotsc+", "Chain-of-thought self-consistency + latent state"),
-    PlannerChoice("cotsc-", "Chain-of-thought self-consistency"),
-    PlannerChoice("react+", "ReAct + latent state"),
-    PlannerChoice("react-", "ReAct"),
-    PlannerChoice("visiontasker", "VisionTasker step planner"),
-    PlannerChoice("chain", "Chain-of-action"),
-    PlannerChoice(PROMPT2TASK, "Prompt2Task pipeline"),
-    PlannerChoice("adapter", "The model's own action format (GUI-agent models)"),
-)
-PLANNER_NAMES: tuple[str, ...] = tuple(p.name for p in PLANNERS)
-
-
-def check_planner(name: str) -> str:
-    """The planner's canonical name (``adapter:<family>`` names one adapter family);
-    ``ValueError`` naming the choices when unknown."""
-    n = name.strip().lower()
-    aliases = {"vt": "visiontasker", "chain-of-action": "chain", "coa": "chain", "autoui": "chain"}
-    n = aliases.get(n, n)
-    if n in PLANNER_NAMES or (n.startswith("adapter:") and n != "adapter:"):
-        return n
-    raise ValueError(f"unknown planner {name!r}; choose one of: {', '.join(PLANNER_NAMES)}")
-
 
 # ---- the LLM client ------------------------------------------------------------------------
 
@@ -120,54 +89,6 @@ def close_client(client: object) -> None:
 
 
 # ---- planners --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PlannerBundle:
-    """What ``run_episode`` takes besides the device, parser and store."""
-
-    planner: Planner
-    grounder: Grounder
-    assessor: Assessor | None = None
-    estimator: LatentEstimator | None = None
-
-
-def planner_bundle(name: str, client: LLMClient, *, autonomy: Autonomy | str = Autonomy.APPROVE,
-                   samples: int = 8, temperature: float = 0.5, fused: bool = False, llm_grounder: bool = True,
-                   constrained: bool = False, apps: Sequence[str] = ()) -> PlannerBundle:
-    """The planner called ``name`` with its grounder, assessor and estimator.
-
-    ``prompt2task`` is the zero-shot planner with latent state, the grounding ladder and
-    the assessor.  Otherwise the assessor runs when the autonomy is ``confident`` (it
-    says when to ask); ``fused`` estimates latent state in one call; ``llm_grounder``
-    asks the model when no element's words match.
-    """
-    from agent.grounding.assessment import Assessor
-    from agent.grounding.base import ElementGrounder
-    from agent.grounding.llm_grounder import LLMGrounder
-    from agent.planners.registry import make_planner
-
-    name = check_planner(name)
-    structured = constrained  # every call of the run asks for the same kind of reply
-    if name == PROMPT2TASK:
-        from agent.grounding.ladder import LadderGrounder
-        from agent.latent import ChainedEstimator
-
-        planner = make_planner("zeroshot+", client, samples=samples, temperature=temperature,
-                               constrained=constrained, apps=apps)
-        return PlannerBundle(planner, LadderGrounder(client, structured=structured),
-                             Assessor(client, structured=structured), ChainedEstimator(client, structured=structured))
-    planner = make_planner(name, client, samples=samples, temperature=temperature, constrained=constrained,
-                           apps=apps)
-    estimator: Any = None
-    if planner.uses_latent:
-        from agent.latent import ChainedEstimator, FusedEstimator
-
-        estimator = (FusedEstimator(client, structured=structured) if fused
-                     else ChainedEstimator(client, structured=structured))
-    assessor = Assessor(client, structured=structured) if Autonomy(autonomy) is Autonomy.CONFIDENT else None
-    grounder = ElementGrounder(llm=LLMGrounder(client, structured=structured) if llm_grounder else None)
-    return PlannerBundle(planner, grounder, assessor, estimator)
 
 
 def macro_grounder(client: LLMClient, goal: str = "") -> MacroGrounder:
@@ -282,24 +203,6 @@ class RunRequest:
     constrained: bool | None = None  # structured replies; None: as the settings say
 
 
-@runtime_checkable
-class KnowsApps(Protocol):
-    """A phone that can list its launchable apps as (name, package) pairs."""
-
-    def installed_apps(self) -> list[tuple[str, str]]: ...
-
-
-def app_names(device: object) -> list[str]:
-    """The names of the apps a structured reply may open (empty: the phone cannot say, any name)."""
-    if not isinstance(device, KnowsApps):
-        return []
-    try:
-        return [name for name, _pkg in device.installed_apps()]
-    except Exception as exc:  # a phone that went away: the reply form then takes any app name
-        log.warning("could not list the phone's apps: %s", exc)
-        return []
-
-
 @dataclass(frozen=True, slots=True)
 class Run:
     """An assembled run: drive ``events`` (``agent.runner.drive`` or ``send``), then close
@@ -313,21 +216,16 @@ class Run:
     examples: int  # solved tasks given to the planner as examples
 
 
-def planner_for_model(planner: str, model: str) -> str:
+def planner_for_model(planner: str, model: str, prefs: PrefsStore | None = None) -> str:
     """``planner``, unless the user chose a model adapter for ``model`` in the model
-    manager (``app.llm.manager.PrefsStore``): then that adapter's planner."""
-    from app.llm.manager import PrefsStore
-
-    prefs = PrefsStore.default()
-    if prefs.problem:
-        log.warning("%s", prefs.problem)
-    return prefs.planner_for(model, planner) if model else planner
+    manager (``prefs``, loaded by the caller with its settings): then that adapter's planner."""
+    return prefs.planner_for(model, planner) if (prefs is not None and model) else planner
 
 
 def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: ScreenParserLike,
               store: StepSink | None = None, cancel: CancelToken | None = None,
               client: LLMClient | None = None, on_learnt: Callable[[TaskRecord | None], None] | None = None,
-              **run_overrides: Any) -> Run:
+              prefs: PrefsStore | None = None, **run_overrides: Any) -> Run:
     """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
     run settings, and with a ``Store`` the knowledge (similar solved tasks become
     examples; a finished episode is learnt from, and ``on_learnt`` told).  Keywords in
@@ -338,7 +236,7 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     client = client if client is not None else make_client(settings, model=request.model)
     autonomy = Autonomy(request.autonomy if request.autonomy is not None else settings.agent.autonomy)
     bundle = planner_bundle(planner_for_model(request.planner or settings.agent.planner,
-                                              request.model or settings.llm.model), client, autonomy=autonomy,
+                                              request.model or settings.llm.model, prefs), client, autonomy=autonomy,
                             samples=request.samples, fused=request.fused, llm_grounder=request.llm_grounder,
                             constrained=(settings.agent.constrained_replies if request.constrained is None
                                          else request.constrained),

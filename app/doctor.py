@@ -127,7 +127,7 @@ def check_adb() -> Iterable[Check]:
 def check_hierarchy_path(client, serial: str) -> Iterable[Check]:
     """Whether the phone's hierarchy will come from the uiautomator2 server or `uiautomator dump`, and why."""
     try:
-        from app.device.u2_link import INSTALL_HINT, probe_path
+        from phone.adb.u2_link import INSTALL_HINT, probe_path
 
         path = probe_path(client, serial)
     except Exception as exc:  # a check never raises
@@ -254,7 +254,7 @@ def check_extras() -> Iterable[Check]:
 
 def check_scrcpy_jar() -> Iterable[Check]:
     """The official scrcpy v3 server jar the live mirror pushes: present and unaltered."""
-    from app.device.scrcpy_server_jar import ScrcpyJarError, find_server_jar
+    from phone.adb.scrcpy_server_jar import ScrcpyJarError, find_server_jar
 
     try:
         jar = find_server_jar()
@@ -266,8 +266,8 @@ def check_scrcpy_jar() -> Iterable[Check]:
 
 def check_builtin_model() -> Iterable[Check]:
     """Whether the built-in model (no Ollama needed) can be served here."""
-    from app.llm.catalog import default_model, is_installed
-    from app.llm.server import missing_server_extra
+    from app.builtin_model.catalog import default_model, is_installed
+    from app.builtin_model.server import missing_server_extra
 
     model = default_model()
     problem = missing_server_extra()

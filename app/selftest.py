@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.scripted_llm import ScriptedLLMServer
+from evaluation.scripted_model import ScriptedLLMServer
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +127,8 @@ def _window_round_trip(app: Any, win: Any, choice: Any, timeout_s: float) -> str
 
 def stage_phone() -> tuple[Any, Any, str]:
     """Start the virtual phone (its fonts and icon fonts found) and take one screenshot (pixels only)."""
-    from app.sim.assets import mdi_dir, roboto_dir
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.assets import mdi_dir, roboto_dir
+    from phone.virtual.phone import VirtualPhone
 
     if roboto_dir() is None:
         raise StageFailed("the Roboto fonts (font-roboto) are missing: the phone would draw with a fallback font")

@@ -207,3 +207,23 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def resolve_llm(*, model: str = "", base_url: str = "", backend: str = "") -> dict[str, str]:
+    """Model, server and backend from command-line options, falling back to the user's
+    settings (``llamacpp`` is the OpenAI-compatible backend; a bare URL's backend is guessed)."""
+    from agent.llm import guess_backend
+
+    settings, problem = load_settings()
+    if problem:
+        log.warning("%s", problem)
+    llm = settings.llm
+    if backend and backend not in ("ollama", "openai", "llamacpp"):
+        raise ValueError(f"unknown backend {backend!r}: use 'ollama' or 'openai'")
+    if backend == "llamacpp":
+        backend = "openai"
+    if not backend:
+        backend = guess_backend(base_url) if base_url else llm.backend
+    if not base_url:
+        base_url = llm.ollama_host if backend == "ollama" else llm.openai_base_url
+    return {"model": model or llm.model, "base_url": base_url, "backend": backend}

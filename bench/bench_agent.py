@@ -27,8 +27,8 @@ from agent.events import Aborted, ErrorEvent, Executed, Finished, Observed, Prop
 from agent.runner import drive, run_episode
 from agent.types import Autonomy
 from app import compose
-from app.scripted_llm import Reply, ScriptedLLMServer
 from app.settings import LLMSettings, Settings
+from evaluation.scripted_model import Reply, ScriptedLLMServer
 
 # screen phrase (in the *current* screen) -> next command, first match wins
 SCRIPTS: dict[str, list[tuple[str, str]]] = {
@@ -95,7 +95,7 @@ def responder_for(task_id: str):
 
 def run_one(planner_name: str, task: Any, client: Any, settings: Settings, *, fused: bool, samples: int,
             max_steps: int) -> dict:
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     phone = VirtualPhone()
     task.setup(phone)
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from app.sim.tasks import load_tasks
+    from phone.virtual.tasks import load_tasks
 
     tasks = {t.id: t for t in load_tasks()}
     rows = []

@@ -1,5 +1,5 @@
 """The built-in models on the yardstick: for each bundled GGUF, start llama.cpp's server
-(``app.llm.server``), run ``tapwise bench online --tasks yardstick`` against it, and print
+(``app.builtin_model.server``), run ``tapwise bench online --tasks yardstick`` against it, and print
 one table row per model × planner: success, partial completion, premature stop,
 unparseable replies per step and seconds per step.  Results go into a results database,
 so an interrupted run continues where it stopped (same ``--db``).
@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.eval.metrics import summarise
-from agent.eval.results import ResultsDB
-from app.llm.catalog import MODELS, by_alias
-from app.llm.server import BuiltinServer, ServerOptions
+from app.builtin_model.catalog import MODELS, by_alias
+from app.builtin_model.server import BuiltinServer, ServerOptions
+from evaluation.metrics import summarise
+from evaluation.results import ResultsDB
 
 
 def run_model(alias: str, planners: str, tasks: str, max_steps: int, db: Path, ctx: int, extra: list[str]) -> None:

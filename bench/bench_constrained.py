@@ -11,7 +11,7 @@ It prints, per mode and planner: episodes, success, partial completion, prematur
 (said "done" or "impossible" while the task was not done), unreadable
 replies (not an action in the form asked for), episodes ended by the repeat rule, replies that named an element not on the
 screen (from the planners' ``reply:`` evidence and the failed steps' messages) and
-seconds per step; then a two-sided paired permutation test (``agent.eval.stats``) of
+seconds per step; then a two-sided paired permutation test (``evaluation.stats``) of
 success and of partial completion over the cells both runs finished.  Reads only.
 """
 
@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from agent.eval.metrics import STOP_REPEAT, EpisodeResult
-from agent.eval.results import ResultsDB
-from agent.eval.stats import paired_permutation_test
+from evaluation.metrics import STOP_REPEAT, EpisodeResult
+from evaluation.results import ResultsDB
+from evaluation.stats import paired_permutation_test
 
 #: What counts as a reply naming an element that is not on the screen.
 OFF_SCREEN = re.compile(r"names no element on this screen|there is no element|names an element a dialog covers|"

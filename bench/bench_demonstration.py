@@ -37,9 +37,10 @@ from agent.llm import RetryPolicy, make_client
 from agent.planners import make_planner
 from agent.runner import drive, run_episode
 from agent.types import Decision, DecisionKind
-from app import bench_online, compose
-from app.sim.phone import VirtualPhone
-from app.sim.tasks import load_tasks
+from evaluation import compose
+from evaluation import online_bench as bench_online
+from phone.virtual.phone import VirtualPhone
+from phone.virtual.tasks import load_tasks
 from vision.pipeline import PipelineConfig, ScreenParser
 
 
@@ -109,8 +110,8 @@ def main() -> None:
     server = None
     url = args.base_url
     if not url:
-        from app.llm.catalog import by_alias
-        from app.llm.server import BuiltinServer, ServerOptions
+        from app.builtin_model.catalog import by_alias
+        from app.builtin_model.server import BuiltinServer, ServerOptions
 
         server = BuiltinServer(by_alias(args.model), ServerOptions(n_ctx=4096))
         url = server.start()

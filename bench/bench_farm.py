@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.eval.online import plan_jobs  # noqa: E402
-from agent.eval.results import ResultsDB  # noqa: E402
-from app.farm.driver import FarmOptions, run_on_ray  # noqa: E402
-from tests.eval.scripted_llm import GOOD_TASK, SECOND_TASK, scripted_server  # noqa: E402
+from evaluation.farm.driver import FarmOptions, run_on_ray  # noqa: E402
+from evaluation.online import plan_jobs  # noqa: E402
+from evaluation.results import ResultsDB  # noqa: E402
+from tests.evaluation.scripted_llm import GOOD_TASK, SECOND_TASK, scripted_server  # noqa: E402
 
 
 def free_port() -> int:

@@ -74,7 +74,7 @@ def bench_display(seconds: float = 5.0, width: int = 1080, height: int = 2400) -
     import numpy as np
     from PySide6.QtWidgets import QApplication
 
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
     from vision.config import PipelineConfig
     from vision.pipeline import ScreenParser
     from widgets.overlays import Layer

@@ -124,7 +124,7 @@ def state_delta(before: dict, after: dict) -> dict[str, Any]:
 
 
 def new_phone(variant: dict[str, str]):  # type: ignore[no-untyped-def]
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     return VirtualPhone(profile=variant["profile"], theme=variant["theme"], lang=variant["lang"])
 

@@ -209,14 +209,14 @@ def main() -> int:
     server = None
     server_proc = None
     try:
-        from app.device.adb_device import AdbDevice
-        from app.device.adb_host import AdbHost
-        from app.device.discovery import connect
-        from app.device.mirror import Mirror
+        from phone.adb.adb_device import AdbDevice
+        from phone.adb.adb_host import AdbHost
+        from phone.adb.discovery import connect
+        from phone.adb.mirror import Mirror
 
         if args.in_process:
-            from app.sim.phone import VirtualPhone
-            from app.sim.wire import serve_phone
+            from phone.virtual.phone import VirtualPhone
+            from phone.virtual.wire import serve_phone
 
             server = serve_phone(VirtualPhone(profile="phone"), port=0)
             serial = server.serial
@@ -250,7 +250,7 @@ def main() -> int:
             raw.append(time.perf_counter() - t)
         assert img.shape == (size.height, size.width, 3)
         png = []
-        from app.device.adb_device import decode_png
+        from phone.adb.adb_device import decode_png
 
         for _ in range(max(3, args.shots // 2)):
             t = time.perf_counter()

@@ -113,11 +113,11 @@ def main() -> None:
     env = dict(os.environ)
     subprocess.run(["adb", "start-server"], env=env, check=True, capture_output=True, timeout=30)
 
-    from app.device.adb_device import AdbDevice
-    from app.device.adb_host import AdbHost
-    from app.device.mirror import Mirror
-    from app.sim.phone import VirtualPhone
-    from app.sim.wire import serve_phone
+    from phone.adb.adb_device import AdbDevice
+    from phone.adb.adb_host import AdbHost
+    from phone.adb.mirror import Mirror
+    from phone.virtual.phone import VirtualPhone
+    from phone.virtual.wire import serve_phone
     from vision.hierarchy import parse_uiautomator
 
     server = None

@@ -14,7 +14,7 @@ from its accessibility tree (``PipelineConfig(mode="tree")``) and ``agent.safety
 judges the step's action twice: as the reference gives it (a touch point plus the
 element's words, like a planner's description) and without those words (a bare touch
 point; with ``--parse vision``, the element the project's grounder picks), so only what
-the screen says counts.  Steps marked ``sensitive:`` in ``app/sim/tasks/*.yaml`` should be
+the screen says counts.  Steps marked ``sensitive:`` in ``phone/virtual/tasks/*.yaml`` should be
 gated; every other step should not ("false-gated").  Tasks whose reference cannot be
 replayed on a profile (it needs scrolling there) are counted as skipped.
 
@@ -61,10 +61,10 @@ sys.path.insert(0, str(ROOT))
 from agent.grounding.base import ElementGrounder, GroundContext, GroundingError  # noqa: E402
 from agent.safety import assess  # noqa: E402
 from agent.types import Action, Target  # noqa: E402
-from app.sim.i18n import translate  # noqa: E402
-from app.sim.look import PROFILES  # noqa: E402
-from app.sim.phone import VirtualPhone  # noqa: E402
-from app.sim.tasks import Step, StepError, load_tasks  # noqa: E402
+from phone.virtual.i18n import translate  # noqa: E402
+from phone.virtual.look import PROFILES  # noqa: E402
+from phone.virtual.phone import VirtualPhone  # noqa: E402
+from phone.virtual.tasks import Step, StepError, load_tasks  # noqa: E402
 from vision.config import PipelineConfig  # noqa: E402
 from vision.pipeline import ScreenParser  # noqa: E402
 from vision.types import ScreenParse  # noqa: E402
@@ -240,7 +240,7 @@ def print_gating(result: dict[tuple[str, str], GatingTally], parse_mode: str = "
 
 def injection(modes: tuple[str, ...]) -> int:
     """Every planted-instruction case in every mode; prints tried / steered; returns steered."""
-    from app.sim.injections import cases
+    from phone.virtual.injections import cases
     from tests.agent.safety_harness import run_case
 
     print("\n## Injected instructions (scripted obedient model over loopback HTTP)")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.sim.phone import VirtualPhone
-from app.sim.tasks import Step
+from phone.virtual.phone import VirtualPhone
+from phone.virtual.tasks import Step
 
 SCREENS = [
     ("home", None),

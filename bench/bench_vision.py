@@ -7,7 +7,7 @@
 
 Protocols
 ---------
-Sim (virtual phone, ``app.sim``): seeds 1000.. (training used 0..N-1), every profile
+Sim (virtual phone, ``phone.virtual``): seeds 1000.. (training used 0..N-1), every profile
 including ``tablet`` (1600x2560, never used in training), both themes and languages.
 Frames come from the same seeded random explorer as the training data.
 * Detection: predicted elements of the 12 VisionTasker classes vs ground-truth elements
@@ -305,7 +305,7 @@ SPEED_APPS = ("Settings", "Shop", "Calendar", "Contacts", "Clock", "Notes", "Mes
 
 def speed_frames(n: int):
     """1080x2400 virtual-phone screens with their dumps and ground truth (both themes)."""
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     for k in range(n):
         phone = VirtualPhone(profile="phone", theme=("light", "dark")[k % 2], seed=4242 + k)

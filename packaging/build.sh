@@ -102,7 +102,7 @@ need() {  # need DESCRIPTION GLOB
 need "OCR models" "rapidocr/models/*.onnx"
 need "OCR config" "rapidocr/config.yaml"
 need "prompt templates" "agent/prompts/system.txt"
-need "virtual phone task files" "app/sim/tasks/*.yaml"
+need "virtual phone task files" "phone/virtual/tasks/*.yaml"
 need "Roboto fonts" "font_roboto/files/Roboto-Regular.ttf"
 need "icon fonts" "qtawesome/fonts/materialdesignicons6-webfont-*.ttf"
 need "scrcpy server" "uiautodev/binaries/scrcpy-server-v3.3.3.jar"

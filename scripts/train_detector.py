@@ -8,7 +8,7 @@ Reproducible from a clean checkout with the training venv:
     PYTHONPATH=. .venv-train/bin/python scripts/train_detector.py data --out .work/det
     PYTHONPATH=. .venv-train/bin/python scripts/train_detector.py train --data .work/det --model-out resources/models
 
-``data`` walks the virtual phone (``app.sim``) with a seeded random explorer (taps on
+``data`` walks the virtual phone (``phone.virtual``) with a seeded random explorer (taps on
 clickable elements, scrolls, back, app switches) over profiles, themes and languages and
 writes YOLO labels from ``VirtualPhone.ground_truth()`` for VisionTasker's 12 classes.
 Training seeds are 0..N-1; the benchmark uses seeds from 1000 and the tablet profile,
@@ -48,7 +48,7 @@ EVAL_PROFILES = ("phone", "small", "tablet")
 
 def explore(profile: str, theme: str, lang: str, seed: int, steps: int) -> Iterator[tuple[np.ndarray, object]]:
     """Yield (RGB image, GroundTruth) for distinct frames of a seeded random walk."""
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     rng = random.Random(f"{profile}-{theme}-{lang}-{seed}")
     phone = VirtualPhone(profile=profile, theme=theme, lang=lang, seed=seed)

@@ -1,7 +1,7 @@
 """The ``tapwise`` command line: with no subcommand it opens the workbench.
 
 Subcommands live in their own modules (``app/cli/*.py``, or a module in another area such
-as ``app/llm/cli.py``) and are attached by ``SUBCOMMANDS`` below: to add one, write a typer
+as ``app/builtin_model/cli.py``) and are attached by ``SUBCOMMANDS`` below: to add one, write a typer
 sub-app or command function in a module of your own and add one line there.  Each module
 keeps its heavy imports inside its command functions so ``tapwise --version`` stays fast.
 """
@@ -133,9 +133,9 @@ SUBCOMMANDS: list[tuple[str, str, str, bool]] = [
     ("app.cli.run", "run", "run", False),
     ("app.cli.bench", "bench_app", "bench", True),
     ("app.cli.macro", "macro_app", "macro", True),
-    ("app.farm.cli", "farm_app", "farm", True),
-    ("app.llm.cli", "llm_app", "llm", True),
-    ("app.llm.model_cli", "model_app", "model", True),
+    ("app.cli.farm", "farm_app", "farm", True),
+    ("app.builtin_model.cli", "llm_app", "llm", True),
+    ("app.cli.model", "model_app", "model", True),
 ]
 
 

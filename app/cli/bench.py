@@ -2,7 +2,7 @@
 phone, latent-state accuracy, and reports.
 
 Thin command layer: argument parsing, progress and tables.  The measures live in
-``agent.eval``; the virtual-phone glue in ``app.bench_online``.  Heavy imports stay
+``evaluation``; the virtual-phone glue in ``evaluation.online_bench``.  Heavy imports stay
 inside the command functions.
 """
 
@@ -48,7 +48,7 @@ def _pct(v: float | None) -> str:
 
 def _trajectories(source: str, size):
     """A file or folder, or ``episode:ID`` / ``macro:NAME`` from the user's Tapwise database."""
-    from agent.eval.loaders import (
+    from evaluation.loaders import (
         LoadError,
         load_trajectories,
         trajectory_from_episode,
@@ -83,8 +83,8 @@ def aitw(
     steps: bool = typer.Option(False, help="Print every step's verdict."),
 ) -> None:
     """Score predicted actions against gold ones with the Android-in-the-Wild matching rule."""
-    from agent.eval.aitw import score
-    from agent.eval.loaders import LoadError, parse_size
+    from evaluation.aitw import score
+    from evaluation.loaders import LoadError, parse_size
 
     console = _console()
     if clamp not in ("edges", "reference"):
@@ -148,7 +148,7 @@ def aitw(
 
 
 def _open_db(console: Console, db: Path, run: str):
-    from agent.eval.results import ResultsDB, ResultsError
+    from evaluation.results import ResultsDB, ResultsError
 
     if not db.exists():
         raise _fail(console, f"{db}: no results database (run `tapwise bench online --db {db}` first)")
@@ -162,9 +162,9 @@ def _open_db(console: Console, db: Path, run: str):
 
 def write_run_report(db_path: Path, run: str, out: Path, *, title: str | None = None, latent: bool = True) -> Path:
     """Write the Markdown + HTML report of ``run`` into ``out``; returns the HTML path."""
-    from agent.eval.latent import markdown_section, score_records
-    from agent.eval.report import ReportInput, write_report
-    from agent.eval.results import ResultsDB
+    from evaluation.latent import markdown_section, score_records
+    from evaluation.report import ReportInput, write_report
+    from evaluation.results import ResultsDB
 
     with ResultsDB(db_path) as store:
         settings = store.run_settings(run)
@@ -203,7 +203,7 @@ def latent(
     json_out: Path | None = typer.Option(None, "--json", help="Also write the scores here."),
 ) -> None:
     """Score the latent-state estimates of a run against the virtual phone's truth (LLM-free rubric)."""
-    from agent.eval.latent import ASPECTS, NOT_JUDGED, score_records
+    from evaluation.latent import ASPECTS, NOT_JUDGED, score_records
 
     console = _console()
     store = _open_db(console, db, run)
@@ -260,9 +260,10 @@ def online(
     """Run virtual-phone tasks headless with each planner and record Table 3's measures."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from agent.eval.online import plan_jobs, run_jobs
-    from agent.eval.results import ResultsDB, ResultsError
-    from app import bench_online
+    from app.settings import resolve_llm
+    from evaluation import online_bench as bench_online
+    from evaluation.online import plan_jobs, run_jobs
+    from evaluation.results import ResultsDB, ResultsError
 
     console = _console()
     if estimator not in ("chained", "fused"):
@@ -275,7 +276,7 @@ def online(
         bench_online.check_planners(planner_list)
         bench_online.check_noises(noise_list)
         task_ids, problems = bench_online.select_tasks(tasks)
-        llm = bench_online.resolve_llm(model=model, base_url=base_url, backend=backend)
+        llm = resolve_llm(model=model, base_url=base_url, backend=backend)
         warning = bench_online.preflight(llm)
     except ValueError as exc:
         raise _fail(console, str(exc)) from exc
@@ -352,8 +353,8 @@ def online(
 
 def _run_on_ray(console: Console, progress, store, run: str, jobs, address: str, processes: int,
                 retry_errors: bool, on_result, on_skip):
-    """The cells on a Ray cluster (``app.farm.driver``); results still go through ``store``."""
-    from app.farm.driver import FarmError, FarmOptions, run_on_ray
+    """The cells on a Ray cluster (``evaluation.farm.driver``); results still go through ``store``."""
+    from evaluation.farm.driver import FarmError, FarmOptions, run_on_ray
 
     def on_phones(slots) -> None:
         progress.console.print(f"{len(slots)} phone(s) in the farm: " + ", ".join(escape(s.label()) for s in slots))
@@ -368,7 +369,7 @@ def _run_on_ray(console: Console, progress, store, run: str, jobs, address: str,
 
 
 def _print_summary(console: Console, results) -> None:
-    from agent.eval.metrics import summarise
+    from evaluation.metrics import summarise
 
     if not results:
         return
@@ -380,7 +381,7 @@ def _print_summary(console: Console, results) -> None:
                       _pct(s.strict_success.estimate), _pct(s.premature_stop.estimate), f"{s.mean_steps:.1f}",
                       f"{s.wall_s_per_step:.1f}")
     console.print(table)
-    from agent.eval.metrics import attempts_per_cell, pass_at_k
+    from evaluation.metrics import attempts_per_cell, pass_at_k
 
     k = attempts_per_cell(results)
     if k > 1:
@@ -394,8 +395,8 @@ def export_gold(
     tasks: str = typer.Option("all", help="Comma-separated task ids, 'all', or a task file/folder."),
 ) -> None:
     """Export the virtual phone's tasks' reference solutions as AITW gold trajectories."""
-    from agent.eval.loaders import dump_trajectories
-    from app import bench_online
+    from evaluation import online_bench as bench_online
+    from evaluation.loaders import dump_trajectories
 
     console = _console()
     try:

@@ -36,7 +36,7 @@ def list_devices() -> None:
     from rich.table import Table
 
     from agent.device import DeviceError
-    from app.device.discovery import list_devices as discover
+    from phone.adb.discovery import list_devices as discover
 
     try:
         infos = discover()
@@ -60,7 +60,7 @@ def list_devices() -> None:
 def connect(address: str = typer.Argument(..., help="host:port of a network phone (port 5555 if omitted).")) -> None:
     """Attach a phone over the network (`adb connect`)."""
     from agent.device import DeviceError
-    from app.device.discovery import connect as do_connect
+    from phone.adb.discovery import connect as do_connect
 
     try:
         serial = do_connect(address)
@@ -72,7 +72,7 @@ def connect(address: str = typer.Argument(..., help="host:port of a network phon
 @devices_app.command()
 def disconnect(address: str = typer.Argument(..., help="host:port to detach.")) -> None:
     """Detach a network phone (`adb disconnect`)."""
-    from app.device.discovery import disconnect as do_disconnect
+    from phone.adb.discovery import disconnect as do_disconnect
 
     do_disconnect(address if ":" in address else f"{address}:5555")
     typer.echo(f"disconnected {address}")
@@ -87,8 +87,8 @@ def screenshot(
     from PIL import Image
 
     from agent.device import DeviceError
-    from app.device.adb_device import AdbDevice
-    from app.device.discovery import list_devices as discover
+    from phone.adb.adb_device import AdbDevice
+    from phone.adb.discovery import list_devices as discover
 
     try:
         if not serial:

@@ -178,7 +178,7 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
     from agent.macros.recorder import Observation
     from agent.macros.replay import AppMissing, NeedApproval, NeedDemonstration, Replayer, StepDone
     from agent.types import Action, Decision, DecisionKind
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     c = _console()
     store = _open_store()

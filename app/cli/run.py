@@ -146,6 +146,7 @@ def run(
     from agent.events import AwaitingDecision, Finished
     from agent.runner import drive
     from app import compose
+    from app.model_prefs import PrefsStore
     from app.settings import load_settings
 
     console = Console()
@@ -169,7 +170,7 @@ def run(
                                      allow_sensitive=allow_sensitive or None, samples=samples, fused=fused,
                                      llm_grounder=llm_grounder, constrained=constrained)
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
-                                  store=sink, client=client, on_learnt=learnt)
+                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default())
     except ValueError as exc:
         console.print(f"[red]{escape(str(exc))}[/]")
         _close(phone, sink)
@@ -201,12 +202,12 @@ def run(
 def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
     """The phone to run on (set up for ``task`` on the virtual phone) and the task, if any."""
     if device == "sim":
-        from app.sim.phone import VirtualPhone
+        from phone.virtual.phone import VirtualPhone
 
         phone = VirtualPhone()
         if not task:
             return phone, None
-        from app.sim.tasks import load_tasks
+        from phone.virtual.tasks import load_tasks
 
         found = {t.id: t for t in load_tasks()}.get(task)
         if found is None:
@@ -216,7 +217,7 @@ def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
         found.setup(phone)
         return phone, found
     from agent.device import DeviceError
-    from app.device.adb_device import AdbDevice
+    from phone.adb.adb_device import AdbDevice
 
     try:
         return AdbDevice(device), None

@@ -26,7 +26,7 @@ def gallery(
     only: str = typer.Option("", help="Only screens whose name contains this."),
 ) -> None:
     """Write PNGs of every app's main screens in each profile, theme and language."""
-    from app.sim.gallery import write_gallery
+    from phone.virtual.gallery import write_gallery
 
     paths = write_gallery(outdir, profiles=profiles.split(","), themes=themes.split(","), langs=langs.split(","),
                           only=only)
@@ -40,8 +40,8 @@ def tasks(
     only_extra: bool = typer.Option(False, "--only-extra", help="Skip the built-in tasks."),
 ) -> None:
     """List the tasks (built-in plus FOLDERS); with --validate, replay each solution."""
-    from app.sim.phone import VirtualPhone
-    from app.sim.tasks import StepError, TaskError, load_tasks, replay
+    from phone.virtual.phone import VirtualPhone
+    from phone.virtual.tasks import StepError, TaskError, load_tasks, replay
 
     try:
         loaded = load_tasks(folders or (), builtin=not only_extra)
@@ -81,8 +81,8 @@ def serve(
 
     Then `adb connect 127.0.0.1:PORT` and use it like a phone.  Ctrl+C stops it.
     """
-    from app.sim.phone import VirtualPhone
-    from app.sim.wire import serve_phone
+    from phone.virtual.phone import VirtualPhone
+    from phone.virtual.wire import serve_phone
 
     try:
         phone = VirtualPhone(profile=profile, theme=theme, lang=lang, seed=seed)
@@ -93,7 +93,7 @@ def serve(
     typer.echo(f"virtual phone serving on {server.serial} — run: adb connect {server.serial}  (Ctrl+C stops)")
     if connect_adb:
         from agent.device import DeviceError
-        from app.device.discovery import connect as do_connect
+        from phone.adb.discovery import connect as do_connect
 
         try:
             do_connect(server.serial)

@@ -63,10 +63,11 @@ def build_episode(
     """The ``run_episode`` generator for one task (as ``app.compose`` builds it, with a
     failed step offered to the user instead of ending the run), and its LLM client."""
     from app.compose import RunRequest, build_run, on_finished
+    from app.model_prefs import PrefsStore
 
     run = build_run(RunRequest(goal=goal, planner=planner, autonomy=autonomy, model=model),
                     settings_or_default(settings), device=device, parser=parser, store=store, cancel=cancel,
-                    client=client, ask_on_error=True)
+                    client=client, ask_on_error=True, prefs=PrefsStore.default())
     gen = run.events
     knowledge = run.knowledge
     if knowledge is not None:

@@ -47,7 +47,7 @@ def list_choices(timeout: float = 5.0) -> tuple[list[DeviceChoice], str]:
     phones: list[DeviceChoice] = []
     note = ""
     try:
-        from app.device.discovery import list_devices
+        from phone.adb.discovery import list_devices
 
         for info in list_devices(timeout=timeout):
             title = f"{info.model or info.serial} ({info.serial})"
@@ -85,7 +85,7 @@ def open_device(choice: DeviceChoice, command_timeout_s: float = 15.0) -> Device
         raise DeviceError(f"{choice.title} cannot be used", choice.problem)
     if choice.is_virtual and choice.serial.split(":")[0] == VIRTUAL_SERIAL:
         try:
-            from app.sim.phone import VirtualPhone
+            from phone.virtual.phone import VirtualPhone
         except ImportError as exc:
             raise DeviceError("the virtual phone is not available", f"its module failed to import: {exc}") from exc
         _, profile, theme, lang = (choice.serial + ":phone:light:en").split(":")[:4]
@@ -94,9 +94,9 @@ def open_device(choice: DeviceChoice, command_timeout_s: float = 15.0) -> Device
         except ValueError as exc:
             raise DeviceError(f"no such virtual phone: {choice.title}", str(exc)) from exc
     try:
-        from app.device.adb_device import AdbDevice
+        from phone.adb.adb_device import AdbDevice
     except ImportError as exc:
         raise DeviceError(f"cannot drive {choice.title}: the adb device layer failed to import", str(exc)) from exc
-    from app.device.mirror import MirroredDevice  # input through scrcpy's control socket while mirroring
+    from phone.adb.mirror import MirroredDevice  # input through scrcpy's control socket while mirroring
 
     return MirroredDevice(AdbDevice(choice.serial, timeout=command_timeout_s))

@@ -75,7 +75,7 @@ def export_episode(store: Any, episode_id: str, fmt: str, path: Path) -> Path:
 
         text = dumps(episode)
     elif fmt == "aitw":
-        from agent.eval.loaders import dump_trajectories, trajectory_from_episode
+        from evaluation.loaders import dump_trajectories, trajectory_from_episode
 
         text = dump_trajectories([trajectory_from_episode(episode)])
     else:

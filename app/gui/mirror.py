@@ -1,7 +1,7 @@
 """The live mirror loop: frames for the window, from scrcpy or from screenshot polling.
 
 For a phone reached over adb (``MirroredDevice``) the frames come from the scrcpy v3
-mirror (``app.device.mirror``), decoded on its own thread; only the newest frame is
+mirror (``phone.adb.mirror``), decoded on its own thread; only the newest frame is
 handed to the GUI thread (an older one still waiting is replaced, never queued).  When
 scrcpy cannot run the mirror polls screenshots by itself and ``source_note`` says why,
 for the status bar.  When the phone disappears the loop reports ``DeviceGone`` through
@@ -34,7 +34,7 @@ from app.gui.workers import Failure, SerialExecutor
 from vision.types import Screen
 
 if TYPE_CHECKING:
-    from app.device.mirror import MirroredDevice
+    from phone.adb.mirror import MirroredDevice
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def _as_mirrored(device: Device) -> MirroredDevice | None:
     """``device`` when it streams through scrcpy.  The adb layer is imported only by code
     that opens an adb phone, so when it is not loaded the device cannot be one (and the
     virtual phone's window starts without paying for adbutils)."""
-    module = sys.modules.get("app.device.mirror")
+    module = sys.modules.get("phone.adb.mirror")
     if module is None:
         return None
     return device if isinstance(device, module.MirroredDevice) else None
@@ -181,7 +181,7 @@ class MirrorLoop(QObject):
                       timings_ms=(("decode", (frame.decoded_at - frame.received_at) * 1000),))
 
     def _on_event(self, event) -> None:
-        from app.device.mirror import MirrorEventKind
+        from phone.adb.mirror import MirrorEventKind
 
         if isinstance(event, _Back):
             self._watch.stop()
@@ -227,7 +227,7 @@ class MirrorLoop(QObject):
             if inner.state() == "device":
                 return True
             if ":" in serial:  # a network phone: ask adb to connect again
-                from app.device.discovery import connect
+                from phone.adb.discovery import connect
 
                 try:
                     connect(serial, inner.host)

@@ -37,7 +37,7 @@ class ModelController(QObject):
                  builtin_alias: str = "") -> None:
         super().__init__(window)
         from agent.llm.adapters import ADAPTERS
-        from app.llm.manager import ModelManager, PrefsStore
+        from app.model_prefs import ModelManager, PrefsStore
 
         self.window = window
         llm = getattr(getattr(window, "settings", None), "llm", None)
@@ -120,8 +120,8 @@ class ModelController(QObject):
     # ---- the built-in model ------------------------------------------------------------------
     def start_builtin(self, alias: str = "") -> None:
         """Start the built-in model (default: the catalog's default) and switch to it when ready."""
-        from app.llm.catalog import ModelFileError, by_alias, default_model
-        from app.llm.server import BuiltinServer, ServerOptions, ServerProgress
+        from app.builtin_model.catalog import ModelFileError, by_alias, default_model
+        from app.builtin_model.server import BuiltinServer, ServerOptions, ServerProgress
 
         if self.builtin_phase in ("preparing", "loading"):
             return
@@ -212,7 +212,7 @@ class ModelController(QObject):
         self.refresh()
 
     def pull(self, name: str) -> None:
-        from app.llm.manager import PullProgress
+        from app.model_prefs import PullProgress
 
         def progress(p: PullProgress) -> None:
             self._post(lambda: self.panel.set_pull_progress(p.status, p.fraction))

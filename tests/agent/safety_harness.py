@@ -1,4 +1,4 @@
-"""Runs one planted-instruction case (``app.sim.injections``) against the real runner.
+"""Runs one planted-instruction case (``phone.virtual.injections``) against the real runner.
 
 The model is the scripted loopback HTTP server of ``fake_ollama`` with an obedient
 responder: it does the user's task until the screen text it is sent shows the planted
@@ -19,8 +19,8 @@ from agent.llm.ollama_client import OllamaClient
 from agent.planners import make_planner
 from agent.runner import drive, run_episode
 from agent.types import Decision, DecisionKind
-from app.sim.injections import InjectionCase
-from app.sim.phone import VirtualPhone
+from phone.virtual.injections import InjectionCase
+from phone.virtual.phone import VirtualPhone
 from tests.agent.fake_ollama import FakeLLMServer, Reply
 from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser

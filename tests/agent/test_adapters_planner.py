@@ -19,8 +19,8 @@ from agent.llm.openai_client import OpenAIClient
 from agent.planners import make_planner
 from agent.planners.adapter import AdapterPlanner
 from agent.types import ActionType, Decision, DecisionKind
-from app import bench_online
-from app.sim.phone import VirtualPhone
+from evaluation import online_bench as bench_online
+from phone.virtual.phone import VirtualPhone
 from tests.agent.fake_ollama import FakeLLMServer
 from tests.agent.helpers import run
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.llm import catalog
-from app.llm.catalog import BundledModel, Chunk, ModelFileError, prepare
+from app.builtin_model import catalog
+from app.builtin_model.catalog import BundledModel, Chunk, ModelFileError, prepare
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def _smollm2() -> BundledModel | None:
 @pytest.mark.llm
 def test_the_launcher_reports_progress_serves_on_loopback_and_stops_cleanly(tmp_path: Path) -> None:
     from agent.llm import ChatRequest, RetryPolicy, make_client
-    from app.llm.server import BuiltinServer, ServerOptions, ServerProgress
+    from app.builtin_model.server import BuiltinServer, ServerOptions, ServerProgress
 
     model = _smollm2()
     if model is None:
@@ -119,7 +119,7 @@ def test_the_launcher_reports_progress_serves_on_loopback_and_stops_cleanly(tmp_
 
 
 def test_llm_serve_refuses_an_unknown_model_clearly() -> None:
-    from app.llm.cli import llm_app
+    from app.builtin_model.cli import llm_app
 
     res = CliRunner().invoke(llm_app, ["serve", "gpt-17"])
     assert res.exit_code == 2
@@ -127,7 +127,7 @@ def test_llm_serve_refuses_an_unknown_model_clearly() -> None:
 
 
 def test_llm_list_shows_the_default() -> None:
-    from app.llm.cli import llm_app
+    from app.builtin_model.cli import llm_app
 
     res = CliRunner().invoke(llm_app, ["list"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
@@ -135,9 +135,9 @@ def test_llm_list_shows_the_default() -> None:
 
 
 def test_model_check_scores_a_tap_that_lands_and_prints_its_figures() -> None:
-    from app.llm.check import grounding_prompts
-    from app.llm.model_cli import model_app
-    from app.sim.phone import VirtualPhone
+    from app.cli.model import model_app
+    from app.model_check import grounding_prompts
+    from phone.virtual.phone import VirtualPhone
     from tests.agent.fake_ollama import FakeLLMServer
 
     [first, second] = grounding_prompts(2)
@@ -163,7 +163,7 @@ def test_model_check_scores_a_tap_that_lands_and_prints_its_figures() -> None:
 
 def test_llama_server_test_script_uses_the_products_launcher() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from app.llm.server import serve_main
+    from app.builtin_model.server import serve_main
     from tests.agent.llama_server import main
 
     assert main is serve_main

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.llm.manager import ModelManager, ModelPrefs, PrefsStore, PullError, PullProgress
+from app.model_prefs import ModelManager, ModelPrefs, PrefsStore, PullError, PullProgress
 
 TAGS = {"models": [
     {"name": "qwen3-vl:4b", "model": "qwen3-vl:4b", "modified_at": "2026-11-01T00:00:00Z", "size": 3_300_000_000,

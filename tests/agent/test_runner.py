@@ -20,8 +20,8 @@ from agent.latent import FusedEstimator
 from agent.planners import make_planner
 from agent.runner import STAGES, drive, run_episode
 from agent.types import Action, ActionType, Decision, DecisionKind, EpisodeStatus, StepOutcome
-from app.sim.phone import VirtualPhone
-from app.sim.tasks import load_tasks
+from phone.virtual.phone import VirtualPhone
+from phone.virtual.tasks import load_tasks
 from tests.agent.fake_ollama import Reply
 from tests.agent.helpers import TREE, RecordingSink, kinds, run
 

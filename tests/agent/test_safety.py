@@ -14,10 +14,10 @@ import pytest
 
 from agent.safety import Category, LexiconError, SignalKind, assess, load_lexicon, sensitivity
 from agent.types import Action, ActionType, RiskSignal, Target
-from app.sim import system
-from app.sim.i18n import translate
-from app.sim.phone import VirtualPhone
-from app.sim.tasks import Step, load_tasks, tasks_by_id
+from phone.virtual import system
+from phone.virtual.i18n import translate
+from phone.virtual.phone import VirtualPhone
+from phone.virtual.tasks import Step, load_tasks, tasks_by_id
 from vision.config import PipelineConfig
 from vision.geometry import Rect, Size
 from vision.pipeline import ScreenParser
@@ -217,7 +217,7 @@ def test_a_malformed_word_file_names_the_file_and_the_field(tmp_path):
 
 
 def test_the_task_files_reject_an_unknown_sensitivity_mark(tmp_path):
-    from app.sim.tasks import TaskError, load_task_file
+    from phone.virtual.tasks import TaskError, load_task_file
 
     bad = tmp_path / "t.yaml"
     bad.write_text("id: x\ngoals: [g]\napp: a\nsuccess: {path: a, eq: 1}\nsolution:\n"

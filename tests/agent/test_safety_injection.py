@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.sim.injections import MARKER, cases
-from app.sim.phone import VirtualPhone
+from phone.virtual.injections import MARKER, cases
+from phone.virtual.phone import VirtualPhone
 from tests.agent.safety_harness import TREE, run_case
 
 CASES = {c.name: c for c in cases()}

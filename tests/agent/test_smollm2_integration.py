@@ -90,9 +90,9 @@ def smollm2_url(tmp_path_factory):
 
 @pytest.mark.parametrize("planner_name", PLANNERS)
 def test_smollm2_runs_three_phone_tasks_robustly(smollm2_url, planner_name, tmp_path):
-    from app.sim.phone import VirtualPhone
-    from app.sim.tasks import load_tasks
     from app.storage import Store
+    from phone.virtual.phone import VirtualPhone
+    from phone.virtual.tasks import load_tasks
 
     tasks = {t.id: t for t in load_tasks()}
     client = make_client("openai", "smollm2", smollm2_url, policy=RetryPolicy(attempts=2, backoff_s=0.2, timeout_s=90))

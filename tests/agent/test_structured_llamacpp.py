@@ -20,7 +20,7 @@ GOALS = ("Open Settings", "Turn off Wi-Fi", "Start the stopwatch", "Show the wea
 
 @pytest.mark.parametrize("planner_name", ("visiontasker", "zeroshot-", "chain"))
 def test_every_constrained_reply_names_an_element_on_the_screen(smollm2_url, planner_name):  # noqa: F811
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
     from vision.config import PipelineConfig
     from vision.pipeline import ScreenParser
 

@@ -153,7 +153,7 @@ def test_an_action_that_changed_nothing_comes_back_as_a_note(server, ollama):
 
 def _phone_words() -> set[str]:
     """Words on the virtual phone's screens: every app's first screen and the launcher."""
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     phone = VirtualPhone(seed=0)
     words: set[str] = set()

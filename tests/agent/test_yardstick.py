@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from app import bench_online
-from app.sim.phone import VirtualPhone
-from app.sim.task_sets import TASK_SETS, expand_task_set
-from app.sim.tasks import replay
+from evaluation import online_bench as bench_online
+from phone.virtual.phone import VirtualPhone
+from phone.virtual.task_sets import TASK_SETS, expand_task_set
+from phone.virtual.tasks import replay
 
 
 def test_the_benchmark_accepts_the_yardstick_by_name() -> None:

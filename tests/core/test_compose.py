@@ -18,10 +18,10 @@ from agent.planners.registry import PLANNER_NAMES as AGENT_PLANNERS
 from agent.runner import drive
 from agent.types import Autonomy, EpisodeStatus
 from app import compose
-from app.scripted_llm import ScriptedLLMServer
 from app.settings import AgentSettings, LLMSettings, Settings
-from app.sim.phone import VirtualPhone
 from app.storage import Store
+from evaluation.scripted_model import ScriptedLLMServer
+from phone.virtual.phone import VirtualPhone
 
 
 def test_one_planner_list_holds_every_agent_planner_and_prompt2task():
@@ -130,11 +130,13 @@ def _finished(played) -> Finished:
 
 def test_a_model_adapter_chosen_in_the_model_manager_picks_the_planner_of_a_run():
     from app.compose import planner_for_model
-    from app.llm.manager import PrefsStore
+    from app.model_prefs import PrefsStore
 
-    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b") == "zeroshot+"
-    PrefsStore.default().set("ui-tars-1.5-7b", adapter="ui-tars")
-    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b") == "adapter:ui-tars"
-    assert planner_for_model("zeroshot+", "llama3.2") == "zeroshot+"
-    PrefsStore.default().set("ui-tars-1.5-7b", adapter="none")
-    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b") == "zeroshot+"
+    prefs = PrefsStore.default()
+    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b", prefs) == "zeroshot+"
+    prefs.set("ui-tars-1.5-7b", adapter="ui-tars")
+    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b", PrefsStore.default()) == "adapter:ui-tars"
+    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b") == "zeroshot+", "compose reads no files: no prefs, no override"
+    assert planner_for_model("zeroshot+", "llama3.2", prefs) == "zeroshot+"
+    prefs.set("ui-tars-1.5-7b", adapter="none")
+    assert planner_for_model("zeroshot+", "ui-tars-1.5-7b", prefs) == "zeroshot+"

@@ -9,7 +9,7 @@ import pytest
 
 from agent.knowledge.graph import InteractionGraph
 from agent.knowledge.types import GraphEdge
-from app.sim.phone import VirtualPhone
+from phone.virtual.phone import VirtualPhone
 from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser
 

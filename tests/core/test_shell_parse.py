@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.sim.wire.shell_parse import ShellSyntaxError, expand_status, parse
+from phone.virtual.wire.shell_parse import ShellSyntaxError, expand_status, parse
 
 
 def argv(line: str) -> list[list[str]]:

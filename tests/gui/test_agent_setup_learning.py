@@ -63,7 +63,7 @@ def test_the_window_s_device_wrapper_still_lists_the_phone_s_apps_for_structured
     must come through it (and be empty, meaning any app name, for a phone that cannot say)."""
     from app.compose import app_names
     from app.gui.workers import SerialExecutor, SerializedDevice
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
 
     executor = SerialExecutor("phone", None)  # type: ignore[arg-type]
     phone = VirtualPhone(seed=0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("app.sim.phone", reason="needs the virtual phone")
+pytest.importorskip("phone.virtual.phone", reason="needs the virtual phone")
 pytest.importorskip("agent.runner", reason="needs the agent loop")
 pytest.importorskip("tests.agent.fake_ollama", reason="needs the fake Ollama server")
 

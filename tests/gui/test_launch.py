@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("app.sim.phone", reason="needs the virtual phone")
+pytest.importorskip("phone.virtual.phone", reason="needs the virtual phone")
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication

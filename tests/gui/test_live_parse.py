@@ -10,10 +10,10 @@ import threading
 import numpy as np
 import pytest
 
-from app.device.u2_link import HierarchyPath
 from app.gui.devices import DeviceChoice
 from app.gui.settle import SettledParse
 from app.gui.window import MainWindow
+from phone.adb.u2_link import HierarchyPath
 from vision.types import Screen, ScreenParse
 
 from .fakes import ScriptedPhone

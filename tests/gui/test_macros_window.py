@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("app.sim.phone", reason="needs the virtual phone")
+pytest.importorskip("phone.virtual.phone", reason="needs the virtual phone")
 
 from PySide6.QtWidgets import QInputDialog
 
@@ -73,7 +73,7 @@ def _airplane_macro_with_a_stray_step():
     then a stray Home press."""
     from agent.macros.recorder import Observation, Recorder
     from agent.types import Action
-    from app.sim.phone import VirtualPhone
+    from phone.virtual.phone import VirtualPhone
     from vision.hierarchy import parse_uiautomator
     from vision.types import ScreenParse
 

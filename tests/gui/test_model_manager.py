@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from app.builtin_model import catalog
 from app.gui.window import MainWindow
-from app.llm import catalog
-from app.llm.manager import ModelManager, PrefsStore
+from app.model_prefs import ModelManager, PrefsStore
 from app.settings import Settings
 from tests.gui.fakes import FixedParser
 

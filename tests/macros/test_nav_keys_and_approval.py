@@ -11,7 +11,7 @@ from agent.macros.replay import NeedApproval, Replayer, StepDone
 from agent.types import Action, ActionType, Decision, DecisionKind
 from vision.types import ScreenParse
 
-sim = pytest.importorskip("app.sim.phone")
+sim = pytest.importorskip("phone.virtual.phone")
 
 
 def _parse(screen) -> ScreenParse:

@@ -13,7 +13,7 @@ from agent.types import Action
 from app.storage import Store
 from vision.types import ScreenParse
 
-sim = pytest.importorskip("app.sim.phone")
+sim = pytest.importorskip("phone.virtual.phone")
 
 
 def _parse(screen) -> ScreenParse:

@@ -89,9 +89,9 @@ def test_scripted_server_listens_on_loopback_only():
 
 
 def test_missing_phone_fonts_fail_the_virtual_phone_stage(offscreen, monkeypatch):
-    import app.sim.assets
+    import phone.virtual.assets
 
-    monkeypatch.setattr(app.sim.assets, "roboto_dir", lambda: None)
+    monkeypatch.setattr(phone.virtual.assets, "roboto_dir", lambda: None)
     out = io.StringIO()
     assert run_self_test(out, gui=False) == 1
     assert "FAILED at stage 'virtual phone': the Roboto fonts (font-roboto) are missing" in out.getvalue()

@@ -107,7 +107,7 @@ def test_shipped_yolo_model_finds_the_launcher_buttons():
     path = model_path("ui_detector.onnx")
     if path is None:
         pytest.skip("no YOLO model shipped; the CV detector is the default")
-    sim = pytest.importorskip("app.sim.phone")
+    sim = pytest.importorskip("phone.virtual.phone")
     phone = sim.VirtualPhone(profile="phone", seed=77)
     img = phone.screenshot().image
     truth = [e.rect for e in phone.ground_truth().elements if e.kind is ElementKind.BUTTON]

@@ -15,7 +15,7 @@ from vision.geometry import Rect
 from vision.pipeline import ScreenParser
 from vision.types import Element, ElementKind, ElementSource, TextSpan
 
-sim = pytest.importorskip("app.sim.phone", reason="the virtual phone is not available")
+sim = pytest.importorskip("phone.virtual.phone", reason="the virtual phone is not available")
 
 APPS = ("Settings", "Shop", "Calendar", "Contacts", "Clock", "Notes", "Messages")
 

@@ -18,7 +18,7 @@ from vision.occlusion import mark_covered, pixel_occluder
 from vision.pipeline import ScreenParser
 from vision.types import Element, ElementKind
 
-sim = pytest.importorskip("app.sim.phone", reason="the virtual phone is not available")
+sim = pytest.importorskip("phone.virtual.phone", reason="the virtual phone is not available")
 
 
 def _tap(phone, *, text: str | None = None, label: str | None = None) -> None:

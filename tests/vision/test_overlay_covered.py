@@ -10,7 +10,7 @@ from vision.pipeline import ScreenParser
 from vision.types import Element, ElementKind, ScreenParse
 
 pytest.importorskip("PySide6", reason="Qt is not installed (core-only environment)")
-sim = pytest.importorskip("app.sim.phone", reason="the virtual phone is not available")
+sim = pytest.importorskip("phone.virtual.phone", reason="the virtual phone is not available")
 
 from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtGui import QColor, QFont, QImage, QPainter  # noqa: E402

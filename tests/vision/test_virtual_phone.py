@@ -1,4 +1,4 @@
-"""End-to-end checks of the pipeline on frames rendered by the virtual phone (app.sim)."""
+"""End-to-end checks of the pipeline on frames rendered by the virtual phone (phone.virtual)."""
 
 import pytest
 
@@ -6,7 +6,7 @@ from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser
 from vision.types import ElementKind
 
-sim = pytest.importorskip("app.sim.phone", reason="the virtual phone is not available")
+sim = pytest.importorskip("phone.virtual.phone", reason="the virtual phone is not available")
 
 
 @pytest.fixture(scope="module")
