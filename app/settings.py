@@ -91,6 +91,9 @@ class DeviceSettings(BaseModel):
     adb_path: str = Field("", description="adb binary (empty: adbutils' choice)")
     mirror_max_fps: int = Field(30, ge=1, le=120)
     command_timeout_s: float = Field(15.0, gt=0)
+    virtual_phone: Literal["process", "window"] = Field(
+        "process", description="Serve the virtual phone in its own process, reached through adb like a real "
+        "phone ('window': inside the window's process, also used when adb is missing)")
 
 
 class Settings(BaseSettings):

@@ -5,6 +5,7 @@ Run under a real display for figures a person would see (``Xvfb :99 & DISPLAY=:9
 or with ``QT_QPA_PLATFORM=offscreen``:
 
     .venv/bin/python bench/bench_gui.py [--only display|startup|stall] [--callbacks] [--json out.json]
+        [--virtual-phone process|window]
 """
 
 from __future__ import annotations
@@ -144,10 +145,10 @@ def bench_startup(timeout: float = 30.0) -> dict:
 
 def _startup_child(timeout: float = 30.0) -> None:
     app = _app()
-    from app.gui.window import MainWindow
+    from app.gui.main import build_window
     from app.settings import Settings
 
-    win = MainWindow(Settings(), "sim", live_parse=False)
+    win = build_window(Settings(), "sim", live_parse=False)  # as `tapwise` opens it
     win.show()
     _pump(app, timeout, until=lambda: win.first_frame_s is not None)
     print(f"first_frame_at={time.time()}", flush=True)
@@ -208,7 +209,8 @@ class CallbackTimer:
                 for k in kinds]
 
 
-def bench_stall(steps: int = 6, timeout: float = 240.0, callbacks: bool = False) -> dict:
+def bench_stall(steps: int = 6, timeout: float = 240.0, callbacks: bool = False,
+                virtual_phone: str = "process") -> dict:
     """Longest GUI-thread stall while the agent runs a task on the virtual phone
     (approving every step) against the scripted fake Ollama server; with ``callbacks``
     also the GUI-thread time of each kind of callback."""
@@ -225,7 +227,8 @@ def bench_stall(steps: int = 6, timeout: float = 240.0, callbacks: bool = False)
     uninstall = timer.install() if callbacks else None
     try:
         result = run_scripted_task(app, approve_only=True, timeout=timeout, pump=_pump,
-                                   on_start=lambda win: meter.start())  # from Start until the task ends
+                                   # measured from Start until the task ends
+                                   on_start=lambda win: meter.start(), virtual_phone=virtual_phone)
     finally:
         if uninstall is not None:
             uninstall()
@@ -249,8 +252,12 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--callbacks", action="store_true",
                     help="with the stall run: GUI-thread time per kind of callback (agent event, parse, …)")
+    ap.add_argument("--virtual-phone", choices=["process", "window"], default="process",
+                    help="the virtual phone served in its own process through adb (as the window does), "
+                         "or inside the window's process")
     ap.add_argument("--startup-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    os.environ["TAPWISE_DEVICE__VIRTUAL_PHONE"] = args.virtual_phone  # the startup child reads it too
     if args.startup_child:
         _startup_child()
         return 0
@@ -263,7 +270,7 @@ def main() -> int:
         results.update(bench_display(args.seconds))
         print("display:", results, flush=True)
     if args.only in (None, "stall"):
-        results.update(bench_stall(callbacks=args.callbacks))
+        results.update(bench_stall(callbacks=args.callbacks, virtual_phone=args.virtual_phone))
         print("stall:", results, flush=True)
     print(json.dumps(results, indent=2))
     if args.json:

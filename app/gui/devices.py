@@ -10,9 +10,15 @@ thread.  Qt-free.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent.device import Device, DeviceError
+from app.settings import DeviceSettings
+
+if TYPE_CHECKING:
+    from phone.virtual.launcher import PendingPhone
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +56,8 @@ def list_choices(timeout: float = 5.0) -> tuple[list[DeviceChoice], str]:
         from phone.adb.discovery import list_devices
 
         for info in list_devices(timeout=timeout):
+            if info.is_virtual and info.serial.startswith("127.0.0.1:"):
+                continue  # a served virtual phone on this machine: the "Virtual phone" entry opens one
             title = f"{info.model or info.serial} ({info.serial})"
             if info.android_version:
                 title += f" · Android {info.android_version}"
@@ -79,24 +87,107 @@ def default_choice(choices: list[DeviceChoice], hint: str | None = None) -> Devi
     return next((c for c in choices if c.is_virtual), VIRTUAL_CHOICE)
 
 
-def open_device(choice: DeviceChoice, command_timeout_s: float = 15.0) -> Device:
-    """Build the device for ``choice``; ``DeviceError`` with a hint when it cannot be used."""
+@dataclass(frozen=True, slots=True)
+class OpenedDevice:
+    """A phone ready to use, and a note for the user when it is not what they asked for
+    (the virtual phone inside the window because adb is missing)."""
+
+    device: Device
+    note: str = ""
+
+
+def _virtual(choice: DeviceChoice, settings: DeviceSettings, early: PendingPhone | None = None) -> OpenedDevice:
+    """The virtual phone for ``choice``: in its own process, reached through adb, scrcpy and
+    uiautomator2 (the real-phone path), or inside the window when so set or when adb is missing."""
+    _, profile, theme, lang = (choice.serial + ":phone:light:en").split(":")[:4]
+    note = ""
+    if settings.virtual_phone == "process":
+        from phone.virtual.launcher import launch_device
+
+        if early is not None and not early.matches(profile, theme, lang):
+            early.discard()
+            early = None
+        try:
+            return OpenedDevice(launch_device(profile, theme, lang, command_timeout_s=settings.command_timeout_s,
+                                              pending=early))
+        except DeviceError as exc:
+            note = (f"The virtual phone runs inside the window ({exc}); it is slower to draw and does not "
+                    "take the real-phone path. Install adb to serve it in its own process.")
+            log.warning("%s", note)
+    elif early is not None:
+        early.discard()
+    try:
+        from phone.virtual.phone import VirtualPhone
+    except ImportError as exc:
+        raise DeviceError("the virtual phone is not available", f"its module failed to import: {exc}") from exc
+    try:
+        return OpenedDevice(VirtualPhone(profile=profile, theme=theme, lang=lang), note)
+    except ValueError as exc:
+        raise DeviceError(f"no such virtual phone: {choice.title}", str(exc)) from exc
+
+
+def open_device(choice: DeviceChoice, settings: DeviceSettings | None = None,
+                early: PendingPhone | None = None) -> OpenedDevice:
+    """Build the device for ``choice``; ``DeviceError`` with a hint when it cannot be used.
+    ``early`` is a virtual phone whose process was started before the window was built: the
+    virtual choice it matches takes it, anything else ends it."""
+    settings = settings or DeviceSettings()
     if choice.problem:
+        if early is not None:
+            early.discard()
         raise DeviceError(f"{choice.title} cannot be used", choice.problem)
     if choice.is_virtual and choice.serial.split(":")[0] == VIRTUAL_SERIAL:
-        try:
-            from phone.virtual.phone import VirtualPhone
-        except ImportError as exc:
-            raise DeviceError("the virtual phone is not available", f"its module failed to import: {exc}") from exc
-        _, profile, theme, lang = (choice.serial + ":phone:light:en").split(":")[:4]
-        try:
-            return VirtualPhone(profile=profile, theme=theme, lang=lang)
-        except ValueError as exc:
-            raise DeviceError(f"no such virtual phone: {choice.title}", str(exc)) from exc
+        return _virtual(choice, settings, early)
+    if early is not None:
+        early.discard()
     try:
         from phone.adb.adb_device import AdbDevice
     except ImportError as exc:
         raise DeviceError(f"cannot drive {choice.title}: the adb device layer failed to import", str(exc)) from exc
     from phone.adb.mirror import MirroredDevice  # input through scrcpy's control socket while mirroring
 
-    return MirroredDevice(AdbDevice(choice.serial, timeout=command_timeout_s))
+    return OpenedDevice(MirroredDevice(AdbDevice(choice.serial, timeout=settings.command_timeout_s)))
+
+
+class DeviceOpener:
+    """The window's way to open phones: ``open_device``, handing the virtual phone started
+    early (``start_early``) to the first phone opened, or ending it when that is another one."""
+
+    def __init__(self, early: PendingPhone | None = None) -> None:
+        self._early = early
+        self._lock = threading.Lock()
+
+    def __call__(self, choice: DeviceChoice, settings: DeviceSettings | None = None) -> OpenedDevice:
+        with self._lock:
+            early, self._early = self._early, None
+        return open_device(choice, settings, early)
+
+    def discard(self) -> None:
+        with self._lock:
+            early, self._early = self._early, None
+        if early is not None:
+            early.discard()
+
+
+def start_early(settings: DeviceSettings, device_hint: str | None) -> PendingPhone | None:
+    """Start the virtual phone's process now, while the window is still being built, when it
+    will most likely be the phone shown (asked for, or the default with no phone known yet).
+    None when it will not be, or when it cannot be started (the window then says why)."""
+    hint = device_hint or settings.default
+    if settings.virtual_phone != "process" or hint not in ("sim", "virtual", VIRTUAL_SERIAL, "auto"):
+        return None
+    if hint == "auto":
+        try:
+            from phone.adb.discovery import list_devices
+
+            if any(not d.problem and not d.is_virtual for d in list_devices(timeout=2.0)):
+                return None  # a phone is connected: it will be the default
+        except Exception:  # adb missing or refusing: the window will say so
+            return None
+    try:
+        from phone.virtual.launcher import start
+
+        return start()
+    except Exception as exc:  # the window's own attempt reports it properly
+        log.info("could not start the virtual phone early: %s", exc)
+        return None

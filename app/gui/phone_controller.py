@@ -24,11 +24,12 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from agent.device import Device, DeviceGone
-from app.gui.devices import DeviceChoice, default_choice, list_choices, open_device
+from app.gui.devices import DeviceChoice, OpenedDevice, default_choice, list_choices, open_device
 from app.gui.mirror import MirrorLoop, frame_signature
 from app.gui.session import LIVE, Session, Viewing
 from app.gui.settle import DEFAULT_SETTLE_MS, SettledParse
 from app.gui.workers import Failure, SerialExecutor
+from app.settings import DeviceSettings
 from vision.types import Screen, ScreenParse
 from widgets.icons import icon
 from widgets.notifications import Level
@@ -76,7 +77,7 @@ class PhoneController(QObject):
     firstFrame = Signal(float)  # seconds from the window's start to the first mirrored frame
 
     def __init__(self, session: Session, ui: PhoneUi, *, device_hint: str | None = None,
-                 device_factory: Callable[..., Device] | None = None, live_parse: bool = True,
+                 device_factory: Callable[..., OpenedDevice] | None = None, live_parse: bool = True,
                  run_active: Callable[[], bool] = lambda: False, started_at: float | None = None,
                  settle_ms: int = DEFAULT_SETTLE_MS, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -135,9 +136,12 @@ class PhoneController(QObject):
         self.ui.device_status.setText(f"connecting: {choice.title}")
         self.session.executor = SerialExecutor(choice.serial, self.session.poster)
         self.device_choice = choice
-        timeout = getattr(getattr(self.session.settings, "device", None), "command_timeout_s", 15.0)
-        self.session.executor.submit(self._device_factory, choice, timeout,
+        self.session.executor.submit(self._device_factory, choice, self._device_settings(),
                                      on_done=self._on_device_open, on_error=self._on_device_failed)
+
+    def _device_settings(self) -> DeviceSettings:
+        settings = self.session.settings
+        return settings.device if settings is not None else DeviceSettings()
 
     def use_device(self, device: Device, choice: DeviceChoice | None = None) -> None:
         """Attach an already-open device (tests, embedding)."""
@@ -151,15 +155,18 @@ class PhoneController(QObject):
     def _title(self, device: Device) -> str:
         return self.device_choice.title if self.device_choice else device.info.serial
 
-    def _on_device_open(self, device: Device) -> None:
+    def _on_device_open(self, opened: OpenedDevice | Device) -> None:
         self.ui.busy("")
+        device = opened.device if isinstance(opened, OpenedDevice) else opened
+        if isinstance(opened, OpenedDevice) and opened.note:
+            self.ui.notify(Level.WARNING, opened.note, key="Virtual phone")
         self.session.device = device
         info = device.info
         size = f" · {info.size}" if info.size else ""
         self.ui.device_status.setText(f"📱 {self._title(device)}{size}")
         executor = self.session.executor
         assert executor is not None
-        max_fps = getattr(getattr(self.session.settings, "device", None), "mirror_max_fps", 30)
+        max_fps = self._device_settings().mirror_max_fps
         mirror = MirrorLoop(device, executor, max_fps=max_fps, parent=self)
         self.session.mirror = mirror
         mirror.frameArrived.connect(self._on_frame)

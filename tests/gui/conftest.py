@@ -7,6 +7,9 @@ import threading
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
+# The window tests drive the virtual phone inside the test process (fast, and its state is
+# readable); tests/phone_adb/test_window_served_phone.py covers the served, real-phone path.
+os.environ.setdefault("TAPWISE_DEVICE__VIRTUAL_PHONE", "window")
 
 import pytest
 

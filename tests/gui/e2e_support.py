@@ -17,10 +17,13 @@ NETWORK_ROW = Point(540, 660)  # "Network & internet" in the virtual phone's Set
 AIRPLANE_SWITCH = Point(970, 693)  # the Airplane mode switch on the Network & internet page
 
 
-def make_settings(tmp: Path, llm_url: str) -> Any:
-    from app.settings import LLMSettings, Settings, VisionSettings
+def make_settings(tmp: Path, llm_url: str, virtual_phone: str | None = None) -> Any:
+    """``virtual_phone``: "process" (served, through adb) or "window"; None: as the environment says."""
+    from app.settings import DeviceSettings, LLMSettings, Settings, VisionSettings
 
+    device = {} if virtual_phone is None else {"device": DeviceSettings(virtual_phone=virtual_phone)}  # type: ignore[arg-type]
     return Settings(
+        **device,
         data_dir=tmp,
         llm=LLMSettings(ollama_host=llm_url, model="fake-model:latest", timeout_s=10, retries=1),
         vision=VisionSettings(use_hierarchy="only"),  # tree parsing: fast and deterministic
@@ -59,7 +62,7 @@ def click_mirror(win: Any, p: Point, qtbot: Any = None) -> None:
 
 def run_scripted_task(app: Any = None, *, qtbot: Any = None, pump: Any = None, approve_only: bool = False,
                       timeout: float = 120.0, tmp: Path | None = None, keep_open: bool = False,
-                      on_start: Any = None) -> dict:
+                      on_start: Any = None, virtual_phone: str | None = None) -> dict:
     """Run GOAL with SCRIPT; approve everything, or approve / reject / edit / demonstrate / approve."""
     import tempfile
 
@@ -69,7 +72,7 @@ def run_scripted_task(app: Any = None, *, qtbot: Any = None, pump: Any = None, a
     server = FakeLLMServer().on("", *SCRIPT).start()
     win = None
     try:
-        settings = make_settings(tmp, server.url)
+        settings = make_settings(tmp, server.url, virtual_phone)
         win = open_window(settings, qtbot, app, pump)
         win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
         win.task_panel.goal.setPlainText(GOAL)
