@@ -16,6 +16,7 @@ device, no state; the caller decides where the note goes.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 
@@ -44,6 +45,28 @@ def screen_signature(parse: ScreenParse) -> Signature:
         rows.append((e.kind.value, e.text, e.label, e.checked, e.selected, e.focused, e.enabled,
                      r.left, r.top, r.right, r.bottom))
     return tuple(sorted(rows, key=repr))
+
+
+_DIGITS = re.compile(r"\d+")
+#: The top strip of the screen where a status bar lives (fraction of the height).
+_STATUS_STRIP = 0.045
+
+
+def screen_identity(parse: ScreenParse, foreground: str | None = None) -> str:
+    """A short key that stays the same while only things that do not matter change: a clock
+    ticking, a status-bar icon, a battery level, a switch being flipped, a list scrolled by
+    a few pixels.  Two screens of one app that offer different words get different keys."""
+    bars = [e for e in parse.elements if e.kind is ElementKind.STATUS_BAR]
+    strip = parse.screen_size.height * _STATUS_STRIP
+    rows = set()
+    for e in parse.elements:
+        if _in_status_bar(e, bars) or e.rect.bottom <= strip or e.covered:
+            continue
+        words = _DIGITS.sub("#", " ".join(f"{e.text} {e.label}".lower().split()))
+        if words:
+            rows.add((e.kind.value, words))
+    key = repr((foreground or "", sorted(rows)))
+    return hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
 
 
 def _note(action: Action) -> str:

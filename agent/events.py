@@ -20,7 +20,7 @@ from vision.types import Screen, ScreenParse
 
 __all__ = [
     "Aborted", "Autonomy", "AwaitingDecision", "ErrorEvent", "Estimated", "Event", "Executed", "Finished",
-    "Observed", "Parsed", "Proposed", "Rejected", "RunSettings", "StepEvent", "StepSink",
+    "Observed", "Parsed", "Proposed", "Rejected", "RunSettings", "StepEvent", "StepSink", "Working",
 ]
 
 
@@ -52,6 +52,12 @@ class RunSettings:
     #: user (``AwaitingDecision`` with ``failed=True``): Edit or Demonstrate performs the
     #: user's action as the next step, Approve or Reject lets the agent try again, Abort stops.
     ask_on_error: bool = False
+    #: Rejections are remembered per screen, kept out of the next replies and told to the
+    #: planner; False runs the same loop without that feedback (the benchmark's baseline).
+    feedback: bool = True
+    #: When the agent says the task is done (or the run stops without a verdict from the
+    #: phone), ask the user "Is the task done?" (``AwaitingDecision.confirm_done``).
+    confirm_done: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.mode, Autonomy):
@@ -99,6 +105,24 @@ class AwaitingDecision:
     proposal: Proposal
     reason: str
     failed: bool = False
+    #: Other actions the user may pick in one click (after repeated rejections on a screen).
+    alternatives: tuple[Action, ...] = ()
+    #: The question is "Is the task done?": Approve answers yes, Reject answers no.
+    confirm_done: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Working:
+    """The loop began a stage of a step (``stage`` in words: "reading the screen",
+    "estimating progress", "planning the next action"); ``call`` of ``calls`` is the model
+    call this stage makes among those the step expects (0 when it calls no model);
+    ``started`` is the wall-clock time it began (``time.time()``)."""
+
+    step: int
+    stage: str
+    call: int = 0
+    calls: int = 0
+    started: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,4 +175,5 @@ class ErrorEvent:
 #: The events that carry a stored step: exactly one per step the runner records.
 StepEvent = Executed | Rejected | Aborted | ErrorEvent
 
-Event = Observed | Parsed | Estimated | Proposed | AwaitingDecision | Executed | Rejected | Aborted | Finished | ErrorEvent
+Event = (Observed | Parsed | Working | Estimated | Proposed | AwaitingDecision | Executed | Rejected | Aborted | Finished
+         | ErrorEvent)

@@ -103,6 +103,7 @@ class ChainedEstimator:
     name: str = "chain"
     max_tokens: int = 160
     structured: bool = False
+    calls_per_step: int = 5  # four before planning, one after
 
     def _ask(self, purpose: str, prompt: str, calls: list[LLMCall], cancel: CancelToken | None,
              schema: dict[str, Any] | None = None) -> tuple[str, Any]:
@@ -168,6 +169,7 @@ class FusedEstimator:
     name: str = "fused"
     max_tokens: int = 400
     structured: bool = False
+    calls_per_step: int = 1  # the completion verdict comes with the estimate
 
     def estimate(self, inp: LatentInput, cancel: CancelToken | None = None) -> Estimate:
         prompt = prompts.render(

@@ -10,8 +10,21 @@ the error and maybe finishes the run.
 Stop rules: with latent state, stop when the completion estimate says yes — but not on
 the first screen of a run, before anything was done (small models claim a fresh task is
 already done; the planner then proposes a first step, and the estimate is asked again on
-the next screen); without latent state, stop on a predicted "done"; always stop at the step budget or after ``max_repeats``
-identical actions in a row.  Sensitive actions wait for approval unless allowed for the
+the next screen); without latent state, stop on a predicted "done"; always stop at the
+step budget, or when the agent's own approved action changed nothing on the screen
+``max_repeats`` times in a row (an edit or a demonstration never counts).  With a
+``judge`` (the task's oracle on the virtual phone) the phone decides: a run ends
+"succeeded" as soon as the goal is met, and a "done" the phone does not confirm is not a
+success; with ``confirm_done`` and no judge the user is asked "Is the task done?".
+
+Decisions shape what comes next (``agent.feedback``): a rejected action is remembered for
+its screen (a clock tick does not make a new screen), left out of that screen's reply
+forms, re-planned if proposed anyway, and its reason goes into the next prompt; an edit or
+a demonstration is executed as the step and told to the planner as a correction; after
+two rejections on one screen the question offers other candidates to pick.  ``Working``
+events say which stage (and which model call of the step) is under way.
+
+Sensitive actions wait for approval unless allowed for the
 task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
 as one step event carrying the stored ``Step`` (with where its time went).  A device
 failure ends the run with a fatal error event and the episode is kept.  On-screen text
@@ -29,7 +42,7 @@ from typing import Any, Protocol
 
 from agent.commands import action_key
 from agent.device import Device, DeviceError, DeviceGone
-from agent.effects import unchanged_note
+from agent.effects import screen_identity, screen_signature, unchanged_note
 from agent.events import (
     Aborted,
     Autonomy,
@@ -45,8 +58,10 @@ from agent.events import (
     Rejected,
     RunSettings,
     StepSink,
+    Working,
 )
 from agent.execute import NotExecutable, execute
+from agent.feedback import OFFER_AFTER, Feedback, choice_of, correction_note
 from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
 from agent.latent import ChainedEstimator, LatentEstimator, LatentInput
@@ -54,6 +69,7 @@ from agent.llm.base import CancelToken, LLMError
 from agent.planners.base import PlanContext, PlanError, Planner, Turn
 from agent.safety import sensitivity
 from agent.screen_text import description, fenced
+from agent.sink import StepNotStored
 from agent.types import (
     Action,
     ActionType,
@@ -78,6 +94,12 @@ RunGenerator = Generator[Event, Decision | None, Episode]
 #: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
 STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute")
 _Phase = Generator[Event, Decision | None, Any]
+
+
+#: The task's oracle: called with the final action (or None after an ordinary step).
+Judge = Callable[[Action | None], bool | None]
+#: The note of a run the phone itself confirmed.
+CHECKED_ON_PHONE = "done — checked on the phone"
 
 
 class ScreenParserLike(Protocol):
@@ -109,6 +131,9 @@ class _Memory:
     prev_parse: ScreenParse | None = None  # the screen the last executed action was taken on
     last_screen_key: str = ""
     errors_in_row: int = 0
+    feedback: Feedback = field(default_factory=Feedback)
+    corrections: list[str] = field(default_factory=list)  # told to the planner on the next screen
+    unchanged: list[str] = field(default_factory=list)  # keys of the agent's own actions that changed nothing, in a row
 
 
 @dataclass
@@ -119,6 +144,7 @@ class _Work:
     started: float = field(default_factory=time.time)
     screen: Screen | None = None
     parse: ScreenParse | None = None
+    screen_id: str = ""
     foreground: str | None = None
     screen_text: str = ""
     images: tuple[bytes, ...] = ()
@@ -165,8 +191,12 @@ def run_episode(
     grounder: Grounder | None = None,
     assessor: Assessor | None = None,
     cancel: CancelToken | None = None,
+    judge: Judge | None = None,
 ) -> RunGenerator:
-    """Drive one episode; see the module docstring.  Returns the final ``Episode``."""
+    """Drive one episode; see the module docstring.  Returns the final ``Episode``.
+
+    ``judge(final_action)`` is the task's oracle where there is one (the virtual phone):
+    True when the goal is met on the phone now, False when not, None when it cannot say."""
     if not goal.strip():
         raise ValueError("the goal is empty: say what the agent should do")
     if planner.uses_latent and estimator is None:
@@ -175,7 +205,7 @@ def run_episode(
             raise ValueError(f"planner {planner.name!r} uses latent state: pass an estimator")
         estimator = ChainedEstimator(client)
     run = _Run(goal, device, parser, planner, store, settings or RunSettings(), estimator,
-               grounder or ElementGrounder(), assessor, cancel)
+               grounder or ElementGrounder(), assessor, cancel, judge)
     return (yield from run.loop())
 
 
@@ -184,10 +214,12 @@ class _Run:
 
     def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
                  store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
-                 grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None) -> None:
+                 grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None,
+                 judge: Judge | None = None) -> None:
         self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
         self.store, self.settings, self.estimator = store, settings, estimator
-        self.grounder, self.assessor, self.cancel = grounder, assessor, cancel
+        self.grounder, self.assessor, self.cancel, self.judge = grounder, assessor, cancel, judge
+        self.calls_expected = _calls_per_step(planner, estimator, assessor)
         self.memory = _Memory()
         self.index = 0
         try:
@@ -203,7 +235,7 @@ class _Run:
         while True:
             end = self._end_reason()
             if end is not None:
-                yield self._finish(*end)
+                yield (yield from self._finish_asking(*end))
                 return self.episode
             work = _Work(self.index)
             self.index += 1
@@ -227,6 +259,9 @@ class _Run:
     def _step(self, work: _Work) -> _Phase:
         """One step through the four phases; returns a ``Finished`` when the run ends."""
         yield from self._observe(work)
+        stuck = self._stuck()
+        if stuck:
+            return (yield from self._finish_asking(EpisodeStatus.FAILED, stuck))
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
@@ -247,6 +282,7 @@ class _Run:
             work.time("frame", t0)
         work.screen, work.foreground = screen, screen.foreground_package
         yield Observed(work.index, screen)
+        yield Working(work.index, "reading the screen", started=time.time())
         t0 = time.perf_counter()
         try:
             parse = self.parser.parse(screen)
@@ -259,15 +295,34 @@ class _Run:
         work.screen_text = fenced(description(parse, app=work.foreground))
         work.images = (_png(screen),) if self.settings.send_screenshot else ()
         mem = self.memory
-        screen_key = parse.description or work.screen_text
+        work.screen_id = screen_key = screen_identity(parse, work.foreground)
         if screen_key != mem.last_screen_key:
             mem.notes.clear()
             mem.failed.clear()
+            if self.settings.feedback:
+                mem.notes.extend(mem.feedback.notes(screen_key))
         mem.last_screen_key = screen_key
+        if self.settings.feedback:
+            mem.notes.extend(n for n in mem.corrections if n not in mem.notes)
+        mem.corrections.clear()
         if mem.history and mem.prev_parse is not None:  # agent.effects: did the last action do anything?
-            note = unchanged_note(mem.history[-1].action, mem.prev_parse, parse)
+            last = mem.history[-1]
+            note = unchanged_note(last.action, mem.prev_parse, parse)
             if note and note not in mem.notes:
                 mem.notes.append(note)
+            same = screen_signature(mem.prev_parse) == screen_signature(parse)
+            if last.source == "agent" and same and not last.action.is_terminal:
+                mem.unchanged.append(action_key(last.action))
+            else:
+                mem.unchanged.clear()
+
+    def _stuck(self) -> str:
+        """Why the run is stuck: the agent's own action changed nothing ``max_repeats`` times."""
+        keys = self.memory.unchanged[-self.settings.max_repeats:]
+        if len(keys) == self.settings.max_repeats and len(set(keys)) == 1:
+            return (f"the same action changed nothing {self.settings.max_repeats} times in a row: "
+                    f"{self.memory.history[-1].action.describe()}")
+        return ""
 
     # ---- propose ---------------------------------------------------------------------------
     def _propose(self, work: _Work) -> _Phase:
@@ -275,7 +330,10 @@ class _Run:
         if self.planner.uses_latent and self.estimator is not None:
             proposal = yield from self._plan_with_latent(work, self.estimator)
         else:
+            yield self._working(work, "planning the next action")
             proposal = self._plan_and_ground(work)
+        if self.assessor is not None and not proposal.action.is_terminal:
+            yield self._working(work, "checking the proposal")
         offer = self._assess(work, proposal)
         sensitive = sensitivity(offer.proposal.action, work.parse, work.foreground, risk=offer.proposal.risk)
         proposal = replace(offer.proposal, sensitive=sensitive is not None, confidence=offer.confidence,
@@ -291,6 +349,7 @@ class _Run:
             goal=self.goal, screen=work.screen_text, previous_screen=mem.prev_screen_text,
             commanded=mem.history[-1].command if mem.history else "",
             commanded_history=tuple(t.command for t in mem.history), performed_history=tuple(mem.performed))
+        yield self._working(work, "estimating progress")
         est = _llm(estimator.estimate, linput, self.cancel)
         work.calls.extend(est.calls)
         work.latent = latent = est.latent
@@ -302,7 +361,10 @@ class _Run:
         if est.complete and not first:
             return Proposal(Action.simple(ActionType.COMPLETE), rationale=latent.completion_reason,
                             latent=latent, planner=self.planner.name)
+        yield self._working(work, "planning the next action")
         proposal = self._plan_and_ground(work)
+        if getattr(estimator, "calls_per_step", 2) > 1:
+            yield self._working(work, "checking whether the task is done")
         comp = _llm(estimator.completion, linput, latent, proposal.action.describe(), self.cancel)
         work.calls.extend(comp.calls)
         work.latent = comp.latent
@@ -319,10 +381,12 @@ class _Run:
         notes = list(self.memory.notes)
         evidence: list[str] = []
         history = tuple(self.memory.history)
+        feedback = self.memory.feedback if self.settings.feedback else Feedback()
+        rejected = feedback.excluded(work.screen_id, work.parse)
         for attempt in range(self.settings.max_replans + 1):
             ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=history,
                               latent=work.latent, notes=tuple(notes), examples=self.settings.examples,
-                              step_index=work.index, cancel=self.cancel, images=work.images)
+                              step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected)
             try:
                 proposal = self.planner.propose(ctx)
             except PlanError as exc:
@@ -341,8 +405,13 @@ class _Run:
                              f"Elements available on this screen:\n{exc.available}")
                 continue
             work.calls.extend(g.calls)
+            again = feedback.matching(work.screen_id, g.action, work.parse)
+            if again is not None:  # the free-text path can name a rejected action: ask again
+                evidence.append(f"re-plan {attempt + 1}: \"{again.shown}\" was rejected on this screen")
+                notes.append(f"\"{again.shown}\" was rejected by the user on this screen: propose something else.")
+                continue
             return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
-        raise _StepFailed(f"no groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
+        raise _StepFailed(f"no new groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
 
     def _assess(self, work: _Work, proposal: Proposal) -> _Offer:
         blocked = any(e.startswith("blocked") for e in proposal.evidence)
@@ -367,11 +436,21 @@ class _Run:
     # ---- decide ----------------------------------------------------------------------------
     def _decide(self, work: _Work, offer: _Offer) -> _Phase:
         reasons = self._ask_reasons(offer)
+        done_claim = offer.proposal.action.type is ActionType.COMPLETE
+        confirm = done_claim and self.settings.confirm_done and self.judge is None
+        if confirm:
+            reasons = ["the agent says the task is done: is the task done?"]
         if not reasons:
             work.decision = Decision(DecisionKind.APPROVE, decided_by="auto")
             return work.decision
+        alternatives: tuple[Action, ...] = ()
+        feedback = self.memory.feedback
+        if (self.settings.feedback and work.parse is not None and not offer.proposal.action.is_terminal
+                and feedback.count(work.screen_id) >= OFFER_AFTER):
+            alternatives = feedback.alternatives(work.screen_id, work.parse, self.goal, offer.proposal.action)
         t0 = time.perf_counter()
-        work.decision = yield from _await(AwaitingDecision(work.index, offer.proposal, "; ".join(reasons)))
+        work.decision = yield from _await(AwaitingDecision(work.index, offer.proposal, "; ".join(reasons),
+                                                           alternatives=alternatives, confirm_done=confirm))
         work.time("decide", t0)
         return work.decision
 
@@ -402,7 +481,13 @@ class _Run:
             return self._finish(EpisodeStatus.ABORTED, decision.feedback or "aborted by the user")
         if decision.kind is DecisionKind.REJECT:
             mem = self.memory
-            mem.notes.append(f"The user rejected \"{work.proposal.action.describe()}\" and said: {decision.feedback}")
+            if work.proposal.action.type is ActionType.COMPLETE:
+                note = "The user says the task is not done yet" + (f": {decision.feedback}" if decision.feedback else ".")
+            else:
+                note = f"The user rejected \"{work.proposal.action.describe()}\" and said: {decision.feedback}"
+                mem.feedback.reject(work.screen_id, work.proposal.action, work.parse, decision.feedback)
+            if self.settings.feedback:
+                mem.notes.append(note)
             mem.failed.append(work.proposal.action)
             mem.errors_in_row = 0
             yield Rejected(work.index, self._record(work, work.stored(StepOutcome.REJECTED)))
@@ -432,21 +517,60 @@ class _Run:
         self._remember(work, action, decision)
         rec = self._record(work, work.stored(StepOutcome.EXECUTED, executed=action))
         yield Executed(work.index, action, rec)
-        keys = [action_key(t.action) for t in self.memory.history[-self.settings.max_repeats:]]
-        if len(keys) == self.settings.max_repeats and len(set(keys)) == 1:
-            return self._finish(EpisodeStatus.FAILED, f"the same action was repeated {self.settings.max_repeats} "
-                                                      f"times: {action.describe()}")
+        if self._verdict(None):
+            return self._finish(EpisodeStatus.SUCCEEDED, CHECKED_ON_PHONE)
         return None
+
+    def _verdict(self, final: Action | None) -> bool | None:
+        """The task's oracle, if there is one (a failing oracle says nothing)."""
+        if self.judge is None:
+            return None
+        try:
+            return self.judge(final)
+        except Exception:  # the oracle is an extra: the run's own verdict stands
+            log.warning("the task's oracle failed", exc_info=True)
+            return None
 
     def _finish_with(self, work: _Work, action: Action) -> _Phase:
         """A terminal action (complete / impossible) ends the run with a stored step."""
         status = EpisodeStatus.SUCCEEDED if action.type is ActionType.COMPLETE else EpisodeStatus.IMPOSSIBLE
         rec = self._record(work, work.stored(StepOutcome.FINISHED, executed=action))
         yield Executed(work.index, action, rec)
+        verdict = self._verdict(action)
         if status is EpisodeStatus.IMPOSSIBLE:
+            if verdict is True:
+                return self._finish(status, "the planner judged the task impossible — checked: it is")
             return self._finish(status, "the planner judged the task impossible")
+        if verdict is False:
+            return self._finish(EpisodeStatus.FAILED, "the agent said the task is done, but the phone shows it is not")
+        if verdict is True:
+            return self._finish(status, CHECKED_ON_PHONE)
+        if work.decision is not None and work.decision.kind is DecisionKind.APPROVE and self.settings.confirm_done \
+                and work.decision.decided_by != "auto":
+            return self._finish(status, "done — confirmed by the user")
         why = "completion estimate says the goal is met" if self.planner.uses_latent else "the planner predicted done"
         return self._finish(status, why)
+
+    def _finish_asking(self, status: EpisodeStatus, note: str) -> _Phase:
+        """End a run that stopped without a verdict; the phone's oracle, or (``confirm_done``)
+        the user, may still say the goal is met: then it ends "succeeded"."""
+        verdict = self._verdict(None)
+        if verdict is True:
+            return self._finish(EpisodeStatus.SUCCEEDED, CHECKED_ON_PHONE)
+        if verdict is None and self.settings.confirm_done and status is EpisodeStatus.FAILED:
+            question = Proposal(Action.simple(ActionType.COMPLETE), rationale=f"The run stopped: {note}.",
+                                planner=self.planner.name)
+            answer = yield from _await(AwaitingDecision(self.index, question, f"the run stopped ({note}): "
+                                                        "is the task done?", confirm_done=True))
+            if answer.kind is DecisionKind.APPROVE:
+                return self._finish(EpisodeStatus.SUCCEEDED, "done — confirmed by the user")
+        return self._finish(status, note)
+
+    def _working(self, work: _Work, stage: str) -> Working:
+        """A stage that calls the model: which call of the step it is."""
+        call = min(len({c.purpose for c in work.calls if not c.purpose.endswith(".reask")}) + 1,
+                   max(self.calls_expected, 1))
+        return Working(work.index, stage, call, max(self.calls_expected, call), time.time())
 
     def _remember(self, work: _Work, action: Action, decision: Decision) -> None:
         """After an executed action: the planners' history (the planner decides what of it to use)."""
@@ -457,6 +581,12 @@ class _Run:
                   DecisionKind.DEMONSTRATE: "demonstration"}[decision.kind]
         command = action.describe() if by_agent else f"{action.describe()} (done by the user)"
         thought = work.proposal.rationale if work.proposal is not None else ""
+        proposed = work.proposal.action if work.proposal is not None else None
+        if not by_agent and (proposed is None or choice_of(proposed, work.parse) != choice_of(action, work.parse)):
+            mem.corrections.append(correction_note(decision.kind, proposed, action))
+            if proposed is not None and not proposed.is_terminal and proposed.type is not ActionType.WAIT \
+                    and work.screen_id:
+                mem.feedback.reject(work.screen_id, proposed, work.parse, f"the user did \"{action.describe()}\" instead")
         mem.history.append(Turn(command, action, work.screen_text, thought, source=source))
         mem.prev_screen_text = work.screen_text
         mem.prev_parse = work.parse
@@ -564,7 +694,9 @@ def _sink(store: StepSink | None, method: str, *args: Any) -> Any:
         return None
     try:
         return getattr(store, method)(*args)
-    except Exception:  # storage trouble is logged, the run goes on
+    except StepNotStored:  # the sink gave up after retrying: stop, never report an unstored step
+        raise
+    except Exception:  # other storage trouble is logged, the run goes on
         log.exception("storing %s failed", method)
         return None
 
@@ -583,3 +715,13 @@ def drive(run: Generator[Event, Decision | None, Episode],
                 event = next(run)
     except StopIteration:
         return
+
+
+def _calls_per_step(planner: Planner, estimator: LatentEstimator | None, assessor: Assessor | None) -> int:
+    """How many model calls a step usually makes (for "call k of n")."""
+    n = 1
+    if planner.uses_latent and estimator is not None:
+        n += getattr(estimator, "calls_per_step", 2)
+    if assessor is not None:
+        n += 1
+    return n

@@ -59,6 +59,7 @@ class PlanContext:
     step_index: int = 0
     cancel: CancelToken | None = None
     images: tuple[bytes, ...] = ()  # the screenshot as PNG, for vision-language models
+    rejected: tuple[Action, ...] = ()  # the user rejected these here: never offered again
 
 
 class PlanError(RuntimeError):
@@ -166,8 +167,8 @@ class Structured:
 
     def form(self, ctx: PlanContext, *, allow_done: bool = True) -> ReplyForm:
         """The reply form for this screen: only elements the description shows (when it lists
-        any), without the last action when it changed nothing and without the way back out
-        of a detour already taken from this screen."""
+        any), without the last action when it changed nothing, without the way back out
+        of a detour already taken from this screen and without what the user rejected here."""
         ids = shown_ids(ctx.screen)
         parse = ctx.parse
         if ids:
@@ -175,6 +176,7 @@ class Structured:
         exclude = returning_actions([(t.action, t.screen) for t in ctx.history], ctx.screen)
         if ctx.history and unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen):
             exclude.append(ctx.history[-1].action)
+        exclude.extend(ctx.rejected)
         return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=exclude,
                            hold=asks_to_hold(ctx.goal))
 

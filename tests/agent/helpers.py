@@ -36,8 +36,9 @@ def run(goal, phone, client, planner="zeroshot-", *, decide: Callable[[AwaitingD
         store=None, **settings):
     settings.setdefault("mode", "auto")
     settings.setdefault("max_wait_s", 0.0)
+    extra = settings.pop("_extra", {})  # run_episode's own keywords (judge, estimator ...)
     gen = run_episode(goal, phone, TREE, make_planner(planner, client, samples=3), store,
-                      settings=RunSettings(**settings), **settings.pop("_extra", {}))
+                      settings=RunSettings(**settings), **extra)
     return list(drive(gen, decide or (lambda ev: Decision(DecisionKind.APPROVE))))
 
 

@@ -59,10 +59,10 @@ def test_the_terminal_asks_with_readable_choices_and_shows_each_steps_time(serve
     cli.command()(run)
     result = CliRunner().invoke(cli, [
         "Turn off Wi-Fi", "--device", "sim", "--planner", "zeroshot-", "--mode", "approve", "--model", "fake",
-        "--base-url", server.url, "--backend", "ollama", "--parse", "tree", "--no-store"],
+        "--base-url", server.url, "--backend", "ollama", "--parse", "tree", "--no-store", "--free"],
         input="r\nWi-Fi is in Settings\nq\n")
     out = result.output
     assert "[a]pprove, [e]dit, [r]eject, [d]emonstrate, [q]uit" in out
     assert "rejected: Wi-Fi is in Settings" in out and "stopped at this step" in out
     assert out.count("time: frame") == 2 and "llm" in out.split("time: frame")[1]
-    assert result.exit_code == 1  # stopped by the user
+    assert result.exit_code != 0  # stopped by the user

@@ -60,7 +60,7 @@ def test_zeroshot_minus_completes_wifi_off_and_stores_every_step(server, ollama,
 def test_events_come_in_loop_order(server, ollama, phone):
     wifi(phone)
     server.on("Next action:", *WIFI_STEPS)
-    names = kinds(run("Turn off Wi-Fi", phone, ollama))
+    names = [n for n in kinds(run("Turn off Wi-Fi", phone, ollama)) if n != "Working"]
     assert names[:4] == ["Observed", "Parsed", "Proposed", "Executed"]
 
 
@@ -221,13 +221,13 @@ def test_a_steered_model_still_cannot_delete_without_approval(server, ollama, ph
     assert any(n["title"] == "Groceries" for n in phone.state["notes"]["notes"])
 
 
-def test_three_identical_actions_stop_the_run(server, ollama, phone):
+def test_three_identical_actions_that_change_nothing_stop_the_run(server, ollama, phone):
     wifi(phone)
     server.on("Next action:", "scroll down")
     sink = RecordingSink()
     events = run("Find something", phone, ollama, store=sink)
-    assert events[-1].status is EpisodeStatus.FAILED and "repeated 3 times" in events[-1].note
-    assert len(sink.steps) == 3
+    assert events[-1].status is EpisodeStatus.FAILED and "changed nothing 3 times" in events[-1].note
+    assert len(sink.steps) in (3, 4)  # the first scroll may still move the home screen
 
 
 def test_step_budget_ends_the_run(server, ollama, phone):
