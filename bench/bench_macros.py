@@ -108,6 +108,13 @@ def observer(phone, parse):  # type: ignore[no-untyped-def]
     return observe
 
 
+@dataclass
+class _Parser:
+    """The bench's parse function as the agent loop's parser."""
+
+    parse: Any
+
+
 def flat(d: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(d, dict):
         out: dict[str, Any] = {}
@@ -191,7 +198,7 @@ def record(name: str, goal: str, demo: list[tuple[str, ...]], parse) -> Recorded
 
 def replay(rec: Recorded, variant: dict[str, str], parse, skip: tuple = ()) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     phone = new_phone(variant)
-    replayer = Replayer(device=phone, observe=observer(phone, parse), skip_levels=skip)
+    replayer = Replayer(device=phone, parser=_Parser(parse), skip_levels=skip)
     t0 = time.perf_counter()
     result = run_unattended(replayer, rec.macro, rec.params)
     final = flat(phone.state)

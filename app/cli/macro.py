@@ -3,7 +3,8 @@
 Macros live in the project database (``app.storage.Store``).  ``replay`` runs on the
 virtual phone (any profile, theme, language); when a step cannot be found it shows the
 screen's elements and lets the user demonstrate the step by picking one (or stop), and
-a repaired macro is saved as the next version.  Heavy imports stay inside commands.
+a repaired macro is saved as the next version.  Names, ids, apps and descriptions are
+user text and printed as text (``app.cli.safe_text``).  Heavy imports stay inside commands.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from app.cli.safe_text import as_text, quoted
 
 macro_app = typer.Typer(help="Recorded macros: list, show, export, import, replay, diff.", no_args_is_help=True)
 
@@ -41,7 +44,7 @@ def _find(store, name: str, version: int | None = None):  # type: ignore[no-unty
         macro = store.find_macro(name)
         return macro if version is None else store.load_macro(macro.id, version)
     except KeyError as exc:
-        _console().print(f"[red]{escape(str(exc.args[0]))}[/red] — see `tapwise macro list`")
+        _console().print(f"[red]{quoted(exc.args[0])}[/red] — see `tapwise macro list`")
         raise typer.Exit(1) from exc
 
 
@@ -53,7 +56,7 @@ def list_cmd() -> None:
     for col in ("id", "name", "app", "version"):
         table.add_column(col)
     for r in store.list_macros():
-        table.add_row(r["id"], escape(r["name"]), r["app"] or "", str(r["version"]))
+        table.add_row(as_text(r["id"]), as_text(r["name"]), as_text(r["app"] or ""), str(r["version"]))
     _console().print(table)
     store.close()
 
@@ -65,9 +68,10 @@ def show(name: str = typer.Argument(..., help="Macro name or id."),
     store = _open_store()
     m = _find(store, name, version)
     c = _console()
-    c.print(f"[bold]{escape(m.name)}[/bold] v{m.version}  app={m.app}  parameters={list(m.parameters)}")
+    c.print(f"[bold]{quoted(m.name)}[/bold] v{m.version}  app={quoted(m.app)}  "
+            f"parameters={quoted(list(m.parameters))}")
     if m.description:
-        c.print(escape(m.description))
+        c.print(quoted(m.description, newlines=True))
     for i, s in enumerate(m.steps, 1):
         fp = s.target.fingerprint if s.target else None
         extra = ""
@@ -75,8 +79,8 @@ def show(name: str = typer.Argument(..., help="Macro name or id."),
             bits = [f"id={fp.resource_id.rsplit('/', 1)[-1]}" if fp.resource_id else "",
                     f"text={fp.text!r}" if fp.text else "", f"label={fp.label!r}" if fp.label else "",
                     f"block={fp.block_role}" if fp.block_role else ""]
-            extra = "  [dim](" + ", ".join(b for b in bits if b) + ")[/dim]"
-        c.print(f"{i:>2}. {escape(s.description or s.action.describe())}{extra}")
+            extra = "  [dim](" + quoted(", ".join(b for b in bits if b)) + ")[/dim]"
+        c.print(f"{i:>2}. {quoted(s.description or s.action.describe())}{extra}")
     store.close()
 
 
@@ -117,21 +121,23 @@ def export(name: str = typer.Argument(..., help="Macro name or id."),
 @macro_app.command("import")
 def import_cmd(path: Path = typer.Argument(..., help="A macro exported with `tapwise macro export`.")) -> None:
     """Import a macro from JSON (stored as a new version if its id exists)."""
-    from agent.macros.io import MacroImportError, import_json
+    from agent.macros.io import MAX_IMPORT_CHARS, MacroImportError, import_json
 
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.stat().st_size > MAX_IMPORT_CHARS * 4:  # refused without reading it all
+            raise MacroImportError(f"cannot import {path}: it is {path.stat().st_size / 1e6:.0f} MB; a macro "
+                                   f"export is at most {MAX_IMPORT_CHARS / 1e6:.0f} MB")
+        data = path.read_bytes()
+        m = import_json(data, source=str(path))
     except OSError as exc:
-        _console().print(f"[red]cannot read {path}: {exc.strerror}[/red]")
-        raise typer.Exit(2) from exc
-    try:
-        m = import_json(text, source=str(path))
+        _console().print(f"[red]cannot read {quoted(path)}: {quoted(exc.strerror)}[/red]")
+        raise typer.Exit(2) from None
     except MacroImportError as exc:
-        _console().print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(2) from exc
+        _console().print(f"[red]{quoted(exc)}[/red]")
+        raise typer.Exit(2) from None
     store = _open_store()
     saved = store.save_macro(m)
-    _console().print(f"imported {escape(saved.name)} ({saved.id}) as version {saved.version}")
+    _console().print(f"imported {quoted(saved.name)} ({quoted(saved.id)}) as version {saved.version}")
     store.close()
 
 
@@ -174,9 +180,9 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
            save: bool = typer.Option(True, help="Save a repaired macro as its next version."),
            parser: str = typer.Option("tree", help="Screen parsing: tree (accessibility), vision or fusion.")) -> None:
     """Replay a macro on the virtual phone, robust to size, theme and language changes."""
+    from agent.events import AwaitingDecision
     from agent.macros.editing import MissingParameter
-    from agent.macros.recorder import Observation
-    from agent.macros.replay import AppMissing, NeedApproval, NeedDemonstration, Replayer, StepDone
+    from agent.macros.replay import Replayer, as_decision
     from agent.types import Action, Decision, DecisionKind
     from phone.virtual.phone import VirtualPhone
 
@@ -191,48 +197,46 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
     from app.compose import make_parser
     from app.settings import load_settings
 
-    parse = make_parser(load_settings()[0], mode=parser).parse
-
-    def observe() -> Observation:
-        s = phone.screenshot(with_hierarchy=True)
-        return Observation(parse(s), s.image, s.foreground_package)
-
-    try:
-        gen = Replayer(device=phone, observe=observe, approve_each=approve).run(m, _parse_params(param))
+    screen_parser = make_parser(load_settings()[0], mode=parser)
+    try:  # a replay is a run of the agent loop: its steps are stored as an episode
+        replay = Replayer(device=phone, parser=screen_parser, approve_each=approve).start(
+            m, _parse_params(param), store=store)
     except MissingParameter as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from exc
-    reply: Decision | Action | None = None
+    reply: Decision | None = None
+    shown = 0
     try:
         while True:
-            ev = gen.send(reply)
+            ev = replay.events.send(reply)
             reply = None
-            if isinstance(ev, AppMissing):
-                c.print(f"[red]{escape(ev.message)}[/red]")
-            elif isinstance(ev, StepDone):
-                r = ev.report
-                c.print(f"{r.index + 1:>2}. {escape(r.description)}  [dim]{r.level} · {r.effect}[/dim]")
-            elif isinstance(ev, NeedApproval):
-                ok = typer.confirm(f"{ev.index + 1}. {ev.step.description} ({ev.match.level.value})?", default=True)
+            for r in replay.planner.reports[shown:]:
+                c.print(f"{r.index + 1:>2}. {escape(r.description)}  [dim]{escape(r.words)}[/dim]")
+            shown = len(replay.planner.reports)
+            if not isinstance(ev, AwaitingDecision):
+                continue
+            question = replay.question(ev)
+            if question is None:
+                ok = typer.confirm(f"{escape(ev.proposal.rationale)}?", default=True)
                 reply = Decision(DecisionKind.APPROVE) if ok else Decision(DecisionKind.REJECT, feedback="skipped")
-            elif isinstance(ev, NeedDemonstration):
-                c.print(f"[yellow]step {ev.index + 1}: {escape(ev.reason)}[/yellow]")
-                if not interactive:
-                    continue
-                els = [e for e in ev.observation.parse.elements if e.clickable]
-                for e in els:
+                continue
+            c.print(f"[yellow]step {question.index + 1}: {escape(question.reason)}[/yellow]")
+            el = None
+            if interactive and question.observation is not None:
+                parse = question.observation.parse
+                for e in (e for e in parse.elements if e.clickable):
                     c.print(f"  [{e.id}] {escape(e.display_name or e.kind.value)}")
                 pick = typer.prompt("demonstrate: the element id to tap (empty to stop)", default="",
                                     show_default=False).strip()
-                el = ev.observation.parse.element(pick) if pick else None
-                if el is not None:
-                    reply = Action.tap(el.rect.center.x, el.rect.center.y)
+                el = parse.element(pick) if pick else None
+            answer = Action.tap(el.rect.center.x, el.rect.center.y) if el is not None else None
+            reply = as_decision(answer, question.reason)
     except StopIteration as stop:
         result = stop.value
     colour = "green" if result.succeeded else "red"
     c.print(f"[{colour}]{result.status}[/{colour}] {escape(result.message)}")
     if result.repaired and save:
         saved = store.save_macro(result.macro)
-        c.print(f"saved the repaired macro as version {saved.version} (see `tapwise macro diff {escape(m.name)}`)")
+        c.print(f"saved the repaired macro as version {saved.version} (see `tapwise macro diff {quoted(m.name)}`)")
     store.close()
     raise typer.Exit(0 if result.succeeded else 1)

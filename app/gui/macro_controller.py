@@ -1,15 +1,16 @@
 """Macros from the window: record the user's gestures on the mirror as semantic steps
 (``agent.macros.recorder``), save / list / edit / import / export them in the database,
 edit single steps (``agent.macros.editing``: move, delete, replace, show again), and
-replay them (``agent.macros.replay``) with or without approving each step, asking for
-parameter values first, on the connected phone or on a virtual phone of another
-profile, theme or language.  A saved recording also becomes a demonstration in the
-task repository.
+replay them with or without approving each step, asking for parameter values first,
+on the connected phone or on a virtual phone of another profile, theme or language.  A
+saved recording also becomes a demonstration in the task repository.
 
-Recording, editing and replay run on worker threads: every gesture is executed on the
-phone through the device's serial executor and observed (screenshot + parse) before and
-after.  Replay events are dispatched on the real ``agent.macros.replay`` classes.
-Never imports the window.
+A replay is a run of the agent loop (``agent.macros.replay``: ``run_episode`` with the
+macro's planner): its events are the runner's own (``agent.events``), its steps are
+stored as an episode and shown on the step timeline, and a step that needs the user
+offers only demonstrate, skip (Reject) or abort (``app.gui.demonstrate`` is shared with
+the run controller).  Recording, editing and replay run on worker threads.  Never
+imports the window.
 """
 
 from __future__ import annotations
@@ -20,23 +21,24 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.types import Action, Decision, DecisionKind, Macro, MacroStep, Proposal
+from agent.events import Aborted, AwaitingDecision, ErrorEvent, Executed, Finished, Observed, Parsed, Rejected
+from agent.types import Action, Decision, DecisionKind, Macro, MacroStep, Step
+from app.gui.demonstrate import Demonstration
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
+from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 
 if TYPE_CHECKING:
-    from agent.macros.replay import NeedApproval, NeedDemonstration, ReplayResult
+    from agent.macros.replay import NeedDemonstration, Replay, ReplayResult
 
 log = logging.getLogger(__name__)
 
 
 def is_replay_question(event: object) -> bool:
-    """The replayer waits for an answer after this event."""
-    from agent.macros.replay import NeedApproval, NeedDemonstration  # imported when a replay runs
-
-    return isinstance(event, (NeedApproval, NeedDemonstration))
+    """The replay (a run of the agent loop) waits for an answer after this event."""
+    return isinstance(event, AwaitingDecision)
 
 
 def learn_demonstration(store: Any, macro: Macro) -> None:
@@ -60,8 +62,15 @@ class MacroController:
         self._last_obs: Any = None
         self.driver: GeneratorDriver | None = None
         self.result: ReplayResult | None = None
-        self.demonstrating = False
-        self.waiting_event: NeedApproval | NeedDemonstration | None = None
+        self.replay: Replay | None = None
+        self.waiting_event: AwaitingDecision | None = None
+        self._demo = Demonstration(ui, lambda a: self._answer(Decision(DecisionKind.DEMONSTRATE, action=a)))
+        self._redemonstrating = False
+        self._cancel: Any = None
+        self._frames: dict[int, Any] = {}  # the frame each replay step was observed on
+        self._shown = 0  # reports already in the results list
+        self._runs = 0
+        self._section = ""
         self.dialog: Any = None  # the parameters / run-on dialog while open
         self._redemo: tuple[Macro, int] | None = None  # a step being shown again
         self._after_connect: Callable[[], None] | None = None
@@ -189,7 +198,7 @@ class MacroController:
             self.ui.notify(Level.WARNING, "Connect a phone and stop any replay or recording first.", key="macro-busy")
             return
         self._redemo = (macro, index)
-        self.demonstrating = True
+        self._redemonstrating = True
         self.ui.show_live()
         self.ui.view.set_mode(ViewMode.DEMONSTRATE)
         self.ui.notify(Level.INFO, f"Show step {index + 1} again on the mirror (tap, hold, drag or type).",
@@ -199,7 +208,7 @@ class MacroController:
         assert self._redemo is not None
         macro, index = self._redemo
         self._redemo = None
-        self.demonstrating = False
+        self._redemonstrating = False
         if self.ui.view.mode is ViewMode.DEMONSTRATE:
             self.ui.view.set_mode(ViewMode.INSPECT)
 
@@ -253,7 +262,7 @@ class MacroController:
                       "Home and Back on the navigation bar are recorded as keys.", key="macro-recording")
             return
         recorder, self.recorder = self.recorder, None
-        if ui.view.mode is ViewMode.DEMONSTRATE and not self.demonstrating:
+        if ui.view.mode is ViewMode.DEMONSTRATE and not (self.demonstrating or self._redemonstrating):
             ui.view.set_mode(ViewMode.INSPECT)
         if recorder is None or not recorder.steps:
             ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
@@ -271,10 +280,7 @@ class MacroController:
         if self._redemo is not None:
             self._record_replacement(action)
             return
-        if self.demonstrating:
-            self._answer(Decision(DecisionKind.DEMONSTRATE, action=action))
-            return
-        if self.recorder is None:
+        if self.recorder is None:  # a replay's demonstration is answered by ``Demonstration``
             return
         recorder = self.recorder
         previous = self._last_obs
@@ -354,68 +360,109 @@ class MacroController:
     def _start(self, macro_id: str, approve_each: bool, params: dict[str, str]) -> None:
         session = self.session
 
-        def prepare() -> Any:
+        def prepare() -> tuple[Macro, Replay]:
+            from agent.llm.base import CancelToken
             from agent.macros.replay import Replayer
 
             macro = session.store().load_macro(macro_id)
-            replayer = Replayer(session.agent_device(), self.observe, approve_each=approve_each)
-            return macro, replayer.run(macro, params)  # MissingParameter says which value is missing
+            self._cancel = CancelToken()
+            replayer = Replayer(session.agent_device(), _SessionParser(session), approve_each=approve_each)
+            # MissingParameter says which value is missing; the run is stored like a task's
+            return macro, replayer.start(macro, params, store=session.store(), cancel=self._cancel)
 
         session.misc.submit(prepare, on_done=lambda r: self._begin(*r),
                             on_error=lambda f: self.ui.notify_failure("Could not run the macro", f))
 
-    def _begin(self, macro: Macro, gen: Any) -> None:
+    def _begin(self, macro: Macro, replay: Replay) -> None:
+        ui = self.ui
         self.result = None
+        self.replay = replay
+        self._shown = 0
+        self._frames.clear()
         device = self.session.device
         where = device.info.model if device is not None else "the phone"
-        self.ui.macro_panel.show_results(f"Replay of “{macro.name}” v{macro.version} on {where}", [])
-        self.driver = GeneratorDriver(gen, self.session.poster, self._on_event, self._on_finished, self._on_error,
-                                      name="macro", needs_decision=is_replay_question)
-        self.ui.busy("Running macro…")
+        ui.macro_panel.show_results(f"Replay of “{macro.name}” v{macro.version} on {where}", [])
+        self._runs += 1
+        self._section = f"macro:{self._runs}"
+        ui.timeline.begin_section(self._section, f"▶ macro “{macro.name}” v{macro.version} — running")
+        self.driver = GeneratorDriver(replay.events, self.session.poster, self._on_event, self._on_finished,
+                                      self._on_error, name="macro", on_stop=self._stop_replay,
+                                      needs_decision=is_replay_question)
+        ui.busy("Running macro…")
         self.driver.start()
 
-    def _on_event(self, event: Any) -> None:
-        from agent.macros.replay import AppMissing, NeedApproval, NeedDemonstration, StepDone
+    def _stop_replay(self) -> None:
+        if self._cancel is not None:
+            self._cancel.cancel()
 
+    # ---- the runner's events (GUI thread) -------------------------------------------------
+    def _on_event(self, event: Any) -> None:
+        """The replay speaks the agent loop's events; the same classes the run controller handles."""
         ui = self.ui
         match event:
-            case NeedApproval(index=index, step=step, action=action, match=found):
-                self.waiting_event = event
-                proposal = Proposal(action=action, rationale=f"Macro step {index + 1}: {step.description}",
-                                    evidence=(f"re-found by {found.level.value} (score {found.score:.2f}): "
-                                              f"{found.evidence}",),
-                                    planner="macro")
-                ui.proposal_card.set_proposal(proposal)
-                ui.view.set_proposal(action)
-                ui.decisions.claim(self)
-            case NeedDemonstration(index=index, reason=reason):
-                self.waiting_event = event
-                ui.notify(Level.WARNING, f"Macro step {index + 1} needs you: {reason}",
-                          "Show the step on the mirror (tap, hold or drag), or Abort.", key="macro-needs-you")
-                ui.decisions.claim(self)
-                self.demonstrate()
-            case StepDone(report=report):
-                ok = not report.skipped and report.effect not in ("wrong_app", "no_change", "wrong_screen")
-                how = "skipped" if report.skipped else f"{report.level} · {report.effect}"
-                if report.repaired:
-                    how += " · repaired"
-                ui.macro_panel.add_result(ok, f"{report.index + 1}. {report.description} — {how}")
-            case AppMissing(message=message):
-                ui.notify(Level.ERROR, message, key="macro-app-missing")
+            case Observed(step=index, screen=screen):
+                self._frames[index] = screen
+            case Parsed(parse=parse):
+                self.session.live_parse = parse
+            case AwaitingDecision() as ask:
+                self._ask(ask)
+            case Executed(record=record) | Rejected(record=record) | Aborted(record=record):
+                self._add_step(record)
+            case ErrorEvent(step=index, message=message, record=record):
+                if record is not None:
+                    self._add_step(record)
+                ui.notify(Level.WARNING, f"The macro's step {index + 1} failed", message, key="macro-step-failed")
+            case Finished(status=status, note=note):
+                ui.timeline.set_section_title(self._section, f"macro — {status.value}: {note}")
             case _:
                 log.debug("replay event not shown: %r", event)
+        self._show_reports()
+
+    def _ask(self, ask: AwaitingDecision) -> None:
+        """A decision request: approve a step, or (needs you) demonstrate / skip / abort it."""
+        ui = self.ui
+        assert self.replay is not None
+        self.waiting_event = ask
+        question = self.replay.question(ask)
+        ui.decisions.claim(self)
+        if question is not None:
+            # nothing to approve: only demonstrate the step, skip it (Reject) or abort
+            ui.decision_bar.set_failed_step(True)
+            ui.proposal_card.set_failed(f"Step {question.index + 1} needs you: {question.reason}")
+            ui.view.set_proposal(None)
+            ui.notify(Level.WARNING, f"Macro step {question.index + 1} needs you: {question.reason}",
+                      "Show the step on the mirror (tap, hold or drag), Reject to skip it, or Abort.",
+                      key="macro-needs-you")
+            self.demonstrate()
+            return
+        ui.decision_bar.set_failed_step(False)
+        ui.proposal_card.set_proposal(ask.proposal)
+        ui.view.set_proposal(ask.proposal.action)
+
+    def _add_step(self, record: Step) -> None:
+        shown = self._frames.get(record.index)
+        self.ui.timeline.add_step(record, shown.image if shown is not None else None, section=self._section)
+
+    def _show_reports(self) -> None:
+        """Each settled macro step, in words, in the panel's results."""
+        replay = self.replay
+        if replay is None:
+            return
+        reports = replay.planner.reports
+        for r in reports[self._shown:]:
+            self.ui.macro_panel.add_result(r.ok, f"{r.index + 1}. {r.description} — {r.words}")
+        self._shown = len(reports)
 
     def _answer(self, answer: Decision) -> None:
         if self.driver is None or not self.driver.waiting:
             return
         ui = self.ui
         self.waiting_event = None
-        self.demonstrating = False
+        self._demo.stop()
         ui.decisions.release(self)
+        ui.decision_bar.set_failed_step(False)
         ui.proposal_card.set_proposal(None)
         ui.view.set_proposal(None)
-        if ui.view.mode is ViewMode.DEMONSTRATE:
-            ui.view.set_mode(ViewMode.INSPECT)
         self.driver.decide(answer)
 
     # the decision router calls these while this replay holds the decision bar
@@ -423,41 +470,68 @@ class MacroController:
         self._answer(decision)
 
     def edit(self) -> None:
-        from agent.macros.replay import NeedApproval
-
         event = self.waiting_event
-        action = event.action if isinstance(event, NeedApproval) else None
+        action = event.proposal.action if event is not None and self.needs_you is None else None
         self.ui.open_action_editor(action, lambda a: self._answer(Decision(DecisionKind.EDIT, action=a)))
 
     def demonstrate(self) -> None:
         if self.waiting_event is None:
             return
-        self.demonstrating = True
-        self.ui.show_live()
-        self.ui.view.set_mode(ViewMode.DEMONSTRATE)
+        self._demo.start()
+
+    @property
+    def demonstrating(self) -> bool:
+        return self._demo.active
+
+    @property
+    def needs_you(self) -> NeedDemonstration | None:
+        """The step the replay waits on the user for (None when it waits for an approval or not at all)."""
+        if self.replay is None or self.waiting_event is None:
+            return None
+        return self.replay.question(self.waiting_event)
 
     def _on_finished(self, result: ReplayResult) -> None:
+        self._show_reports()
         self.driver = None
         self.result = result
         ui = self.ui
-        ui.busy("")
-        ui.decisions.release(self)
+        self._end_ui()
         ok = result.succeeded
         text = f"Macro {result.status}" + (f": {result.message}" if result.message else ".")
         ui.notify(Level.INFO if ok else Level.WARNING, text, key="macro-finished")
         ui.macro_panel.add_result(ok, text)
+        ui.episodes_panel.request_refresh()
         if result.repaired:
             self.save(result.macro)
 
     def _on_error(self, failure: Failure) -> None:
         self.driver = None
-        self.ui.busy("")
-        self.ui.decisions.release(self)
+        self._end_ui()
         self.ui.macro_panel.add_result(False, f"Stopped: {failure.message}")
         self.ui.notify_failure("The macro stopped", failure)
+
+    def _end_ui(self) -> None:
+        ui = self.ui
+        ui.busy("")
+        self.waiting_event = None
+        self._demo.stop()
+        ui.decisions.release(self)
+        ui.decision_bar.set_failed_step(False)
+        ui.proposal_card.set_proposal(None)
+        ui.view.set_proposal(None)
 
     def shutdown(self, timeout: float = 10.0) -> None:
         driver = self.driver
         if driver is not None:
             driver.stop()
             driver.join(timeout)
+
+
+class _SessionParser:
+    """The session's screen parser, as the agent loop's parser (built on first use)."""
+
+    def __init__(self, session: Session) -> None:
+        self._s = session
+
+    def parse(self, screen: Screen) -> ScreenParse:
+        return self._s.parse_screen(screen)

@@ -40,6 +40,7 @@ from agent.types import (
     Proposal,
     Step,
 )
+from app.gui.demonstrate import Demonstration
 from app.gui.episode_controller import STATUS_WORDS
 from app.gui.mirror import frame_signature
 from app.gui.session import Session, Workbench
@@ -123,7 +124,6 @@ class RunController:
         self.session: Session = ui.session
         self.driver: GeneratorDriver | None = None
         self.proposal: Proposal | None = None
-        self.demonstrating = False
         self.episode_id: str | None = None
         self.result: Any = None
         self.end: RunEnd | None = None
@@ -149,7 +149,16 @@ class RunController:
         tp.pauseRequested.connect(self.pause)
         tp.stepRequested.connect(self.step_once)
         tp.abortRequested.connect(self.abort)
-        ui.view.actionDemonstrated.connect(self._on_demonstrated)
+        self._demo = Demonstration(ui, self._on_demonstrated)
+
+    @property
+    def demonstrating(self) -> bool:
+        """The mirror waits for the user to show the step (``app.gui.demonstrate``)."""
+        return self._demo.active
+
+    @demonstrating.setter
+    def demonstrating(self, on: bool) -> None:
+        self._demo.active = on
 
     @property
     def active(self) -> bool:
@@ -407,15 +416,12 @@ class RunController:
     def demonstrate(self) -> None:
         if self.proposal is None:
             return
-        self.demonstrating = True
-        self.ui.show_live()
-        self.ui.view.set_mode(ViewMode.DEMONSTRATE)
+        self._demo.start()
         self.ui.task_panel.set_state(RunState.WAITING, "Demonstrate: do the step on the mirror "
                                      "(tap, hold, drag, or type and press Enter)")
 
     def _on_demonstrated(self, action: Action) -> None:
-        if self.demonstrating:
-            self.decide(Decision(DecisionKind.DEMONSTRATE, action=action))
+        self.decide(Decision(DecisionKind.DEMONSTRATE, action=action))
 
     def pause(self, paused: bool) -> None:
         if self.driver is not None:

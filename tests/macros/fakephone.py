@@ -1,7 +1,8 @@
 """A tiny scripted phone for macro tests: screens are hand-made ScreenParses, taps on
 elements follow a transition table, and variants change size, language and layout.
 
-It implements the ``agent.device.Device`` calls the replayer uses.  Not a simulator:
+It implements the ``agent.device.Device`` calls the replayer uses; ``FakePhone.parser``
+hands the runner the phone's hand-made parse of the screen it just showed.  Not a simulator:
 just enough state to check recording and replay logic without the virtual phone.
 """
 
@@ -14,7 +15,7 @@ import numpy as np
 from agent.device import DeviceError, DeviceInfo, Key
 from agent.macros.recorder import Observation
 from vision.geometry import Rect, Size
-from vision.types import Block, Element, ElementKind, ScreenParse
+from vision.types import Block, Element, ElementKind, Screen, ScreenParse
 
 PKG = "com.example.clock"
 
@@ -73,6 +74,7 @@ class FakePhone:
         self.keys: list[Key] = []
         self.installed = installed
         self.opened: list[str] = []
+        self._shown: dict[int, ScreenParse] = {}  # screenshot -> the parse of what it showed
 
     # ---- Device protocol (the parts replay uses) ----
     @property
@@ -119,6 +121,15 @@ class FakePhone:
 
     def close(self) -> None:
         pass
+
+    def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
+        shot = Screen(self.image(), foreground_package=self.package, device="fake")
+        self._shown[id(shot)] = self.parse()
+        return shot
+
+    @property
+    def parser(self) -> FakeParser:
+        return FakeParser(self)
 
     # ---- observation ----
     def parse(self) -> ScreenParse:
@@ -171,3 +182,13 @@ class FakePhone:
                 c = e.rect.center
                 return c.x, c.y
         raise KeyError(eid)
+
+
+@dataclass
+class FakeParser:
+    """Parses a FakePhone's screenshots (the parse of the screen each one showed)."""
+
+    phone: FakePhone
+
+    def parse(self, screen: Screen) -> ScreenParse:
+        return self.phone._shown.pop(id(screen), None) or self.phone.parse()

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from agent.events import AwaitingDecision
 from agent.macros.recorder import Observation, Recorder, nav_key_at
-from agent.macros.replay import NeedApproval, Replayer, StepDone
+from agent.macros.replay import Replayer, run_unattended
 from agent.types import Action, ActionType, Decision, DecisionKind
 from vision.types import ScreenParse
 
@@ -19,6 +20,11 @@ def _parse(screen) -> ScreenParse:
 
     tp = parse_uiautomator(screen.hierarchy_xml, screen.size)
     return ScreenParse(screen.size, tp.elements, tp.blocks)
+
+
+class _Parser:
+    def parse(self, screen):
+        return _parse(screen)
 
 
 def _observer(phone):
@@ -51,13 +57,7 @@ def test_home_and_back_on_the_navigation_bar_are_recorded_as_keys():
     # the recorded key replays on the tablet, whose navigation bar is elsewhere
     macro = rec.build("go home", app="com.android.settings")
     tablet = sim.VirtualPhone(profile="tablet")
-    result = None
-    gen = Replayer(tablet, _observer(tablet)).run(macro)
-    try:
-        while True:
-            gen.send(None)
-    except StopIteration as stop:
-        result = stop.value
+    result = run_unattended(Replayer(tablet, _Parser()), macro)
     assert result.succeeded, result
     assert "launcher" in tablet.screenshot().foreground_package
 
@@ -76,20 +76,19 @@ def test_replay_with_approval_does_not_ask_about_a_step_it_skips():
     assert phone.state["settings"]["airplane_mode"] is True  # already on: the last step must be skipped
 
     phone.reset({"settings": {"airplane_mode": True}})  # a fresh phone whose airplane mode is on
-    asked, reports = [], []
-    gen = Replayer(phone, observe, approve_each=True).run(macro)
+    asked = []
+    replay = Replayer(phone, _Parser(), approve_each=True).start(macro)
     reply = None
     try:
         while True:
-            event = gen.send(reply)
+            event = replay.events.send(reply)
             reply = None
-            if isinstance(event, NeedApproval):
-                asked.append(event.index)
+            if isinstance(event, AwaitingDecision):
+                asked.append(replay.step_of(event))
                 reply = Decision(DecisionKind.APPROVE)
-            elif isinstance(event, StepDone):
-                reports.append(event.report)
     except StopIteration as stop:
         result = stop.value
     assert result.succeeded
-    assert reports[-1].effect == "already_set"
+    assert result.steps[-1].effect == "already_set"
+    assert result.steps[-1].words == "already on — nothing to do"
     assert len(macro.steps) - 1 not in asked  # never asked about the skipped step

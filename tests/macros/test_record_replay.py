@@ -1,20 +1,15 @@
-"""Recording demonstrations and replaying them on changed screens."""
+"""Recording demonstrations and replaying them on changed screens (a replay is a run of
+the agent loop whose proposals come from the macro)."""
 
 from __future__ import annotations
 
 import pytest
 
+from agent.events import AwaitingDecision, Executed, Finished, Rejected
 from agent.macros.editing import MissingParameter, parameterize
 from agent.macros.recorder import Recorder
-from agent.macros.replay import (
-    AppMissing,
-    NeedApproval,
-    NeedDemonstration,
-    Replayer,
-    StepDone,
-    run_unattended,
-)
-from agent.types import Action, ActionType, Decision, DecisionKind
+from agent.macros.replay import NeedDemonstration, Replayer, run_unattended
+from agent.types import Action, ActionType, Decision, DecisionKind, EpisodeStatus
 from tests.macros.fakephone import FRENCH, PKG, FakePhone, Variant
 from vision.geometry import Size
 
@@ -33,7 +28,7 @@ def record_new_alarm(phone: FakePhone, name: str = "Wake up"):
 
 
 def replayer_for(phone: FakePhone, **kw) -> Replayer:
-    return Replayer(device=phone, observe=phone.observe, **kw)
+    return Replayer(device=phone, parser=phone.parser, **kw)
 
 
 def test_recorded_tap_becomes_semantic_step_with_fingerprint():
@@ -155,12 +150,13 @@ def test_wrong_effect_is_detected_and_undone_before_asking():
 def test_missing_app_is_reported_before_any_step():
     macro = record_new_alarm(FakePhone())
     phone = FakePhone(installed=("com.other",))
-    gen = replayer_for(phone).run(macro)
-    ev = next(gen)
-    assert isinstance(ev, AppMissing) and PKG in ev.message and "not installed" in ev.message
-    with pytest.raises(StopIteration) as stop:
-        gen.send(None)
-    assert stop.value.value.status == "app_missing" and phone.taps == []
+    events = list(replayer_for(phone).run(macro))
+    result = run_unattended(replayer_for(phone), macro)
+    finished = [e for e in events if isinstance(e, Finished)]
+    assert finished and finished[0].status is EpisodeStatus.IMPOSSIBLE
+    why = finished[0].episode.steps[-1].proposal.rationale  # the stored step says why
+    assert PKG in why and "not installed" in why
+    assert result.status == "app_missing" and "not installed" in result.message and phone.taps == []
 
 
 def test_open_app_failure_counts_as_missing_app_when_the_device_cannot_list_apps():
@@ -181,28 +177,35 @@ def test_parameters_are_filled_at_run_time_and_missing_ones_are_named():
     assert result.succeeded and phone.typed == ["Gym"]
 
 
+def drive(replay, answer):
+    """Run a replay, answering every decision request with ``answer(macro_step, event)``."""
+    events, reply = [], None
+    try:
+        while True:
+            ev = replay.events.send(reply)
+            events.append(ev)
+            reply = answer(replay.step_of(ev), ev) if isinstance(ev, AwaitingDecision) else None
+    except StopIteration as stop:
+        return stop.value, events
+
+
 def test_per_step_approval_yields_each_step_and_reject_skips_it():
     macro = record_new_alarm(FakePhone())
     phone = FakePhone()
-    gen = replayer_for(phone, approve_each=True).run(macro)
     seen = []
-    reply = None
-    try:
-        while True:
-            ev = gen.send(reply)
-            reply = None
-            if isinstance(ev, NeedApproval):
-                seen.append(ev.index)
-                if ev.index == 2:
-                    reply = Decision(DecisionKind.REJECT, feedback="do not type")
-                else:
-                    reply = Decision(DecisionKind.APPROVE)
-            else:
-                assert isinstance(ev, StepDone)
-    except StopIteration as stop:
-        result = stop.value
-    assert seen == [0, 1, 2, 3]
+
+    def answer(index, ev):
+        seen.append(index)
+        if index == 2:
+            return Decision(DecisionKind.REJECT, feedback="do not type")
+        return Decision(DecisionKind.APPROVE)
+
+    result, events = drive(replayer_for(phone, approve_each=True).start(macro), answer)
+    # the setup step (open the app) and the finishing step are asked too: they are not macro steps
+    assert [i for i in seen if i is not None] == [0, 1, 2, 3]
     assert result.succeeded and phone.typed == [] and result.steps[2].skipped
+    assert sum(isinstance(e, Rejected) for e in events) == 1
+    assert result.steps[2].words == "skipped" and result.steps[0].words.startswith("found by its id")
 
 
 def test_approval_abort_stops_the_replay():
@@ -216,18 +219,15 @@ def test_approval_abort_stops_the_replay():
 def test_demonstrated_text_equal_to_a_parameter_value_stays_a_parameter():
     macro = parameterize(record_new_alarm(FakePhone()), 2, "label")
     phone = FakePhone()
-    gen = replayer_for(phone, approve_each=True).run(macro, {"label": "Gym"})
-    reply = None
-    try:
-        while True:
-            ev = gen.send(reply)
-            reply = None
-            if isinstance(ev, NeedApproval):
-                reply = (Decision(DecisionKind.EDIT, action=Action.type_text("Gym"))
-                         if ev.index == 2 else Decision(DecisionKind.APPROVE))
-    except StopIteration as stop:
-        result = stop.value
+
+    def answer(index, ev):
+        if index == 2:
+            return Decision(DecisionKind.EDIT, action=Action.type_text("Gym"))
+        return Decision(DecisionKind.APPROVE)
+
+    result, events = drive(replayer_for(phone, approve_each=True).start(macro, {"label": "Gym"}), answer)
     assert result.repaired and result.macro.steps[2].action.text == "{label}"
+    assert any(isinstance(e, Executed) and e.record.decision.kind is DecisionKind.EDIT for e in events)
 
 
 def test_an_agent_grounder_can_serve_as_the_last_cascade_level():

@@ -107,11 +107,12 @@ def test_on_the_virtual_phone_a_repaired_step_stays_repaired_and_versions_diff()
                      description="tap the gizmo")
     macro = replace(replace_step(macro, 1, broken), version=1)
 
+    class Parser:
+        def parse(self, screen):
+            return _parse(screen)
+
     def replayer(phone):
-        def observe():
-            s = phone.screenshot(with_hierarchy=True)
-            return Observation(_parse(s), s.image, s.foreground_package)
-        return Replayer(device=phone, observe=observe)
+        return Replayer(device=phone, parser=Parser())
 
     phone = sim.VirtualPhone(lang="de")
 
