@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from agent.knowledge.types import TaskRecord
     from agent.llm.base import CancelToken, LLMClient
     from agent.macros.reidentify import Grounder as MacroGrounder
-    from agent.runner import RunGenerator, ScreenParserLike
+    from agent.runner import Judge, RunGenerator, ScreenParserLike
     from app.model_prefs import PrefsStore
     from app.settings import Settings
     from vision.config import PipelineConfig
@@ -177,10 +177,33 @@ def learning_from(gen: RunGenerator, knowledge: Knowledge,
 
     def learn(episode: Episode) -> None:
         record = knowledge.learn_from_episode(episode)
+        learn_demonstrated_steps(knowledge, episode)
         if on_learnt is not None:
             on_learnt(record)
 
     return on_finished(gen, learn)
+
+
+def learn_demonstrated_steps(knowledge: Knowledge, episode: Episode) -> None:
+    """Keep an unsuccessful run the user showed steps in as a demonstration for its goal
+    (a solved run is archived by ``learn_from_episode``)."""
+    from agent.types import DecisionKind, EpisodeStatus
+
+    shown = any(s.decision is not None and s.decision.kind is DecisionKind.DEMONSTRATE for s in episode.steps)
+    if not shown or episode.status is EpisodeStatus.SUCCEEDED:
+        return
+    try:
+        knowledge.learn_from_demonstration(episode, episode.goal)
+    except Exception:  # e.g. nothing reached the phone: nothing to learn
+        log.info("the demonstration could not be kept", exc_info=True)
+
+
+def warm_up() -> None:
+    """Import the agent loop and the vision pipeline ahead of time (on a worker thread), so
+    the first Start or parse does not pay for the imports."""
+    import agent.planners
+    import agent.runner  # noqa: F401
+    import vision.pipeline  # noqa: F401
 
 
 # ---- the whole recipe ----------------------------------------------------------------------------
@@ -225,10 +248,12 @@ def planner_for_model(planner: str, model: str, prefs: PrefsStore | None = None)
 def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: ScreenParserLike,
               store: StepSink | None = None, cancel: CancelToken | None = None,
               client: LLMClient | None = None, on_learnt: Callable[[TaskRecord | None], None] | None = None,
-              prefs: PrefsStore | None = None, **run_overrides: Any) -> Run:
+              prefs: PrefsStore | None = None, judge: Judge | None = None, **run_overrides: Any) -> Run:
     """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
     run settings, and with a ``Store`` the knowledge (similar solved tasks become
-    examples; a finished episode is learnt from, and ``on_learnt`` told).  Keywords in
+    examples; a finished episode is learnt from, demonstrated steps of an unsuccessful
+    one kept, and ``on_learnt`` told).  ``judge`` is the task's oracle where there is one
+    (a virtual-phone task): the phone then decides success.  Keywords in
     ``run_overrides`` are ``RunSettings`` fields.  ``ValueError`` for a bad planner,
     backend or autonomy."""
     from agent.runner import run_episode
@@ -250,7 +275,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
         if examples:
             rs = replace(rs, examples=examples)
     gen = run_episode(request.goal, device, parser, bundle.planner, store, settings=rs,
-                      estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel)
+                      estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
+                      judge=judge)
     if knowledge is not None:
         gen = learning_from(gen, knowledge, on_learnt)
     return Run(gen, client, bundle, rs, knowledge, len(examples))
@@ -258,7 +284,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
 
 __all__ = [
     "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "KnowsApps", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
-    "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learning_from", "list_models", "on_finished",
+    "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
+    "learning_from", "list_models", "on_finished", "warm_up",
     "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model",
     "run_settings",
 ]

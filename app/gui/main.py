@@ -38,7 +38,7 @@ def build_window(settings: Settings, device_hint: str | None = None, **window_op
     return win
 
 
-def launch(settings: Any = None, device_hint: str | None = None) -> int:
+def launch(settings: Settings | None = None, device_hint: str | None = None) -> int:
     """Open the workbench and run the Qt event loop; returns the exit status."""
     from PySide6.QtWidgets import QApplication
 

@@ -42,7 +42,8 @@ class ModelController(QObject):
         self.window = window
         llm = getattr(getattr(window, "settings", None), "llm", None)
         self.manager = manager or ModelManager(getattr(llm, "ollama_host", "http://127.0.0.1:11434"))
-        self.prefs = prefs or PrefsStore.default()
+        session = getattr(window, "session", None)
+        self.prefs = prefs or (session.prefs if session is not None else PrefsStore.default())
         self.panel = ModelManagerPanel(adapters=list(ADAPTERS))
         self.dock = QDockWidget("Models", window)
         self.dock.setObjectName("modelsDock")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.events import (
     Aborted,
@@ -50,7 +50,13 @@ from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 from widgets.task_panel import RunState, TaskRequest
 
+if TYPE_CHECKING:
+    from agent.llm.base import LLMClient
+    from agent.runner import RunGenerator
+    from app.settings import Settings
+
 log = logging.getLogger(__name__)
+
 
 class NoModelAnswers(RuntimeError):
     """Start found no model to talk to; ``hint`` says what to do."""
@@ -82,15 +88,15 @@ def is_decision_request(event: object) -> bool:
     return isinstance(event, AwaitingDecision)
 
 
-def check_model(settings: Any, model: str, client: Any = None) -> None:
+def check_model(settings: Settings, model: str, client: LLMClient | None = None) -> None:
     """Raise ``NoModelAnswers`` unless the configured LLM server answers and has ``model``."""
     from agent.llm.base import LLMError
 
     own = client is None
-    if own:
-        from app.gui.agent_setup import make_client
+    if client is None:
+        from app.compose import make_client
 
-        client = make_client(settings, model)
+        client = make_client(settings, model=model)
     where = getattr(client, "host", "") or getattr(client, "base_url", "") or "the LLM server"
     try:
         models = client.list_models()
@@ -225,19 +231,23 @@ class RunController:
         ui.task_panel.set_state(RunState.RUNNING, f"Running: {request.goal}")
         self.driver.start()
 
-    def _make_generator(self, request: TaskRequest) -> Any:
+    def _make_generator(self, request: TaskRequest) -> RunGenerator:
+        """The run as ``app.compose`` assembles it, with a failed step offered to the user
+        instead of ending the run and "Is the task done?" asked when the agent says so."""
         from agent.llm.base import CancelToken
-        from app.gui.agent_setup import build_episode
+        from app.compose import RunRequest, build_run
 
         client = self.llm_factory(request) if self.llm_factory is not None else None
-        check_model(self.session.settings, request.model, client)
+        settings = self.session.settings
+        check_model(settings, request.model, client)
         self._cancel = CancelToken()
-        gen, self._client = build_episode(
-            goal=request.goal, planner=request.planner, autonomy=request.autonomy, model=request.model,
-            device=self.session.agent_device(), parser=_SessionParser(self.session), store=self.session.store(),
-            settings=self.session.settings, cancel=self._cancel, client=client,
-        )
-        return gen
+        run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
+                                   model=request.model),
+                        settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
+                        store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
+                        ask_on_error=True, confirm_done=True)
+        self._client = run.client
+        return run.events
 
     def _cancel_run(self) -> None:
         if self._cancel is not None:

@@ -30,7 +30,10 @@ if TYPE_CHECKING:
     from app.gui.decisions import DecisionRouter
     from app.gui.devices import DeviceChoice
     from app.gui.mirror import MirrorLoop
+    from app.model_prefs import PrefsStore
+    from app.settings import Settings
     from app.storage import Store
+    from vision.config import PipelineConfig
     from widgets.action_editor import ActionEditor
     from widgets.episodes_panel import EpisodesPanel
     from widgets.knowledge_panel import KnowledgePanel
@@ -81,9 +84,18 @@ def viewing_step(episode_id: str, index: int) -> Viewing:
 class Session:
     """The phone, mirror, parser, store and workers of one window."""
 
-    def __init__(self, settings: Any, poster: GuiPoster, *, store: Any = None,
-                 parser_factory: Callable[[], Any] | None = None) -> None:
-        self.settings = settings
+    def __init__(self, settings: Settings | None, poster: GuiPoster, *, store: Store | None = None,
+                 parser_factory: Callable[[], Any] | None = None, prefs: PrefsStore | None = None) -> None:
+        if settings is None:  # the one default: a window opened without a settings file
+            from app.settings import Settings
+
+            settings = Settings()
+        self.settings: Settings = settings
+        if prefs is None:
+            from app.model_prefs import PrefsStore
+
+            prefs = PrefsStore.default()
+        self.prefs: PrefsStore = prefs  # the model manager's per-model choices, loaded once
         self.poster = poster
         self.misc = SerialExecutor("misc", poster)
         # parsing is background work: at a lower CPU priority it cannot slow the mirror
@@ -138,11 +150,7 @@ class Session:
         if self._store is None:
             from app.storage import Store
 
-            path = getattr(self.settings, "database_path", None)
-            if path is None:
-                from app.settings import Settings
-
-                path = Settings().database_path
+            path = self.settings.database_path
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._store = Store(path)
             self._owns_store = True
@@ -154,12 +162,8 @@ class Session:
             self._store.close()
 
 
-def pipeline_config_from(settings: Any) -> Any:
+def pipeline_config_from(settings: Settings) -> PipelineConfig:
     """The parser configuration the user's settings ask for."""
-    if settings is None:
-        from vision.config import PipelineConfig
-
-        return PipelineConfig()
     from app.compose import parser_config
 
     return parser_config(settings)

@@ -54,6 +54,7 @@ from app.gui.mirror import MirrorLoop
 from app.gui.phone_controller import PhoneController, PhoneUi
 from app.gui.session import LIVE, Session, Viewing, viewing_file, viewing_step
 from app.gui.workers import Failure, GuiPoster, LatestWins, SerialExecutor, SerializedDevice
+from app.settings import Settings
 from vision.geometry import Point
 from vision.types import Screen, ScreenParse
 from widgets.action_editor import ActionEditor
@@ -84,7 +85,7 @@ AFTER_FIRST_FRAME_LATEST_MS = 4000
 
 def _warm_up() -> None:
     try:
-        from app.gui.agent_setup import warm_up
+        from app.compose import warm_up
 
         warm_up()
     except ImportError as exc:  # reported when the user actually needs the missing part
@@ -99,7 +100,7 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self,
-        settings: Any = None,
+        settings: Settings | None = None,
         device_hint: str | None = None,
         *,
         store: Any = None,
@@ -176,11 +177,11 @@ class MainWindow(QMainWindow):
 
     # ---- the session's parts, under the names the rest of the code uses ---------------------
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self.session.settings
 
     @settings.setter
-    def settings(self, value: Any) -> None:
+    def settings(self, value: Settings) -> None:
         self.session.settings = value
 
     @property
@@ -474,10 +475,10 @@ class MainWindow(QMainWindow):
     # ---- models ------------------------------------------------------------------------
     def refresh_models(self) -> None:
         """Ask the LLM server for its models (on a worker) and fill the task panel."""
-        from app.gui.agent_setup import list_models
+        from app.compose import list_models
 
         settings = self.settings
-        default = getattr(getattr(settings, "llm", None), "model", "")
+        default = settings.llm.model
         self.task_panel.set_models([default] if default else [], current=default)
 
         def failed(f: Failure) -> None:

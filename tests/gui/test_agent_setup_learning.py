@@ -4,8 +4,7 @@ succeed reach the task repository as a demonstration for the goal."""
 
 from agent.events import Finished
 from agent.types import Action, Decision, DecisionKind, Episode, EpisodeStatus, Step
-from app.compose import on_finished
-from app.gui.agent_setup import knowledge_for, learn_demonstrated_steps
+from app.compose import knowledge_for, learn_demonstrated_steps, on_finished
 from app.storage import Store
 
 
