@@ -101,6 +101,14 @@ farm_extra() {
   .venv/bin/python -m pip install -q -e ".[farm]"
 }
 
+mcp_extra() {
+  if .venv/bin/python -c "import mcp.server.mcpserver" 2>/dev/null; then
+    say "MCP SDK (mcp extra) already installed"; return
+  fi
+  say "installing the MCP SDK for the MCP server tests (tapwise[mcp])"
+  .venv/bin/python -m pip install -q -e ".[mcp]"
+}
+
 # Keep only opencv-python-headless: ultralytics and rapidocr may pull opencv-python too,
 # and two cv2 providers overwrite each other.
 fix_opencv() {
@@ -143,7 +151,7 @@ PY
 
 case "$MODE" in
   main) system_packages; main_venv; builtin_model ;;
-  --test) system_packages; main_venv; llamacpp_extra; builtin_model; farm_extra ;;
+  --test) system_packages; main_venv; llamacpp_extra; builtin_model; farm_extra; mcp_extra ;;
   --no-qt) noqt_venv ;;
   *) echo "usage: scripts/setup.sh [--test|--no-qt]" >&2; exit 2 ;;
 esac

@@ -97,33 +97,6 @@ def doctor(strict: bool = typer.Option(False, help="Exit non-zero when something
         raise typer.Exit(1)
 
 
-@app.command()
-def episodes(limit: int = typer.Option(20, help="How many to list.")) -> None:
-    """List recorded episodes (newest first)."""
-    import datetime as dt
-
-    from app.settings import load_settings
-    from app.storage import Store, StoreError
-
-    console = _console()
-    settings, problem = load_settings()
-    if problem:
-        console.print(f"[yellow]{problem}[/yellow]")
-    try:
-        store = Store(settings.database_path)
-    except StoreError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
-    table = Table(title=str(settings.database_path))
-    for col in ("id", "started", "status", "steps", "planner", "goal"):
-        table.add_column(col)
-    for row in store.list_episodes(limit):
-        started = dt.datetime.fromtimestamp(row["started_at"]).strftime("%Y-%m-%d %H:%M")
-        table.add_row(row["id"], started, row["status"], str(row["steps"]), row["planner"] or "", row["goal"])
-    console.print(table)
-    store.close()
-
-
 # (module, attribute, name, is_group): one line per subcommand or group of subcommands.
 # A module that does not exist (an optional part not installed) is skipped.
 SUBCOMMANDS: list[tuple[str, str, str, bool]] = [
@@ -131,11 +104,13 @@ SUBCOMMANDS: list[tuple[str, str, str, bool]] = [
     ("app.cli.devices", "devices_app", "devices", True),
     ("app.cli.parse", "parse_cmd", "parse", False),
     ("app.cli.run", "run", "run", False),
+    ("app.cli.episodes", "episodes_app", "episodes", True),
     ("app.cli.bench", "bench_app", "bench", True),
     ("app.cli.macro", "macro_app", "macro", True),
     ("app.cli.farm", "farm_app", "farm", True),
     ("app.builtin_model.cli", "llm_app", "llm", True),
     ("app.cli.model", "model_app", "model", True),
+    ("app.cli.mcp", "mcp", "mcp", False),
 ]
 
 

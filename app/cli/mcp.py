@@ -1,0 +1,200 @@
+"""``tapwise mcp``: serve the phone to MCP clients (desktop assistants, coding agents) with
+Tapwise's supervision.
+
+Over stdio by default (the client launches this command) or, with ``--http``, over
+streamable HTTP on 127.0.0.1 behind a bearer token.  Acting calls are asked on the
+terminal (``/dev/tty``, since stdin/stdout carry the protocol), or decided by a stated
+policy: ``--auto`` (sensitive actions still asked) or ``--read-only``.  Calls are stored
+as episodes in the project database unless ``--no-store``.  Messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from agent.types import Decision
+    from app.mcp.supervisor import Review
+
+log = logging.getLogger(__name__)
+
+
+class TerminalSupervisor:
+    """Asks the person at the terminal (``tty``: a text stream opened on ``/dev/tty``)."""
+
+    def __init__(self, tty: TextIO, size: Any) -> None:
+        self.console = Console(file=tty, force_terminal=True)
+        self.tty = tty
+        self.size = size
+
+    def _ask(self, prompt: str, choices: str = "") -> str:
+        while True:
+            self.console.print(prompt, end="")
+            answer = self.tty.readline()
+            if answer == "":  # the terminal went away: nobody can approve
+                return ""
+            answer = answer.strip()
+            if not choices or (answer[:1].lower() in choices and answer):
+                return answer
+            if answer == "" and choices:
+                return choices[0]
+
+    def review(self, review: Review) -> Decision:
+        from agent.commands import CommandError, parse_command
+        from agent.types import Decision, DecisionKind
+
+        p = review.proposal
+        self.console.rule(f"MCP client {escape(review.client)} · {escape(review.tool)}")
+        self.console.print(f"[bold]proposes:[/] {escape(p.action.describe())}")
+        if p.sensitive:
+            self.console.print(f"[red]sensitive:[/] {escape(review.reason)}")
+        for e in p.evidence:
+            self.console.print(f"[dim]· {escape(e)}[/]")
+        while True:
+            choice = self._ask(escape("[a]pprove, [e]dit, [r]eject, [d]emonstrate, [q] stop this call? "), "aerdq")
+            if choice == "":
+                return Decision(DecisionKind.REJECT, feedback="the terminal closed before anyone decided",
+                                decided_by="policy")
+            c = choice[0].lower()
+            if c == "a":
+                return Decision(DecisionKind.APPROVE)
+            if c == "q":
+                return Decision(DecisionKind.ABORT, feedback="stopped from the terminal")
+            if c == "r":
+                why = self._ask("What is wrong with it? ") or "not this"
+                return Decision(DecisionKind.REJECT, feedback=why)
+            text = self._ask("Action (e.g. 'tap Display', 'scroll down', 'type \"hi\" in Message'): ")
+            try:
+                action = parse_command(text, self.size)
+            except CommandError as exc:
+                self.console.print(f"[red]{escape(str(exc))}[/]")
+                continue
+            return Decision(DecisionKind.EDIT if c == "e" else DecisionKind.DEMONSTRATE, action=action)
+
+
+def _open_tty() -> TextIO | None:
+    try:
+        return open("/dev/tty", "r+", encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _phone(device: str, task: str | None) -> Any:
+    from agent.device import DeviceError
+
+    if device == "sim":
+        from phone.virtual.phone import VirtualPhone
+
+        phone = VirtualPhone()
+        if task:
+            from phone.virtual.tasks import load_tasks
+
+            found = {t.id: t for t in load_tasks()}.get(task)
+            if found is None:
+                phone.close()
+                raise typer.BadParameter(f"no task {task!r}; see `tapwise sim tasks`", param_hint="--task")
+            found.setup(phone)
+        return phone
+    from phone.adb.adb_device import AdbDevice
+
+    try:
+        return AdbDevice(device)
+    except DeviceError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--device") from None
+
+
+def mcp(
+    device: str = typer.Option("sim", help="'sim' for the virtual phone, or an adb serial."),
+    http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio."),
+    host: str = typer.Option("127.0.0.1", help="HTTP: the loopback address to listen on (nothing else is allowed)."),
+    port: int = typer.Option(8765, min=0, max=65535, help="HTTP: the port (0 picks a free one)."),
+    token: str = typer.Option("", envvar="TAPWISE_MCP_TOKEN", help="HTTP: the bearer token clients must send "
+                              "(default: a new random one, printed at start)."),
+    auto: bool = typer.Option(False, "--auto", help="Carry out acting calls at once (sensitive ones still ask)."),
+    read_only: bool = typer.Option(False, "--read-only", help="Allow observing only; refuse every acting call."),
+    no_terminal: bool = typer.Option(False, "--no-terminal", help="Never ask on this terminal: calls that need "
+                                     "approval are refused (for a server nobody watches)."),
+    task: str | None = typer.Option(None, help="Virtual phone only: set the phone up for this task id first."),
+    parse_mode: str = typer.Option("", "--parse", help="Screen parsing: auto | tree | vision | fusion "
+                                                       "(default from the vision settings)."),
+    store: bool = typer.Option(True, help="Store every call as a step of an episode named after the client."),
+    db: Path | None = typer.Option(None, help="Database file (default: the project database)."),
+) -> None:
+    """Serve the phone to MCP clients; every acting call waits for approval (or --auto / --read-only)."""
+    import anyio
+
+    from app import compose
+    from app.mcp.clients import NotLoopback, check_loopback, new_token
+    from app.mcp.episodes import EpisodeBook
+    from app.mcp.service import PhoneService
+    from app.mcp.supervisor import POLICY_WORDS, Policy, PolicySupervisor
+    from app.mcp.tasks import task_runner
+    from app.settings import load_settings
+
+    err = Console(stderr=True)
+    if auto and read_only:
+        raise typer.BadParameter("choose one of --auto and --read-only")
+    try:
+        from app.mcp.server import HttpServer, build_server
+    except ModuleNotFoundError as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
+    if http:
+        try:
+            check_loopback(host)
+        except NotLoopback as exc:
+            err.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(2) from None
+    policy = Policy.AUTO if auto else Policy.READ_ONLY if read_only else Policy.ASK
+    settings, problem = load_settings()
+    if problem:
+        err.print(f"[yellow]settings: {escape(problem)}[/]")
+    phone = _phone(device, task)
+    sink = None
+    if store:
+        from app.storage import Store, StoreError
+
+        try:
+            sink = Store(db or settings.database_path)
+        except StoreError as exc:
+            err.print(f"[red]{escape(str(exc))}[/]")
+            phone.close()
+            raise typer.Exit(2) from None
+    tty = _open_tty() if policy is not Policy.READ_ONLY and not no_terminal else None
+    asker = TerminalSupervisor(tty, phone.screen_size()) if tty is not None else None
+    if asker is None and policy is not Policy.READ_ONLY:
+        err.print("[yellow]no terminal to ask on: calls that need approval will be refused[/]")
+    parser = compose.make_parser(settings, mode=parse_mode or None)
+    book = EpisodeBook(sink, device=device)
+    service = PhoneService(phone, parser.parse, PolicySupervisor(policy, asker), book, store=sink,
+                           task_runner=task_runner(settings, phone, parser, sink, policy),
+                           wait_ms=0 if device == "sim" else 300)
+    server = build_server(service)
+    err.print(f"[bold]Tapwise MCP server[/] on {escape(device)}: {escape(POLICY_WORDS[policy])}")
+    try:
+        if http:
+            secret = token or new_token()
+            web = HttpServer(server, secret, host=host, port=port)
+            web.start()
+            err.print(f"listening on {web.url}\nbearer token: {secret}\n(Ctrl+C stops)")
+            try:
+                anyio.run(anyio.sleep_forever)
+            finally:
+                web.stop()
+        else:
+            anyio.run(server.run_stdio_async)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()
+        if sink is not None:
+            sink.close()
+        phone.close()
+        if tty is not None:
+            tty.close()

@@ -1,0 +1,135 @@
+"""Where MCP calls are recorded: one episode per client, one step per call.
+
+Each client gets an episode named after it (``"MCP client: <name>"``, planner
+``mcp:<name>``) in the project's ``Store``, the same way runs are stored, so the Episodes
+view, export and turning an episode into a macro work on them unchanged.  Steps are
+written, in call order, on one background writer thread (encoding a full-size screenshot
+takes longer than the call itself); ``flush`` waits for the writes, ``close`` finishes the
+episodes.  ``macro_from_episode`` turns what a client did into a macro.  A failing write is logged and never fails the client's call.  No Qt, no MCP.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from agent.types import Autonomy, Episode, EpisodeStatus, Macro, Step, StepOutcome
+from vision.types import Screen, ScreenParse
+
+log = logging.getLogger(__name__)
+
+GOAL_PREFIX = "MCP client: "
+PLANNER_PREFIX = "mcp:"
+
+
+def episode_goal(client: str) -> str:
+    return f"{GOAL_PREFIX}{client}"
+
+
+@dataclass
+class _Open:
+    episode_id: str
+    next_index: int = 0
+    calls: int = 0
+
+
+class EpisodeBook:
+    """The open episodes of one server, keyed by client name.  ``store`` is an
+    ``app.storage.Store`` (or anything with its episode methods), or None to record nothing."""
+
+    def __init__(self, store: object | None, *, device: str = "", autonomy: Autonomy = Autonomy.APPROVE) -> None:
+        self.store = store
+        self.device = device
+        self.autonomy = autonomy
+        self._open: dict[str, _Open] = {}
+        self._lock = threading.Lock()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-episodes")
+        self._last: Future[None] | None = None
+
+    def episode_id(self, client: str) -> str | None:
+        with self._lock:
+            found = self._open.get(client)
+            return found.episode_id if found else None
+
+    def next_index(self, client: str) -> int:
+        """The index the client's next step will get (its episode is begun on first use)."""
+        with self._lock:
+            return self._ensure(client).next_index
+
+    def record(self, client: str, step: Step, screen: Screen | None = None) -> Step:
+        """Queue ``step`` (its index is assigned here) for the client's episode; returns it."""
+        with self._lock:
+            opened = self._ensure(client)
+            step = replace(step, index=opened.next_index)
+            opened.next_index += 1
+            opened.calls += 1
+            if self.store is not None:
+                self._last = self._writer.submit(self._write, opened.episode_id, step, screen)
+        return step
+
+    def _ensure(self, client: str) -> _Open:
+        found = self._open.get(client)
+        if found is None:
+            episode = Episode(goal=episode_goal(client), planner=f"{PLANNER_PREFIX}{client}", model=client,
+                              device=self.device, autonomy=self.autonomy)
+            found = self._open[client] = _Open(episode.id)
+            if self.store is not None:
+                self._writer.submit(self._begin, episode)
+        return found
+
+    def _begin(self, episode: Episode) -> None:
+        try:
+            self.store.begin_episode(episode)  # type: ignore[union-attr]
+        except Exception:
+            log.exception("could not store the MCP episode for %s", episode.goal)
+
+    def _write(self, episode_id: str, step: Step, screen: Screen | None) -> None:
+        try:
+            self.store.append_step(episode_id, step, screen)  # type: ignore[union-attr]
+        except Exception:
+            log.exception("could not store step %d of MCP episode %s", step.index, episode_id)
+
+    def flush(self, timeout: float | None = 30.0) -> None:
+        """Wait until every queued step is written."""
+        self._writer.submit(lambda: None).result(timeout)
+
+    def close(self) -> None:
+        """Finish every open episode (steps written first) and stop the writer."""
+        with self._lock:
+            opened, self._open = dict(self._open), {}
+        if self.store is not None:
+            for client, o in opened.items():
+                self._writer.submit(self._finish, o.episode_id, f"{o.calls} call(s) from {client}; session ended")
+        self._writer.shutdown(wait=True)
+
+    def _finish(self, episode_id: str, note: str) -> None:
+        try:
+            self.store.finish_episode(episode_id, EpisodeStatus.SUCCEEDED, note)  # type: ignore[union-attr]
+        except Exception:
+            log.exception("could not finish MCP episode %s", episode_id)
+
+
+def macro_from_episode(episode: Episode, name: str, description: str = "", *,
+                       now: tuple[ScreenParse, str] | None = None) -> Macro:
+    """The episode's executed steps as a macro (each step described and fingerprinted on the
+    screen it was taken on, the next step's screen as what followed; ``now``, the screen
+    and app shown at present, follows the last one).  ``ValueError`` when nothing was done."""
+    from agent.macros.recorder import Observation, Recorder
+
+    steps = list(episode.steps)
+    recorder = Recorder()
+    for i, step in enumerate(steps):
+        if step.outcome is not StepOutcome.EXECUTED or step.executed is None or step.parse is None:
+            continue
+        if step.executed.is_terminal:
+            continue
+        later = next((s for s in steps[i + 1:] if s.parse is not None), None)
+        after = (Observation.of(later.parse, package=later.foreground_package)  # type: ignore[arg-type]
+                 if later is not None else Observation.of(now[0], package=now[1]) if now is not None else None)
+        recorder.record(step.executed, Observation.of(step.parse, package=step.foreground_package), after)
+    try:
+        return recorder.build(name, description=description or f"recorded from {episode.goal}")
+    except ValueError:
+        raise ValueError(f"the episode {episode.id} has no executed step to turn into a macro") from None
