@@ -409,3 +409,176 @@ def export_gold(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dump_trajectories(trajectories))
     console.print(f"{len(trajectories)} gold trajectories written to {out}")
+
+
+# ---- offline ----------------------------------------------------------------------------
+
+
+@bench_app.command("offline")
+def offline(
+    dataset: str = typer.Argument(..., help="Recorded trajectories: DroidTask folders (<app>/task*.yaml), LlamaTouch "
+                                             "trace folders (N.png, N.xml, eventStructs.txt) or AITW/AITZ JSON(L) with "
+                                             "screenshots."),
+    planners: str = typer.Option("visiontasker,zeroshot-", help="Comma-separated planner names."),
+    model: str = typer.Option("", help="Model name as the server knows it (default: the configured model)."),
+    base_url: str = typer.Option("", help="LLM server URL (Ollama or OpenAI-compatible); default: the configured one."),
+    backend: str = typer.Option("", help="'ollama' or 'openai' (OpenAI-compatible, e.g. llama.cpp)."),
+    constrained: bool = typer.Option(True, "--constrained/--free", help="Structured replies with a per-screen JSON "
+                                     "schema (the element enum built from the recorded screen), or free-text replies."),
+    both: bool = typer.Option(False, "--both-replies", help="Run every planner with structured and with free replies "
+                              "(paired on the same tasks)."),
+    oracle: bool = typer.Option(False, "--oracle", help="A scripted model that answers every step with the recorded "
+                                "one (the sanity ceiling); no LLM server needed."),
+    limit: int = typer.Option(0, help="Only the first N tasks (0: all)."),
+    only: str = typer.Option("", "--tasks", help="Comma-separated task ids or app names to keep (e.g. dialer,camera/task3)."),
+    fmt: str = typer.Option("auto", "--format", help="auto, droidtask, aitw or llamatouch."),
+    parse: str = typer.Option("tree", help="Screenshots with a view tree: 'tree' (tree only) or 'fusion' (tree + OCR + "
+                              "detector); screenshots without one are always parsed from pixels."),
+    samples: int = typer.Option(8, help="CoT-SC samples per step."),
+    temperature: float = typer.Option(0.5, help="Sampling temperature of CoT-SC's samples (other calls use 0)."),
+    timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
+    db: Path = typer.Option(DEFAULT_DB, help="Results database (created if missing)."),
+    run: str = typer.Option("offline", help="Run name: the same name continues an interrupted run."),
+    out: Path | None = typer.Option(None, help="Write the report (offline.md, report.md, report.html) into this folder."),
+    retry_errors: bool = typer.Option(False, help="Replay again the tasks whose recording could not be read."),
+) -> None:
+    """Replay recorded real-app trajectories step by step: each planner proposes the next
+    action on the recorded screen (gold history so far), nothing is executed, and the
+    proposal is scored against the recorded action."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from agent.llm import RetryPolicy, make_client
+    from agent.planners.registry import check_planner, planner_bundle
+    from agent.types import Autonomy
+    from evaluation.offline import summary
+    from evaluation.offline.bench import Cell, run_offline
+    from evaluation.offline.datasets import load_dataset
+    from evaluation.offline.oracle import MODEL as ORACLE_MODEL
+    from evaluation.offline.oracle import GoldOracle
+    from evaluation.offline.replay import RecordingParser, StepReplayer
+    from evaluation.offline.types import DatasetError
+    from evaluation.results import ResultsDB, ResultsError
+
+    console = _console()
+    try:
+        planner_list = [check_planner(p) for p in planners.split(",") if p.strip()]
+        parser = RecordingParser(parse)
+        kind, tasks, problems = load_dataset(dataset, fmt)
+    except (ValueError, DatasetError) as exc:
+        raise _fail(console, str(exc)) from exc
+    if not planner_list:
+        raise _fail(console, "name at least one planner (--planners)")
+    keep = {k.strip() for k in only.split(",") if k.strip()}
+    if keep:
+        tasks = [t for t in tasks if t.task_id in keep or t.app in keep]
+    if limit > 0:
+        tasks = tasks[:limit]
+    for src, msg in problems:
+        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+    if not tasks:
+        raise _fail(console, "no tasks to replay (check the path, --tasks and --limit)")
+    if oracle:
+        llm = {"model": ORACLE_MODEL, "base_url": "scripted-oracle", "backend": "openai"}
+    else:
+        from app.settings import resolve_llm
+        from evaluation import online_bench as bench_online
+
+        try:
+            llm = resolve_llm(model=model, base_url=base_url, backend=backend)
+            warning = bench_online.preflight(llm)
+        except ValueError as exc:
+            raise _fail(console, str(exc)) from exc
+        if warning:
+            console.print(f"[yellow]{escape(warning)}[/yellow]")
+    replies = (True, False) if both else (constrained,)
+    cells = [Cell(p, c) for p in planner_list for c in replies]
+    settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
+                "estimator": "chained", "timeout_s": timeout_s, "dataset": str(dataset), "format": kind.value,
+                "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks)}
+    oracles: dict[bool, GoldOracle] = {}
+
+    def oracle_for(cell: Cell) -> GoldOracle | None:
+        if not oracle:
+            return None
+        if cell.constrained not in oracles:
+            oracles[cell.constrained] = GoldOracle(structured=cell.constrained).__enter__()
+        return oracles[cell.constrained]
+
+    def replayer_for(cell: Cell) -> StepReplayer:
+        gold = oracle_for(cell)
+        url = gold.url if gold is not None else llm["base_url"]
+        client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
+        bundle = planner_bundle(cell.planner, client, autonomy=Autonomy.AUTO, samples=samples, temperature=temperature,
+                                llm_grounder=False, constrained=cell.constrained)
+        return StepReplayer(bundle, parser)
+
+    try:
+        store = ResultsDB(db)
+        resumed = store.open_run(run, settings)
+    except ResultsError as exc:
+        raise _fail(console, str(exc)) from exc
+    store.add_problems(run, problems)
+    total_steps = sum(len(t.steps) for t in tasks) * len(cells)
+    console.print(f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(tasks)} "
+                  f"{kind.value} tasks ({total_steps // len(cells)} steps) × {len(cells)} planner/reply cells; model "
+                  f"{escape(str(llm['model']))}")
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console)
+    steps_of = {t.task_id: len(t.steps) for t in tasks}
+    try:
+        with progress:
+            bar = progress.add_task("steps", total=total_steps)
+
+            def on_skip(n: int) -> None:
+                if n:
+                    progress.console.print(f"{n} task cells already done; skipping them")
+                    labels = {c.label for c in cells}
+                    done = sum(steps_of.get(r.task_id, 0) for r in store.results(run) if r.planner in labels)
+                    progress.update(bar, completed=min(done, total_steps))
+
+            def on_step(task, index: int, rec: dict) -> None:
+                progress.update(bar, advance=1, description=f"{task.task_id} step {index + 1}")
+
+            def on_result(r, done: int, total: int) -> None:
+                right = r.checkpoints_reached
+                verdict = "[red]error[/red]" if r.error else ("[green]all right[/green]" if r.success else "")
+                progress.console.print(f"{escape(r.planner)} · {escape(r.task_id)}: {right}/{r.checkpoints_total} "
+                                       f"steps right {verdict} ({r.wall_s:.1f}s)"
+                                       + (f" — {escape(r.error)}" if r.error else ""), soft_wrap=True)
+
+            outcome = run_offline(store, run, tasks, cells, replayer_for, model=str(llm["model"]),
+                                  oracle_for=oracle_for if oracle else None, retry_errors=retry_errors,
+                                  on_skip=on_skip, on_step=on_step, on_result=on_result)
+    except KeyboardInterrupt:
+        n = len(store.results(run))
+        store.close()
+        console.print(f"[yellow]interrupted: {n} task cells saved; run the same command again to continue[/yellow]")
+        raise typer.Exit(130) from None
+    finally:
+        for o in oracles.values():
+            o.__exit__(None, None, None)
+    wanted = {c.label for c in cells}
+    ids = {t.task_id for t in tasks}
+    results = [r for r in store.results(run) if r.planner in wanted and r.task_id in ids]
+    store.close()
+    console.print(f"ran {outcome.ran} task cells ({outcome.errors} unreadable), skipped {outcome.skipped} already done")
+    table = Table(title=f"offline step evaluation — {kind.value}")
+    for c in ("planner:replies", "tasks", "steps", "action accuracy", "element steps", "completion", "s/step"):
+        table.add_column(c, justify="left" if c == "planner:replies" else "right")
+    for f in summary.by_label(results).values():
+        table.add_row(f.label, str(f.tasks), str(f.steps), _pct(f.accuracy.estimate if f.accuracy else None),
+                      _pct(f.element_accuracy), _pct(f.completion.estimate if f.completion else None),
+                      f"{f.s_per_step:.1f}")
+    console.print(table)
+    if out is not None:
+        from evaluation.report import ReportInput, write_report
+
+        md = summary.markdown(results, f"Offline step evaluation — {dataset}")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "offline.md").write_text(md, encoding="utf-8")
+        _, html_path = write_report(out, ReportInput(f"Tapwise offline benchmark — run {run}", results, settings,
+                                                     problems, [("Offline step evaluation", md)]))
+        console.print(f"report: {out / 'offline.md'} and {html_path}", soft_wrap=True)
+
+
+from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
