@@ -123,7 +123,7 @@ def decode(doc: Any, expected: str | None = None) -> Any:
         raise CodecError(f"expected a {expected} document, got a {kind} document")
     cls, current = SCHEMAS[kind]
     version = doc["version"]
-    if not isinstance(version, int) or version < 1:
+    if type(version) is not int or version < 1:  # bool is an int to Python, not a version
         raise CodecError(f"bad schema version {version!r}")
     if version > current:
         raise SchemaTooNew(
@@ -144,9 +144,54 @@ def dumps(obj: object, **kwargs: Any) -> str:
     return json.dumps(encode(obj), ensure_ascii=False, **kwargs)
 
 
-def loads(text: str, expected: str | None = None) -> Any:
+#: How deeply a document read by ``loads`` may nest (Tapwise's own documents stay far below).
+MAX_DEPTH = 64
+
+
+def _no_constant(name: str) -> Any:
+    raise CodecError(f"not valid JSON: {name} is not a number JSON allows")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in ``text``, outside strings (cheap, no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def loads(text: str | bytes, expected: str | None = None) -> Any:
+    """Read a document from JSON text (see ``read_json``) and decode it."""
+    return decode(read_json(text), expected)
+
+
+def read_json(text: str | bytes) -> Any:
+    """Parse untrusted JSON text.  Refuses (``CodecError``) bytes that are not UTF-8,
+    ``NaN``/``Infinity``, and nesting deeper than ``MAX_DEPTH``: nothing here raises anything else."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CodecError(f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    if nesting_depth(text) > MAX_DEPTH:
+        raise CodecError(f"not a Tapwise document: nested more than {MAX_DEPTH} levels deep")
     try:
-        doc = json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise CodecError(f"not valid JSON: {exc}") from exc
-    return decode(doc, expected)
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise CodecError("not a Tapwise document: nested too deeply") from None

@@ -11,6 +11,7 @@ key for comparing actions (CoT-SC votes, repeat detection).  No LLM calls, no de
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -20,6 +21,10 @@ from vision.geometry import Point, Size
 
 class CommandError(ValueError):
     """A reply could not be read as an action; the message quotes it and says what is accepted."""
+
+
+class BadPoint(CommandError):
+    """A reply's coordinates are not finite or lie outside the screen: never executed."""
 
 
 ACCEPTED = (
@@ -69,11 +74,36 @@ def _target_from(words: str) -> Target:
     return Target(description=w.strip().strip("\"'“”"))
 
 
-def _point_from(words: str) -> Point | None:
-    m = re.search(r"\(?\s*(\d{1,5})\s*,\s*(\d{1,5})\s*\)?\s*$", words)
-    if m and re.match(r"^(?:at\s*)?\(?\s*\d", words.strip(), re.I):
-        return Point(int(m.group(1)), int(m.group(2)))
+def _point_from(words: str, screen: Size | None = None) -> Point | None:
+    m = re.search(r"\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?\s*$", words)
+    if m and re.match(r"^(?:at\s*)?\(?\s*-?\d", words.strip(), re.I):
+        return on_screen(int(m.group(1)), int(m.group(2)), screen)
     return None
+
+
+#: The largest coordinate accepted when the screen size is unknown (no phone is this big).
+MAX_COORDINATE = 20_000
+
+
+def on_screen(x: Any, y: Any, screen: Size | None = None) -> Point:
+    """``(x, y)`` as a device point, refused (``CommandError``) unless both are finite
+    numbers inside ``screen`` (or inside 0..``MAX_COORDINATE`` when the size is unknown).
+
+    A model's reply may carry ``Infinity``, ``1e999`` or points far off the screen; none of
+    them may reach the phone.
+    """
+    try:
+        fx, fy = float(x), float(y)
+    except (TypeError, ValueError):
+        raise BadPoint(f"coordinates ({x!r}, {y!r}) are not numbers") from None
+    if isinstance(x, bool) or isinstance(y, bool) or not (math.isfinite(fx) and math.isfinite(fy)):
+        raise BadPoint(f"coordinates ({x!r}, {y!r}) are not finite numbers")
+    width, height = (screen.width, screen.height) if screen is not None else (MAX_COORDINATE, MAX_COORDINATE)
+    px, py = int(round(fx)), int(round(fy))
+    if not (0 <= px < max(width, 1) and 0 <= py < max(height, 1)):
+        where = f"the {width}x{height} screen" if screen is not None else "any screen"
+        raise BadPoint(f"the point ({fx:g}, {fy:g}) is outside {where}; choose an element on the screen")
+    return Point(px, py)
 
 
 def parse_command(text: str, screen: Size | None = None) -> Action:
@@ -87,7 +117,9 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
             data = parse_json_reply(text)
             if isinstance(data, dict):
                 return parse_json_action(data, screen)
-        except (ValueError, CommandError):
+        except BadPoint:
+            raise
+        except (ValueError, CommandError, RecursionError):
             pass
     s = _clean(text)
     low = s.lower()
@@ -141,7 +173,7 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
 
     m = re.match(r"^(?:long[- ]press|long[- ]click|press and hold|tap and hold|hold)\s+(?:on\s+)?(.+)$", s, re.I)
     if m:
-        p = _point_from(m.group(1))
+        p = _point_from(m.group(1), screen)
         if p is not None:
             return Action(ActionType.LONG_PRESS, touch=p, duration_ms=800)
         return Action(ActionType.LONG_PRESS, target=_target_from(m.group(1)), duration_ms=800)
@@ -149,7 +181,7 @@ def parse_command(text: str, screen: Size | None = None) -> Action:
     m = re.match(rf"^{_VERB_TAP}\s+(?:on\s+)?(.+)$", s, re.I)
     if m:
         rest = m.group(1)
-        p = _point_from(rest)
+        p = _point_from(rest, screen)
         if p is not None:
             return Action(ActionType.TAP, touch=p)
         return Action(ActionType.TAP, target=_target_from(rest))
@@ -166,6 +198,8 @@ def parse_lenient(text: str, screen: Size | None = None) -> Action:
     ("Your response is to tap the Settings icon.").  Raises ``CommandError``."""
     try:
         return parse_command(text, screen)
+    except BadPoint:
+        raise
     except CommandError as first:
         error = first
     pieces = [p.strip() for p in re.split(r"(?<=[.!?])\s+|\n+", text) if p.strip()]
@@ -218,10 +252,7 @@ def parse_json_action(data: dict[str, Any], screen: Size | None = None) -> Actio
     target = _json_target(data)
     point = None
     if data.get("x") is not None and data.get("y") is not None:
-        try:
-            point = Point(int(round(float(data["x"]))), int(round(float(data["y"]))))
-        except (TypeError, ValueError):
-            raise CommandError(f"bad coordinates in {data}") from None
+        point = on_screen(data["x"], data["y"], screen)
     try:
         if kind in (ActionType.TAP, ActionType.LONG_PRESS):
             if point is None and target is None:

@@ -1,5 +1,6 @@
 """Carry out an ``Action`` on a ``Device``: taps, swipes, typing (tapping the field first),
-keys, opening apps.  Ungrounded actions are refused with a clear error.  Device errors
+keys, opening apps.  Ungrounded actions, and points that cannot lie on any screen
+(negative, or beyond ``MAX_COORDINATE``), are refused with a clear error.  Device errors
 (``DeviceError``, ``DeviceGone``) propagate to the caller unchanged.
 """
 
@@ -16,8 +17,20 @@ class NotExecutable(ValueError):
     """The action cannot be carried out as it stands (e.g. a tap with no point)."""
 
 
+#: No phone screen is wider or taller than this many pixels (a last guard before the phone).
+MAX_COORDINATE = 20_000
+
+
+def _check_points(action: Action) -> None:
+    points = [action.touch, action.lift, action.target.point if action.target is not None else None]
+    for p in points:
+        if p is not None and not (0 <= p.x <= MAX_COORDINATE and 0 <= p.y <= MAX_COORDINATE):
+            raise NotExecutable(f"{action.describe()!r}: the point ({p.x}, {p.y}) is off the screen; not executed")
+
+
 def execute(action: Action, device: Device, *, wait_ms: int = 0, max_wait_s: float = 5.0) -> None:
     t = action.type
+    _check_points(action)
     if t in (ActionType.TAP, ActionType.LONG_PRESS):
         if action.touch is None:
             raise NotExecutable(f"{action.describe()!r} has no screen point: ground it first")

@@ -520,6 +520,7 @@ class EpisodeStatus(str, Enum):
     IMPOSSIBLE = "impossible"
     ABORTED = "aborted"
     ERROR = "error"
+    INTERRUPTED = "interrupted"  # the process ended mid-run (killed, Ctrl-C, input closed)
 
 
 def new_id() -> str:

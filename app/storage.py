@@ -3,10 +3,18 @@ the knowledge features use.  Screenshots live as PNG files beside the database a
 referenced by relative path and SHA-256.
 
 Guarantees: WAL journal; every step is committed the moment ``append_step`` returns, so
-a crash or kill never loses recorded steps; the schema carries a version and is migrated
-forward on open; a damaged database or one written by a newer Tapwise is refused with a
-clear message and left untouched.  Objects are (de)serialised only through
-``agent.codec``.  This module does no Qt and no networking.
+a crash or kill never loses recorded steps; when another program holds the database,
+writes wait (busy timeout) and retry, and then raise ``StoreBusy`` (an
+``agent.sink.StepNotStored``) so the run stops instead of reporting an unstored step;
+the schema carries a version and is migrated forward on open; a damaged database or one
+written by a newer Tapwise is refused with a clear message and left untouched, and a
+database Tapwise may not write is reported as a permissions problem.  Each running
+episode records the process that runs it: on open, runs whose process is gone (killed)
+are marked ``interrupted`` with the time of their last step, and ``close`` does the same
+for runs this store began and never finished (Ctrl-C, input closed).  LLM prompts and
+replies are stored up to ``MAX_CALL_CHARS`` each (the cut is marked) and credentials in
+URLs are never stored.  Objects are (de)serialised only through ``agent.codec``.  This
+module does no Qt and no networking.
 """
 
 from __future__ import annotations
@@ -15,24 +23,36 @@ import hashlib
 import io
 import json
 import logging
+import os
+import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlite_utils
 from PIL import Image
 
 from agent import codec
-from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
+from agent.redact import redact_url
+from agent.sink import StepNotStored
+from agent.types import Episode, EpisodeStatus, ImageRef, LLMCall, Macro, Step
 from vision.types import Screen
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: The longest prompt or reply stored per LLM call (characters); longer ones are cut and marked.
+MAX_CALL_CHARS = 200_000
+#: How long one write waits for another program's lock (SQLite busy timeout), in seconds.
+BUSY_TIMEOUT_S = 10.0
+#: How many more times a write is tried after a busy timeout ran out.
+WRITE_RETRIES = 2
+
+T = TypeVar("T")
 
 
 class StoreError(RuntimeError):
@@ -45,6 +65,75 @@ class StoreCorrupt(StoreError):
 
 class StoreTooNew(StoreError):
     pass
+
+
+class StoreNotWritable(StoreError):
+    """The database or its folder may not be written by this user (permissions, read-only disk)."""
+
+
+class StoreBusy(StoreError, StepNotStored):
+    """Another program kept the database locked past the busy timeout and the retries."""
+
+
+def _capped(text: str, limit: int = MAX_CALL_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… [truncated by Tapwise: {limit} of {len(text)} characters stored]"
+
+
+def _capped_call(call: LLMCall) -> LLMCall:
+    prompt, reply = _capped(call.prompt), _capped(call.reply)
+    error = redact_url(call.error) if call.error else call.error
+    if prompt is call.prompt and reply is call.reply and error == call.error:
+        return call
+    return replace(call, prompt=prompt, reply=reply, error=error)
+
+
+def _storable(step: Step) -> Step:
+    """``step`` with over-long LLM prompts/replies cut (marked) and URL credentials removed."""
+    if step.error:
+        step = replace(step, error=redact_url(step.error))
+    p = step.proposal
+    if p is None or not p.llm_calls:
+        return step
+    calls = tuple(_capped_call(c) for c in p.llm_calls)
+    if all(a is b for a, b in zip(calls, p.llm_calls, strict=True)):
+        return step
+    return replace(step, proposal=replace(p, llm_calls=calls))
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _not_writable(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text or "permission" in text
+
+
+def _process_token(pid: int) -> str:
+    """What tells process ``pid`` apart from a later one with the same number: its start
+    time on Linux (``/proc``), else empty."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[-1].split()[19] if ")" in stat else ""
+
+
+def _process_alive(pid: int, token: str) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    except OSError:
+        return False
+    return not token or not _process_token(pid) or _process_token(pid) == token
 
 
 def _migrate_to_1(db: sqlite_utils.Database) -> None:
@@ -124,8 +213,17 @@ def _migrate_to_2(db: sqlite_utils.Database) -> None:
     )
 
 
+def _migrate_to_3(db: sqlite_utils.Database) -> None:
+    """Which process runs an episode (host, pid and the pid's start token), so that runs
+    whose process is gone can be marked interrupted."""
+    episodes = db.table("episodes")
+    for name, kind in (("owner_host", str), ("owner_pid", int), ("owner_token", str)):
+        if name not in episodes.columns_dict:
+            episodes.add_column(name, kind)
+
+
 #: ``MIGRATIONS[i]`` brings a database from version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migrate_to_1, _migrate_to_2]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
@@ -136,27 +234,118 @@ class Store:
     every public method takes an internal lock.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = BUSY_TIMEOUT_S,
+                 write_retries: int = WRITE_RETRIES) -> None:
         self.path = Path(path)
         self.media_dir = self.path.parent / (self.path.stem + "-media")
+        self.busy_timeout_s, self.write_retries = busy_timeout_s, write_retries
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._check_header()
+        self._open_runs: set[str] = set()  # episodes this store began and has not finished
         try:
-            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreNotWritable(
+                f"cannot create the folder {self.path.parent} for the database ({exc.strerror}). "
+                "Choose a folder you may write (the 'database' setting, or --db)."
+            ) from exc
+        self._check_header()
+        self._check_writable()
+        try:
+            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=busy_timeout_s)
             self.db = sqlite_utils.Database(conn)
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self._write(lambda: self.db.execute("PRAGMA journal_mode=WAL"), "open the database")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            self._write(self._migrate, "prepare the database")
+        except StoreError:
+            raise
         except sqlite3.DatabaseError as exc:
+            if _not_writable(exc):
+                raise StoreNotWritable(
+                    f"{self.path} cannot be written ({exc}): check the permissions of the file and its "
+                    "folder, or choose another database (the 'database' setting, or --db). "
+                    "Nothing was changed."
+                ) from exc
             raise StoreCorrupt(
                 f"{self.path} could not be opened as a Tapwise database ({exc}). "
                 "It was left untouched: move it aside (or restore a backup) and Tapwise "
                 "will start a new one."
             ) from exc
+        self._mark_interrupted()
 
     # ---- opening and migrating ------------------------------------------------------
+    def _check_writable(self) -> None:
+        """Refuse, as a permissions problem, a database (or its folder, which must hold the
+        WAL journal and the screenshots) this user may not write."""
+        where = self.path if self.path.exists() else self.path.parent
+        folder_ok = os.access(self.path.parent, os.W_OK | os.X_OK)
+        file_ok = not self.path.exists() or os.access(self.path, os.R_OK | os.W_OK)
+        if not (folder_ok and file_ok):
+            what = "the folder" if not folder_ok else "the file"
+            raise StoreNotWritable(
+                f"Tapwise may not write {what} {where if not folder_ok else self.path} (permissions or a "
+                "read-only disk). The database is not damaged: give your user write access, or choose "
+                "another database (the 'database' setting, or --db)."
+            )
+
+    def _write(self, fn: Callable[[], T], what: str, *, retry: bool = True) -> T:
+        """Run one write, waiting for other programs' locks: SQLite's busy timeout, then
+        ``write_retries`` more tries (with ``retry``); then ``StoreBusy``."""
+        tries = self.write_retries + 1 if retry else 1
+        for attempt in range(1, tries + 1):
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+                if self.db.conn.in_transaction:
+                    self.db.conn.rollback()
+                log.warning("%s: the database is locked by another program (try %d of %d)", what, attempt, tries)
+                if attempt == tries:
+                    waited = tries * self.busy_timeout_s
+                    raise StoreBusy(
+                        f"could not {what}: {self.path} stayed locked by another program for about "
+                        f"{waited:.0f} s ({exc}). Close the other program using it (another Tapwise, a "
+                        "database browser) and try again."
+                    ) from exc
+                time.sleep(min(1.0, self.busy_timeout_s / 10))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _mark_interrupted(self) -> None:
+        """Runs left ``running`` by a process that is gone become ``interrupted``."""
+        host = socket.gethostname()
+        try:
+            rows = self.db.execute(
+                "SELECT id, owner_pid, owner_token FROM episodes WHERE status = ? "
+                "AND (owner_host = ? OR owner_host IS NULL)",
+                [EpisodeStatus.RUNNING.value, host],
+            ).fetchall()
+            gone = [(eid, pid) for eid, pid, token in rows if not _process_alive(int(pid or 0), token or "")]
+            for eid, pid in gone:
+                why = (f"the process running it (pid {pid}) ended before the run finished" if pid else
+                       "it was left running by an older Tapwise")
+                self._set_interrupted(eid, why, retry=False)
+        except (sqlite3.Error, StoreError) as exc:  # never keeps the store from opening
+            log.warning("could not check for interrupted runs in %s: %s", self.path, exc)
+
+    def _set_interrupted(self, episode_id: str, why: str, *, retry: bool = True) -> None:
+        row = self.db.execute(
+            "SELECT MAX(finished_at), COUNT(*) FROM steps WHERE episode_id = ?", [episode_id]).fetchone()
+        last, count = (row[0], row[1]) if row else (None, 0)
+        if last is None:
+            started = self.db.execute("SELECT started_at FROM episodes WHERE id = ?", [episode_id]).fetchone()
+            last = started[0] if started else time.time()
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last))
+        note = f"interrupted: {why}; {count} step(s) stored, the last at {when}"
+
+        def write() -> None:
+            with self.db.conn:
+                self.db.execute("UPDATE episodes SET status = ?, finished_at = ?, note = ? WHERE id = ? AND status = ?",
+                                [EpisodeStatus.INTERRUPTED.value, last, note, episode_id,
+                                 EpisodeStatus.RUNNING.value])
+
+        self._write(write, f"mark run {episode_id} as interrupted", retry=retry)
+        log.info("run %s marked interrupted: %s", episode_id, note)
     def _check_header(self) -> None:
         if not self.path.exists() or self.path.stat().st_size == 0:
             return
@@ -193,7 +382,15 @@ class Store:
                     self.db.table("meta").upsert({"key": "schema_version", "value": str(version + 1)}, pk="key")
 
     def close(self) -> None:
+        """Close the database; runs this store began and never finished are marked interrupted."""
         with self._lock:
+            for episode_id in sorted(self._open_runs):
+                try:
+                    self._set_interrupted(episode_id, "the run stopped before it finished (interrupted or "
+                                                      "its input ended)")
+                except (sqlite3.Error, StoreError) as exc:
+                    log.warning("could not mark run %s as interrupted: %s", episode_id, exc)
+            self._open_runs.clear()
             self.db.close()
 
     def __enter__(self) -> Store:
@@ -229,8 +426,17 @@ class Store:
 
     # ---- episodes and steps ----------------------------------------------------------
     def begin_episode(self, episode: Episode) -> None:
-        with self._lock, self.db.conn:
-            self.db.table("episodes").insert(self._episode_row(episode), pk="id", replace=True)
+        row = {**self._episode_row(episode), "owner_host": socket.gethostname(), "owner_pid": os.getpid(),
+               "owner_token": _process_token(os.getpid())}
+
+        def write() -> None:
+            with self.db.conn:
+                self.db.table("episodes").insert(row, pk="id", replace=True)
+
+        with self._lock:
+            self._write(write, f"store the start of run {episode.id}")
+            if episode.status is EpisodeStatus.RUNNING:
+                self._open_runs.add(episode.id)
 
     def append_step(self, episode_id: str, step: Step, screen: Screen | None = None) -> Step:
         """Store one finished step (and its screenshot) and commit at once.
@@ -242,32 +448,48 @@ class Store:
                 step = replace(step, screenshot=self.save_screenshot(screen, f"{episode_id}/{step.index:04d}"))
             if step.finished_at is None:
                 step = replace(step, finished_at=time.time())
+            step = _storable(step)
             doc = codec.encode(step)
-            with self.db.conn:
-                self.db.table("steps").insert(
-                    {
-                        "episode_id": episode_id,
-                        "idx": step.index,
-                        "outcome": step.outcome.value,
-                        "action_type": step.executed.type.value if step.executed else "",
-                        "decision": step.decision.kind.value if step.decision else "",
-                        "screenshot_path": step.screenshot.path if step.screenshot else "",
-                        "screenshot_sha256": step.screenshot.sha256 if step.screenshot else "",
-                        "started_at": step.started_at,
-                        "finished_at": step.finished_at,
-                        "doc": json.dumps(doc, ensure_ascii=False),
-                    },
-                    pk=("episode_id", "idx"),
-                    replace=True,
-                )
+            stored = step
+
+            def write() -> None:
+                with self.db.conn:
+                    self._insert_step(episode_id, stored, doc)
+
+            self._write(write, f"store step {step.index + 1} of run {episode_id}")
             return step
+
+    def _insert_step(self, episode_id: str, step: Step, doc: dict[str, Any]) -> None:
+        self.db.table("steps").insert(
+            {
+                "episode_id": episode_id,
+                "idx": step.index,
+                "outcome": step.outcome.value,
+                "action_type": step.executed.type.value if step.executed else "",
+                "decision": step.decision.kind.value if step.decision else "",
+                "screenshot_path": step.screenshot.path if step.screenshot else "",
+                "screenshot_sha256": step.screenshot.sha256 if step.screenshot else "",
+                "started_at": step.started_at,
+                "finished_at": step.finished_at,
+                "doc": json.dumps(doc, ensure_ascii=False),
+            },
+            pk=("episode_id", "idx"),
+            replace=True,
+        )
 
     def finish_episode(self, episode_id: str, status: EpisodeStatus | str, note: str = "") -> None:
         status = EpisodeStatus(status)
-        with self._lock, self.db.conn:
-            self.db.table("episodes").update(
-                episode_id, {"status": status.value, "finished_at": time.time(), "note": note}
-            )
+        note = redact_url(note)
+
+        def write() -> None:
+            with self.db.conn:
+                self.db.table("episodes").update(
+                    episode_id, {"status": status.value, "finished_at": time.time(), "note": note}
+                )
+
+        with self._lock:
+            self._write(write, f"store the end of run {episode_id}")
+            self._open_runs.discard(episode_id)
 
     def load_episode(self, episode_id: str) -> Episode:
         with self._lock:
@@ -292,11 +514,11 @@ class Store:
         with self._lock:
             rows = self.db.execute(
                 "SELECT e.id, e.goal, e.planner, e.model, e.status, e.started_at, e.finished_at, "
-                "(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id) AS steps "
+                "(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id) AS steps, e.note "
                 "FROM episodes e ORDER BY e.started_at DESC LIMIT ?",
                 [limit],
             ).fetchall()
-        keys = ["id", "goal", "planner", "model", "status", "started_at", "finished_at", "steps"]
+        keys = ["id", "goal", "planner", "model", "status", "started_at", "finished_at", "steps", "note"]
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def _episode_row(self, episode: Episode) -> dict[str, Any]:

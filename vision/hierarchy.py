@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
@@ -607,6 +608,15 @@ def detect_format(text: str | bytes) -> str:
     return "unknown"
 
 
+def _whole(value: object) -> int:
+    """``value`` as a positive whole number, or 0 when it is not one (``"abc"``, NaN, -5)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0
+    return int(number) if math.isfinite(number) and number > 0 else 0
+
+
 def parse_hierarchy(text: str | bytes | None, screen: Size, *, collapse: bool = True,
                     device_size: Size | None = None) -> TreeParse:
     """Any supported tree (see ``detect_format``) -> ``TreeParse`` in ``screen`` pixels.
@@ -626,9 +636,12 @@ def parse_hierarchy(text: str | bytes | None, screen: Size, *, collapse: bool = 
     if fmt == "rico":
         width = device_size.width if device_size else 1440
         return parse_rico(data, screen, device_width=width, collapse=collapse)
-    width = device_size.width if device_size else int(data.get("width") or 0)
+    width = device_size.width if device_size else _whole(data.get("width"))
     scale = screen.width / width if width > 0 and screen.width > 0 else 1.0
     roots, warnings = read_droidbot_json(data, scale=scale)
+    if width <= 0 and data.get("width") not in (None, "", 0):
+        warnings = [*warnings, f"DroidBot 'width' is not a number of pixels ({str(data.get('width'))[:20]!r}): "
+                               "the tree was not scaled"]
     if screen.width == 0 or screen.height == 0:
         screen = _infer_size(roots)
     total = _count(roots)

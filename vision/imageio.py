@@ -16,8 +16,9 @@ MAX_PIXELS = 40_000_000
 
 
 def load_rgb(source: str | Path | bytes, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
-    """Decode a PNG/JPEG/WebP file or byte string into an ``H x W x 3`` RGB array."""
-    from PIL import Image, UnidentifiedImageError
+    """Decode a PNG/JPEG/WebP file or byte string into an ``H x W x 3`` RGB array, turned
+    upright by its EXIF orientation tag (a phone photo tagged "rotate 90°" is read as shown)."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
 
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -38,7 +39,7 @@ def load_rgb(source: str | Path | bytes, *, max_pixels: int = MAX_PIXELS) -> np.
                     f"image too large: {w}x{h} ({w * h} pixels > {max_pixels})",
                     "downscale it or raise PipelineConfig.max_image_pixels",
                 )
-            rgb = im.convert("RGB")
+            rgb = ImageOps.exif_transpose(im).convert("RGB")  # upright, as the camera/phone meant it
             arr = np.asarray(rgb, dtype=np.uint8)
     except ImageError:
         raise

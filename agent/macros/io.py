@@ -2,15 +2,19 @@
 Android-in-the-Wild-style trajectories.
 
 Import failures raise ``MacroImportError`` whose message says what is wrong and what to
-do.  Strings in, strings/dicts out: reading and writing files is the caller's job.
+do; imports are bounded (``MAX_IMPORT_CHARS``, ``MAX_STEPS``) and every number is checked
+(finite creation time, points that can lie on a screen).  Strings in, strings/dicts out:
+reading and writing files is the caller's job.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from agent import codec
+from agent.execute import MAX_COORDINATE
 from agent.macros.editing import fill_parameters, used_parameters
 from agent.types import Macro, NotRepresentable
 from vision.geometry import Size
@@ -27,10 +31,25 @@ def export_json(macro: Macro, *, indent: int | None = 2) -> str:
     return codec.dumps(macro, indent=indent)
 
 
-def import_json(text: str, *, source: str = "the file") -> Macro:
+#: The largest macro export accepted (characters); a long recorded macro is well under 1 MB.
+MAX_IMPORT_CHARS = 8_000_000
+#: The most steps an imported macro may have.
+MAX_STEPS = 2_000
+
+
+def import_json(text: str | bytes, *, source: str = "the file") -> Macro:
     """Read a macro exported by ``export_json``; raise ``MacroImportError`` on bad input."""
+    if len(text) > MAX_IMPORT_CHARS:
+        raise MacroImportError(
+            f"cannot import {source}: it is {len(text) / 1e6:.1f} MB; a macro export is at most "
+            f"{MAX_IMPORT_CHARS / 1e6:.0f} MB (up to {MAX_STEPS} steps). Split the macro and import the parts."
+        )
     try:
-        macro = codec.loads(text, expected="macro")
+        doc = codec.read_json(text)
+        data = doc.get("data") if isinstance(doc, dict) else None
+        if isinstance(data, dict) and "version" in data and type(data["version"]) is not int:
+            raise codec.CodecError(f"the macro's 'version' must be a whole number, got {data['version']!r}")
+        macro = codec.decode(doc, expected="macro")
     except codec.SchemaTooNew as exc:
         raise MacroImportError(f"cannot import {source}: {exc}") from exc
     except codec.CodecError as exc:
@@ -49,7 +68,30 @@ def import_json(text: str, *, source: str = "the file") -> Macro:
         )
     if not macro.steps:
         raise MacroImportError(f"cannot import {source}: the macro has no steps")
+    problem = _numbers_problem(macro)
+    if problem:
+        raise MacroImportError(f"cannot import {source}: {problem}")
     return macro
+
+
+def _numbers_problem(macro: Macro) -> str | None:
+    """What is wrong with the macro's numbers (too many steps, a NaN time, a point no
+    screen has), or ``None``."""
+    if len(macro.steps) > MAX_STEPS:
+        return f"the macro has {len(macro.steps)} steps; at most {MAX_STEPS} are accepted. Split it into parts."
+    if not math.isfinite(macro.created_at) or macro.created_at < 0:
+        return f"'created_at' must be a time in seconds since 1970, got {macro.created_at!r}"
+    for i, step in enumerate(macro.steps, 1):
+        a = step.action
+        targets = [t for t in (a.target, step.target) if t is not None]
+        points = [a.touch, a.lift, *(t.point for t in targets)]
+        for p in points:
+            if p is not None and not (0 <= p.x <= MAX_COORDINATE and 0 <= p.y <= MAX_COORDINATE):
+                return (f"step {i} ({a.type.value}) points at ({p.x}, {p.y}), which is on no screen "
+                        f"(0..{MAX_COORDINATE} pixels)")
+        if a.duration_ms is not None and not 0 <= a.duration_ms <= 60_000:
+            return f"step {i} lasts {a.duration_ms} ms; at most 60000 ms is accepted"
+    return None
 
 
 def to_aitw(macro: Macro, screen: Size, params: dict[str, str] | None = None) -> dict[str, Any]:

@@ -9,7 +9,10 @@ enough to ask; the approval card shows the sentence ``SafetyAssessment.reason``.
 
 This module reads the screen only to judge the action in front of it: it never follows
 instructions written on the screen, never talks to a device or a model, and keeps no
-state.  Swipes, Back, Home, Wait and the terminal actions are never sensitive.
+state.  Swipes are judged like taps when they act on something (a horizontal swipe, or
+one aimed at an element: swipe-to-delete, slide-to-pay), by what lies under their
+start; plain scrolls are not.  Opening a payment, banking or wallet app is judged as
+paying.  Back, Home, Wait and the terminal actions are never sensitive.
 """
 
 from __future__ import annotations
@@ -24,8 +27,7 @@ from vision.geometry import Rect
 from vision.icon_vocab import ICON_LABELS
 from vision.types import Element, ElementKind, ElementSource, ScreenParse
 
-_NEVER = frozenset({ActionType.BACK, ActionType.HOME, ActionType.WAIT, ActionType.COMPLETE, ActionType.IMPOSSIBLE,
-                    ActionType.SWIPE, ActionType.OPEN_APP})
+_NEVER = frozenset({ActionType.BACK, ActionType.HOME, ActionType.WAIT, ActionType.COMPLETE, ActionType.IMPOSSIBLE})
 _ICON_LABELS = frozenset(ICON_LABELS)
 #: Screen text longer than this is content (a note, a message), not the name of a control.
 _LABEL_MAX_CHARS = 40
@@ -45,6 +47,7 @@ class SignalKind(str, Enum):
     SECRET_FIELD = "secret field"  # typing into a password or PIN field
     MESSAGE_FIELD = "message field"  # Enter in a field where a message is written
     STORE_APP = "store app"  # an agreeing button in a store or payment app
+    MONEY_APP = "money app"  # opening a payment, banking or wallet app
     MODEL = "model"  # the model's own risk signal
 
 
@@ -269,6 +272,25 @@ def _store_signals(action: Action, targets: list[Element], foreground: str | Non
     return []
 
 
+def _acts_on_something(action: Action) -> bool:
+    """A swipe that does something to what it starts on (not a plain scroll): aimed at an
+    element, or mostly sideways (swipe-to-delete rows, slide-to-pay bars)."""
+    t = action.target
+    if t is not None and (t.element_id or t.description):
+        return True
+    if action.touch is not None and action.lift is not None:
+        return abs(action.lift.x - action.touch.x) > abs(action.lift.y - action.touch.y)
+    d = action.finger_direction()
+    return d is not None and d.value in ("left", "right") and action.touch is not None
+
+
+def _open_app_signals(action: Action, lex: Lexicon) -> list[Signal]:
+    app = action.app or ""
+    if not lex.signs.is_money_app(app):
+        return []
+    return [Signal(SignalKind.MONEY_APP, Category.PAYING, f"it opens '{_quote(app)}', a payment or banking app")]
+
+
 def _model_signal(risk: RiskSignal | None) -> list[Signal]:
     if risk is None or not risk.risky:
         return []
@@ -300,6 +322,15 @@ def assess(action: Action, parse: ScreenParse | None = None, foreground: str | N
         signals += _icon_signals(targets, lex)
         signals += _dialog_signals(targets, parse, lex)
         signals += _store_signals(action, targets, foreground, lex)
+    elif action.type is ActionType.SWIPE and _acts_on_something(action):
+        targets = _target_elements(action, parse)
+        panel = getattr(parse, "occluder", None)
+        targets = [e for e in targets if e.rect != panel]
+        signals += _word_signals(action, targets, lex)
+        signals += _icon_signals(targets, lex)
+        signals += _store_signals(action, targets, foreground, lex)
+    elif action.type is ActionType.OPEN_APP:
+        signals += _open_app_signals(action, lex)
     elif action.type is ActionType.TYPE:
         signals += _field_signals(action, parse, foreground, lex)
     elif action.type is ActionType.ENTER:

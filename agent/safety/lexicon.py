@@ -191,6 +191,8 @@ class Signs:
     store_packages: frozenset[str]
     store_pieces: tuple[str, ...]
     messaging_pieces: tuple[str, ...]
+    money_words: frozenset[str] = frozenset()  # words in an app's name that say it moves money
+    money_pieces: tuple[str, ...] = ()  # pieces of package names of payment and banking apps
 
     def icon_category(self, label: str) -> Category | None:
         return self.icons.get(normalise(label))
@@ -207,6 +209,17 @@ class Signs:
         p = package.lower()
         return any(piece in p for piece in self.messaging_pieces)
 
+    def is_money_app(self, app: str | None) -> bool:
+        """Whether ``app`` (a name or a package) is a payment, banking or wallet app."""
+        if not app:
+            return False
+        p = app.lower()
+        if any(piece in p for piece in self.money_pieces):
+            return True
+        words = normalise(app).split()
+        return any(w in self.money_words for w in words) or any(
+            " ".join(words[i:i + 2]) in self.money_words for i in range(len(words) - 1))
+
 
 def _signs(data: dict, where: str) -> Signs:
     icons: dict[str, Category] = {}
@@ -218,9 +231,12 @@ def _signs(data: dict, where: str) -> Signs:
             icons[normalise(v)] = ACT_KEYS[key]
     apps = data.get("apps", {})
     msg = data.get("messaging", {})
+    money = data.get("money_apps", {})
     return Signs(icons, frozenset(p.lower() for p in _strings(apps.get("packages", []), f"{where}: [apps].packages")),
                  tuple(p.lower() for p in _strings(apps.get("pieces", []), f"{where}: [apps].pieces")),
-                 tuple(p.lower() for p in _strings(msg.get("pieces", []), f"{where}: [messaging].pieces")))
+                 tuple(p.lower() for p in _strings(msg.get("pieces", []), f"{where}: [messaging].pieces")),
+                 frozenset(normalise(w) for w in _strings(money.get("words", []), f"{where}: [money_apps].words")),
+                 tuple(p.lower() for p in _strings(money.get("pieces", []), f"{where}: [money_apps].pieces")))
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 A typer sub-app; ``app.cli`` mounts it.  Prints the per-stage timings, and on request
 the LLM-facing description, a JSON dump of the parse (through ``agent.codec`` when it
-knows the type, else plain dataclass fields) and a set-of-marks overlay image.
+knows the type, else plain dataclass fields) and a set-of-marks overlay image.  A tree
+file that is not UTF-8, or nests deeper than ``MAX_TREE_DEPTH``, is a clear error.
 """
 
 from __future__ import annotations
@@ -16,6 +17,30 @@ from typing import Any
 import typer
 
 app = typer.Typer(help="Parse a screenshot into elements, text and blocks.", no_args_is_help=True)
+
+#: The deepest nesting accepted in a tree file (real Android trees stay well below 200 levels).
+MAX_TREE_DEPTH = 1_000
+
+
+def _read_tree(path: Path) -> str:
+    """The tree file's text; ``typer.Exit(2)`` with a message when it cannot be used."""
+    from agent.codec import nesting_depth
+
+    def fail(message: str) -> typer.Exit:
+        typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+        return typer.Exit(2)
+
+    if not path.is_file():
+        raise fail(f"no such dump: {path}")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save the tree as UTF-8") from None
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
+    if text.lstrip()[:1] in ("{", "[") and nesting_depth(text) > MAX_TREE_DEPTH:
+        raise fail(f"{path} nests more than {MAX_TREE_DEPTH} levels deep: not a screen's tree")
+    return text
 
 
 def _plain(obj: Any) -> Any:
@@ -64,12 +89,7 @@ def parse_cmd(
     except VisionError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from exc
-    xml_text = None
-    if xml is not None:
-        if not xml.is_file():
-            typer.secho(f"error: no such dump: {xml}", fg=typer.colors.RED, err=True)
-            raise typer.Exit(2)
-        xml_text = xml.read_text(encoding="utf-8", errors="replace")
+    xml_text = _read_tree(xml) if xml is not None else None
     try:
         config = PipelineConfig(mode=mode, detector=detector, ocr_min_confidence=min_conf)  # type: ignore[arg-type]
     except ValueError as exc:
@@ -81,6 +101,10 @@ def parse_cmd(
     except VisionError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1) from exc
+    except (RecursionError, ValueError) as exc:  # a tree the readers could not take apart
+        typer.secho(f"error: cannot read the tree: {type(exc).__name__}: {str(exc)[:200]}", fg=typer.colors.RED,
+                    err=True)
+        raise typer.Exit(2) from None
     typer.echo(f"{image.name}: {result.screen_size}, {len(result.elements)} elements, {len(result.blocks)} blocks, "
                f"{len(result.text_spans)} text spans, detector={parser.detector_name or '-'}")
     for t in result.timings:

@@ -5,8 +5,9 @@ them.  Prints every step (observation, latent state, proposal, decision, result,
 the step's time went) with rich.  ``--mode auto`` never asks (sensitive actions still ask
 unless ``--allow-sensitive``); ``approve`` asks at every step and ``confident`` only when
 the assessment is unsure; questions are answered on the terminal (a/e/r/d/q).  Steps are
-stored in the project database unless ``--no-store``.  Heavy imports stay inside the
-command.
+stored in the project database unless ``--no-store``; a step that cannot be stored
+stops the run.  The exit status says how the run ended (``EXIT_CODES``, documented in
+the README).  Heavy imports stay inside the command.
 """
 
 from __future__ import annotations
@@ -19,11 +20,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 
+from agent.redact import redact_url
+
 if TYPE_CHECKING:
     from agent.events import Event
     from agent.types import Proposal, Step
 
 run_app = typer.Typer(help="Run the agent on a goal.", no_args_is_help=True)
+
+#: How ``tapwise run`` exits: by the episode's status, or by what stopped it.
+EXIT_SUCCEEDED = 0
+EXIT_FAILED = 1  # failed, impossible, or the task check says the goal was not reached
+EXIT_ERROR = 2  # the run ended in an error, or could not start (bad options, database, phone)
+EXIT_NOT_STORED = 3  # a step could not be stored: the run was stopped there
+EXIT_INTERRUPTED = 130  # Ctrl-C, the terminal's input ended, or the user stopped it ([q]uit)
+EXIT_CODES = {"succeeded": EXIT_SUCCEEDED, "failed": EXIT_FAILED, "impossible": EXIT_FAILED,
+              "error": EXIT_ERROR, "aborted": EXIT_INTERRUPTED, "interrupted": EXIT_INTERRUPTED}
 
 
 def _ask(console: Console, event: Any, size: Any) -> Any:
@@ -88,9 +100,9 @@ def _print(console: Console, ev: Event, verbose: bool) -> None:
         case Aborted():
             console.print("[yellow]stopped at this step[/]")
         case ErrorEvent(message=message, fatal=fatal):
-            console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {escape(message)}")
+            console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {escape(redact_url(message))}")
         case Finished(status=status, note=note):
-            console.rule(f"[bold]{status.value}[/]: {escape(note)}")
+            console.rule(f"[bold]{status.value}[/]: {escape(redact_url(note))}")
     if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
         console.print(f"[dim]time: {escape(_timings(ev.record))}[/]")
 
@@ -139,12 +151,15 @@ def run(
                                                        "(default from the vision settings)."),
     store: bool = typer.Option(True, help="Store the episode in the project database."),
     db: Path | None = typer.Option(None, help="Database file (default: the project database)."),
+    db_wait: float = typer.Option(30.0, "--db-wait", min=0.1, help="Seconds to wait for a database another "
+                                  "program holds locked before the run stops (a step is never left unstored)."),
     timeout: float | None = typer.Option(None, help="Per-request LLM timeout in seconds."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Show screens, prompts and replies."),
 ) -> None:
     """Run the agent on GOAL and print each step."""
     from agent.events import AwaitingDecision, Finished
     from agent.runner import drive
+    from agent.sink import StepNotStored
     from app import compose
     from app.model_prefs import PrefsStore
     from app.settings import load_settings
@@ -153,12 +168,21 @@ def run(
     settings, problem = load_settings()
     if problem:
         console.print(f"[yellow]settings: {escape(problem)}[/]")
-    phone, found = _phone(console, device, task)
     sink = None
     if store:
-        from app.storage import Store
+        from app.storage import Store, StoreError
 
-        sink = Store(db or settings.database_path)
+        try:
+            sink = Store(db or settings.database_path, busy_timeout_s=db_wait / 3, write_retries=2)
+        except StoreError as exc:
+            console.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(EXIT_ERROR) from None
+    try:
+        phone, found = _phone(console, device, task)
+    except BaseException:
+        if sink is not None:
+            sink.close()
+        raise
 
     def learnt(record: Any) -> None:
         if record is not None:
@@ -172,13 +196,14 @@ def run(
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
                                   store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default())
     except ValueError as exc:
-        console.print(f"[red]{escape(str(exc))}[/]")
+        console.print(f"[red]{escape(redact_url(str(exc)))}[/]")
         _close(phone, sink)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_ERROR) from None
     if built.examples:
         console.print(f"[dim]{built.examples} similar solved task(s) given to the planner as examples[/]")
     size = phone.screen_size()
     final = None
+    code = EXIT_INTERRUPTED
     try:
         for ev in drive(built.events, lambda ev: _ask(console, ev, size)):
             _print(console, ev, verbose)
@@ -186,17 +211,27 @@ def run(
                 console.print(f"[yellow]proposal:[/] {escape(ev.proposal.action.describe())}")
             if isinstance(ev, Finished):
                 final = ev
+        if final is not None:
+            code = EXIT_CODES.get(final.status.value, EXIT_ERROR)
         if final is not None and found is not None:
             ok = found.is_success(phone)
             console.print(f"task check: {'[green]goal reached[/]' if ok else '[red]goal not reached[/]'}")
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]")
+            if not ok and code == EXIT_SUCCEEDED:
+                code = EXIT_FAILED
+    except StepNotStored as exc:
+        console.print(f"[red]stopped: a step could not be stored, so the run did not go on.[/] {escape(str(exc))}")
         built.events.close()
+        code = EXIT_NOT_STORED
+    except (KeyboardInterrupt, EOFError) as exc:
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "the terminal's input ended"
+        console.print(f"[yellow]{why}: the run is stored as interrupted[/]")
+        built.events.close()
+        code = EXIT_INTERRUPTED
     finally:
         compose.close_client(built.client)
         _close(phone, sink)
-    if final is None or final.status.value in ("error", "aborted"):
-        raise typer.Exit(1)
+    if code != EXIT_SUCCEEDED:
+        raise typer.Exit(code)
 
 
 def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
@@ -212,8 +247,8 @@ def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
         found = {t.id: t for t in load_tasks()}.get(task)
         if found is None:
             phone.close()
-            console.print(f"[red]no task {task!r}; see `tapwise sim tasks`[/]")
-            raise typer.Exit(2)
+            console.print(f"[red]no task {escape(repr(task))}; see `tapwise sim tasks`[/]")
+            raise typer.Exit(EXIT_ERROR)
         found.setup(phone)
         return phone, found
     from agent.device import DeviceError
@@ -223,7 +258,7 @@ def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
         return AdbDevice(device), None
     except DeviceError as exc:
         console.print(f"[red]{escape(str(exc))}[/]")
-        raise typer.Exit(1) from None
+        raise typer.Exit(EXIT_ERROR) from None
 
 
 def _close(phone: Any, sink: Any) -> None:

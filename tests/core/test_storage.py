@@ -111,7 +111,8 @@ def test_steps_survive_a_killed_process(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     ep = Store(db).load_episode("ep-killed")
-    assert ep.status is EpisodeStatus.RUNNING
+    assert ep.status is EpisodeStatus.INTERRUPTED, "a run whose process is gone is marked interrupted on open"
+    assert ep.finished_at == max(s.finished_at for s in ep.steps), "with the time of its last step"
     assert len(ep.steps) >= reported + 1, "a step reported as written was lost"
     assert [s.index for s in ep.steps] == list(range(len(ep.steps)))
 
