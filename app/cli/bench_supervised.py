@@ -1,0 +1,113 @@
+"""``tapwise bench supervised``: the scripted supervisor (``evaluation.supervised``) on
+virtual-phone tasks, with the run assembled exactly as the window assembles it
+(``app.compose.build_run``, every step waiting for approval, a failed step offered to
+the user).  ``--paired`` runs every task twice: with decision feedback and without it
+(rejections not remembered, not told to the planner).  ``--scripted`` uses the scripted
+listening model (no LLM server); otherwise the configured or named model.
+
+Prints one line per task and a summary per arm; writes nothing but an optional JSON file.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from app.cli.bench import bench_app
+
+
+@bench_app.command("supervised")
+def supervised(
+    tasks: str = typer.Option("yardstick", "--tasks", help="A task set (yardstick), 'all', or comma-separated ids."),
+    scripted: bool = typer.Option(False, "--scripted", help="The scripted listening model (no LLM server)."),
+    model: str = typer.Option("", help="Model name as the server knows it (default: the configured model)."),
+    base_url: str = typer.Option("", help="LLM server URL (default: the configured one)."),
+    backend: str = typer.Option("", help="'ollama' or 'openai' (OpenAI-compatible, e.g. llama.cpp)."),
+    planner: str = typer.Option("", help="Planner (default: as the settings say)."),
+    paired: bool = typer.Option(False, "--paired", help="Each task with and without decision feedback."),
+    feedback: bool = typer.Option(True, "--feedback/--no-feedback", help="Decision feedback (without --paired)."),
+    budget: float = typer.Option(2.0, help="Step budget as a multiple of the task's own budget."),
+    timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
+    out: Path | None = typer.Option(None, help="Write every task's figures to this JSON file."),
+) -> None:
+    """Supervise the agent with a scripted user: interventions per task, rejected actions
+    proposed again, model seconds, the user's waiting time, Approve -> next proposal."""
+    from app.compose import RunRequest, build_run, make_parser
+    from app.settings import load_settings
+    from evaluation.online_bench import select_tasks
+    from evaluation.scripted_model import ScriptedLLMServer
+    from evaluation.supervised import listening_model, summarise, supervise
+    from phone.virtual.phone import VirtualPhone
+    from phone.virtual.tasks import load_tasks, tasks_by_id
+
+    console = Console(highlight=False)
+    settings, problem = load_settings()
+    if problem:
+        console.print(f"[yellow]{escape(problem)}[/yellow]")
+    try:
+        ids, _ = select_tasks(tasks)
+    except ValueError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    by_id = tasks_by_id(load_tasks())
+    llm = settings.llm.model_copy(update={k: v for k, v in (("model", model), ("timeout_s", timeout_s)) if v})
+    if backend:
+        llm = llm.model_copy(update={"backend": "openai" if backend == "llamacpp" else backend})
+    if base_url:
+        key = "ollama_host" if llm.backend == "ollama" else "openai_base_url"
+        llm = llm.model_copy(update={key: base_url})
+    settings = settings.model_copy(update={"llm": llm})
+    server = ScriptedLLMServer(responder=listening_model, models=("scripted",)).__enter__() if scripted else None
+    if server is not None:
+        settings = settings.model_copy(update={"llm": llm.model_copy(update={
+            "backend": "ollama", "ollama_host": server.url, "model": "scripted"})})
+    parser = make_parser(settings, mode="tree")
+    arms = (True, False) if paired else (feedback,)
+    summary_rows = []
+    try:
+        for arm in arms:
+            results = []
+            for tid in ids:
+                task = by_id[tid]
+                phone = VirtualPhone(seed=0)
+                task.setup(phone)
+
+                def make_run(goal, device, judge, task=task, arm=arm):  # type: ignore[no-untyped-def]
+                    return build_run(
+                        RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
+                                   constrained=False if scripted else None,
+                                   max_steps=max(1, round(task.step_budget * budget))),
+                        settings, device=device, parser=parser, judge=judge, ask_on_error=True,
+                        confirm_done=True, feedback=arm, max_wait_s=0.2).events
+
+                t0 = time.perf_counter()
+                try:
+                    r = supervise(task, phone, phone, make_run)
+                finally:
+                    phone.close()
+                results.append(r)
+                console.print(f"{'with' if arm else 'without'} feedback  {tid:32} "
+                              f"{'done' if r.completed else 'NOT done':8} interventions {r.interventions} "
+                              f"(rej {r.rejections}, dem {r.demonstrations}, edit {r.edits})  again "
+                              f"{r.proposed_again}  model {r.model_s:.1f} s  wall {time.perf_counter() - t0:.1f} s",
+                              soft_wrap=True)
+            s = summarise(results)
+            summary_rows.append((arm, s, results))
+            median = "—" if s.approve_to_next_median_s is None else f"{s.approve_to_next_median_s:.1f} s"
+            console.print(f"[bold]{'with' if arm else 'without'} feedback:[/bold] {s.completed}/{s.tasks} completed, "
+                          f"mean interventions {s.mean_interventions:.2f}, rejected proposed again "
+                          f"{s.proposed_again}, Approve→next proposal median {median}, model {s.model_s:.1f} s, "
+                          f"waiting {s.waiting_s:.1f} s", soft_wrap=True)
+    finally:
+        if server is not None:
+            server.__exit__(None, None, None)
+    if out is not None:
+        out.write_text(json.dumps([{"feedback": arm, "summary": asdict(s), "tasks": [asdict(r) for r in rs]}
+                                   for arm, s, rs in summary_rows], indent=2), encoding="utf-8")
+        console.print(f"written: {out}")
