@@ -1,5 +1,5 @@
 """The Episodes view: every stored run (goal, how it ended, steps, when), newest first,
-with Open (onto the step timeline), Export as JSON and Export as AITW.
+with Open (onto the step timeline), Share (one HTML page), Export as JSON and as AITW.
 
 Shows rows it is given and emits intents carrying episode ids; the window's episode
 controller reads the database and writes the files.  No I/O.
@@ -28,7 +28,7 @@ from widgets.icons import icon
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 STATUS_COLOURS = {"succeeded": "#2e7d32", "failed": "#c62828", "error": "#e65100", "aborted": "#424242",
-                  "impossible": "#6a1b9a", "running": "#1565c0"}
+                  "impossible": "#6a1b9a", "running": "#1565c0", "interrupted": "#ef6c00"}
 
 
 def _when(ts: Any) -> str:
@@ -39,7 +39,7 @@ def _when(ts: Any) -> str:
 
 class EpisodesPanel(QWidget):
     openRequested = Signal(str)  # episode id
-    exportRequested = Signal(str, str)  # episode id, "json" or "aitw"
+    exportRequested = Signal(str, str)  # episode id, "json", "aitw" or "html"
     refreshRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -61,23 +61,32 @@ class EpisodesPanel(QWidget):
         self.export_json.setToolTip("Export the whole episode as Tapwise JSON")
         self.export_aitw = QPushButton(icon("mdi6.export"), "AITW…")
         self.export_aitw.setToolTip("Export the executed actions as an AITW-style trajectory")
+        self.export_html = QPushButton(icon("mdi6.file-document-outline"), "Share…")
+        self.export_html.setToolTip("Share the run as one HTML page to look at and share: every step with its "
+                                    "frame, proposal, decision, latent state and timings; opens offline")
         self.refresh = QPushButton(icon("mdi6.refresh"), "")
         self.refresh.setToolTip("Reload the list")
-        row = QHBoxLayout()
-        for b in (self.open, self.export_json, self.export_aitw):
+        row = QHBoxLayout()  # two short rows: the dock stays narrow beside the mirror
+        for b in (self.open, self.export_html):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(self.refresh)
+        row2 = QHBoxLayout()
+        for b in (self.export_json, self.export_aitw):
+            row2.addWidget(b)
+        row2.addStretch(1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.empty)
         lay.addLayout(row)
+        lay.addLayout(row2)
         self.tree.itemDoubleClicked.connect(lambda *_: self._emit_open())
         self.tree.currentItemChanged.connect(lambda *_: self._update())
         self.open.clicked.connect(self._emit_open)
         self.export_json.clicked.connect(lambda: self._emit_export("json"))
         self.export_aitw.clicked.connect(lambda: self._emit_export("aitw"))
+        self.export_html.clicked.connect(lambda: self._emit_export("html"))
         self.refresh.clicked.connect(self.refreshRequested.emit)
         self._rows: list[dict[str, Any]] = []
         self._update()
@@ -95,6 +104,10 @@ class EpisodesPanel(QWidget):
             item = QTreeWidgetItem([str(r.get("goal", "")), status, str(r.get("steps", 0)), _when(r.get("started_at"))])
             item.setData(0, ID_ROLE, r["id"])
             item.setForeground(1, _brush(STATUS_COLOURS.get(status, "#000")))
+            if status == "interrupted" and r.get("finished_at"):  # stopped mid-run: when its last step was
+                item.setText(1, f"interrupted · last step {_when(r.get('finished_at'))}")
+            if r.get("note"):
+                item.setToolTip(1, str(r["note"]))
             item.setToolTip(0, f"{r.get('goal', '')}\nplanner {r.get('planner', '')} · model {r.get('model', '')}")
             self.tree.addTopLevelItem(item)
             if r["id"] == current:
@@ -116,7 +129,7 @@ class EpisodesPanel(QWidget):
 
     def _update(self) -> None:
         chosen = bool(self.current_id())
-        for b in (self.open, self.export_json, self.export_aitw):
+        for b in (self.open, self.export_html, self.export_json, self.export_aitw):
             b.setEnabled(chosen)
         self.empty.setVisible(not self._rows)
 

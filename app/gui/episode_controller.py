@@ -1,7 +1,8 @@
 """Run history from the window: lists the stored episodes, opens one onto the step
 timeline (every stored step, rejected, failed and errored ones included, with its
 frame, parse, prompts, replies, decision, and the finish reason in the section title),
-and exports one as Tapwise JSON or as an AITW trajectory.
+and exports one as Tapwise JSON, as an AITW trajectory, or as one self-contained HTML
+page to share (``app.episode_html``).
 
 All database and file I/O runs on the session's worker thread.  Never imports the window.
 """
@@ -68,7 +69,12 @@ def load_episode_for_view(store: Any, episode_id: str) -> OpenedEpisode:
 
 
 def export_episode(store: Any, episode_id: str, fmt: str, path: Path) -> Path:
-    """Write the episode as Tapwise JSON (``json``) or as an AITW trajectory (``aitw``)."""
+    """Write the episode as Tapwise JSON (``json``), an AITW trajectory (``aitw``) or one
+    self-contained HTML page to share (``html``, ``app.episode_html``)."""
+    if fmt == "html":
+        from app.episode_html import export_html
+
+        return export_html(store, episode_id, path)
     episode = store.load_episode(episode_id)
     if fmt == "json":
         from agent.codec import dumps
@@ -79,7 +85,7 @@ def export_episode(store: Any, episode_id: str, fmt: str, path: Path) -> Path:
 
         text = dump_trajectories([trajectory_from_episode(episode)])
     else:
-        raise ValueError(f"unknown export format {fmt!r}: use json or aitw")
+        raise ValueError(f"unknown export format {fmt!r}: use json, aitw or html")
     tmp = path.with_name(path.name + ".part")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
@@ -160,9 +166,10 @@ class EpisodeController:
         from PySide6.QtWidgets import QFileDialog, QWidget
 
         parent = self.ui if isinstance(self.ui, QWidget) else None
-        suffix = "json"
+        suffix = "html" if fmt == "html" else "json"
         name = f"episode-{episode_id}{'-aitw' if fmt == 'aitw' else ''}.{suffix}"
-        path, _ = QFileDialog.getSaveFileName(parent, f"Export the run ({fmt.upper()})", name, "JSON (*.json)")
+        kinds = "Web page (*.html)" if fmt == "html" else "JSON (*.json)"
+        path, _ = QFileDialog.getSaveFileName(parent, f"Export the run ({fmt.upper()})", name, kinds)
         if path:
             self.export(episode_id, fmt, Path(path))
 
