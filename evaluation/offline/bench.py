@@ -1,5 +1,6 @@
 """The offline benchmark's run: every (planner, task) cell replayed step by step, scored,
 and saved to the results database the moment it completes, so a run can be continued.
+Tasks go in the outer loop, so a run cut short leaves every cell on the same tasks.
 
 A cell is one recorded task under one planner with one reply mode (its ``label``, e.g.
 ``visiontasker:structured``).  It becomes an ``EpisodeResult`` like an online cell:
@@ -113,25 +114,25 @@ def run_offline(store: ResultsDB, run: str, tasks: Sequence[OfflineTask], cells:
                 on_skip: Callable[[int], None] | None = None, on_step: StepCallback | None = None,
                 on_result: Callable[[EpisodeResult, int, int], None] | None = None) -> Outcome:
     """Every cell × task not yet in ``run`` (errored ones again with ``retry_errors``),
-    cell by cell; each result is saved as soon as it is known."""
+    task by task (every cell on a task before the next task, so a run cut short still
+    pairs its cells on the same tasks); each result is saved as soon as it is known."""
     done = store.done_keys(run, include_errors=not retry_errors)
     total = len(tasks) * len(cells)
-    todo = [(c, t) for c in cells for t in tasks if (c.label, t.task_id, 0, NOISE) not in done]
+    todo = [(c, t) for t in tasks for c in cells if (c.label, t.task_id, 0, NOISE) not in done]
     skipped = total - len(todo)
     if on_skip is not None:
         on_skip(skipped)
     ran = errors = 0
-    for cell in cells:
-        mine = [t for c, t in todo if c == cell]
-        if not mine:
-            continue
-        replayer = replayer_for(cell)
-        oracle = oracle_for(cell) if oracle_for is not None else None
-        for task in mine:
-            result = run_task(task, replayer, cell.label, model=model, oracle=oracle, on_step=on_step)
-            store.save(run, result)
-            ran += 1
-            errors += result.error is not None
-            if on_result is not None:
-                on_result(result, skipped + ran, total)
+    replayers: dict[Cell, StepReplayer] = {}
+    oracles: dict[Cell, GoldOracle | None] = {}
+    for cell, task in todo:
+        if cell not in replayers:
+            replayers[cell] = replayer_for(cell)
+            oracles[cell] = oracle_for(cell) if oracle_for is not None else None
+        result = run_task(task, replayers[cell], cell.label, model=model, oracle=oracles[cell], on_step=on_step)
+        store.save(run, result)
+        ran += 1
+        errors += result.error is not None
+        if on_result is not None:
+            on_result(result, skipped + ran, total)
     return Outcome(ran, skipped, errors)
