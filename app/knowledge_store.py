@@ -134,3 +134,31 @@ class SqliteKnowledgeStore:
                 self.db.table("context_library").upsert({"key": "_graph/merge_threshold",
                                                    "value": json.dumps(data["merge_threshold"]),
                                                    "source": "system", "updated_at": now}, pk="key")
+
+    # ---- app maps (one document per app; ``agent.knowledge.app_map`` owns its shape) ----
+    _MAP_PREFIX = "_appmap/"
+
+    def save_app_map(self, package: str, data: dict[str, Any]) -> None:
+        """Store (replace) the map of ``package``; ``data`` is ``AppMap.to_data()``."""
+        if not package:
+            raise StoreError("an app map needs the app's package name")
+        self.store.put_row("context_library", {"key": self._MAP_PREFIX + package,
+                                               "value": json.dumps(data, ensure_ascii=False),
+                                               "source": "explore", "updated_at": time.time()}, pk="key")
+
+    def load_app_map(self, package: str) -> dict[str, Any] | None:
+        for r in self.store.rows("context_library", "key = ?", [self._MAP_PREFIX + package]):
+            try:
+                return dict(json.loads(r["value"]))
+            except (ValueError, TypeError) as exc:
+                raise StoreError(f"the stored map of {package} is damaged ({exc}): explore the app again") from None
+        return None
+
+    def app_map_packages(self) -> list[str]:
+        prefix = self._MAP_PREFIX
+        return sorted(r["key"][len(prefix):] for r in self.store.rows("context_library", "substr(key, 1, ?) = ?",
+                                                                        [len(prefix), prefix]))
+
+    def delete_app_map(self, package: str) -> None:
+        with self.db.conn:
+            self.db.table("context_library").delete_where("key = ?", [self._MAP_PREFIX + package])

@@ -1,8 +1,9 @@
 """``Knowledge``: the four kinds of accumulated knowledge behind one object, and what
 happens after a task ends (Prompt2Task's purple arrows): a successful episode goes to
 the task repository, its step mappings to the instruction set, its page transitions to
-the interaction graph, its app to the context library; a demonstration becomes a
-task–solution example for later goals.  Persists through a ``KnowledgeStore``.
+the interaction graph and to its app's map (``app_map``, when the store keeps maps),
+its app to the context library; a demonstration becomes a task–solution example for
+later goals.  Persists through a ``KnowledgeStore``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from collections.abc import Callable
 
 from agent.types import Episode, Macro
 
+from .app_map import AppMap
 from .context import ContextLibrary
 from .graph import InteractionGraph
+from .guide import AppMaps
+from .map_build import learn_step
 from .repository import InstructionSet, TaskRepository
 from .retrieval import Scorer, make_scorer
 from .reverse import _element_for, is_success
-from .store import KnowledgeStore
+from .store import AppMapStore, KnowledgeStore
 from .types import TaskRecord
 
 log = logging.getLogger(__name__)
@@ -36,6 +40,7 @@ class Knowledge:
         """Add the page transitions an episode went through to the interaction graph."""
         n = 0
         steps = episode.steps
+        maps: dict[str, AppMap] = {}
         for cur, nxt in zip(steps, steps[1:], strict=False):
             if cur.parse is None or nxt.parse is None or cur.executed is None:
                 continue
@@ -43,8 +48,16 @@ class Knowledge:
             self.graph.add_transition(cur.parse, el, nxt.parse, cur.foreground_package or app,
                                       app_after=nxt.foreground_package or app)
             n += 1
+            if el is not None and cur.foreground_package and isinstance(self.store, AppMapStore):
+                pkg = cur.foreground_package
+                if pkg not in maps:
+                    maps[pkg] = AppMaps(self.store).load(pkg) or AppMap(pkg)
+                learn_step(maps[pkg], cur.parse, el, nxt.parse, nxt.foreground_package or pkg,
+                           "demonstration" if episode.planner == "demonstration" else "run")
         if n:
             self.store.save_graph(self.graph.to_data())
+        for m in maps.values():
+            AppMaps(self.store).save(m)  # type: ignore[arg-type]
         return n
 
     def learn_from_episode(self, episode: Episode, *, goal: str | None = None,

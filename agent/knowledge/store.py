@@ -61,8 +61,21 @@ class KnowledgeStore(Protocol):
     def save_graph(self, data: dict[str, Any]) -> None: ...
 
 
+@runtime_checkable
+class AppMapStore(Protocol):
+    """App maps (``agent.knowledge.app_map``), one JSON document per app package."""
+
+    def save_app_map(self, package: str, data: dict[str, Any]) -> None: ...
+
+    def load_app_map(self, package: str) -> dict[str, Any] | None: ...
+
+    def app_map_packages(self) -> list[str]: ...
+
+    def delete_app_map(self, package: str) -> None: ...
+
+
 class MemoryStore:
-    """Both protocols in memory (tests, and sessions without a database)."""
+    """The three protocols in memory (tests, and sessions without a database)."""
 
     def __init__(self) -> None:
         self._macros: dict[str, dict[int, Macro]] = {}
@@ -70,6 +83,7 @@ class MemoryStore:
         self._mappings: dict[str, InstructionMapping] = {}
         self._context: dict[str, dict[str, Any]] = {}
         self._graph: dict[str, Any] | None = None
+        self._maps: dict[str, dict[str, Any]] = {}
 
     # macros
     def save_macro(self, macro: Macro) -> Macro:
@@ -134,3 +148,16 @@ class MemoryStore:
 
     def save_graph(self, data: dict[str, Any]) -> None:
         self._graph = copy.deepcopy(data)
+
+    # app maps
+    def save_app_map(self, package: str, data: dict[str, Any]) -> None:
+        self._maps[package] = copy.deepcopy(data)
+
+    def load_app_map(self, package: str) -> dict[str, Any] | None:
+        return copy.deepcopy(self._maps.get(package))
+
+    def app_map_packages(self) -> list[str]:
+        return sorted(self._maps)
+
+    def delete_app_map(self, package: str) -> None:
+        self._maps.pop(package, None)

@@ -152,3 +152,58 @@ class GraphPicture:
 
     pages: tuple[GraphPage, ...] = ()
     edges: tuple[GraphEdge, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MapElementView:
+    """One element of an app-map screen as a view shows it."""
+
+    key: str
+    name: str
+    kind: str
+    status: str  # untried | tried | skipped
+    reason: str = ""  # why it was not tried
+    leads_to: str = ""  # in words ("opens 'Internet'")
+    bounds: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class MapScreenView:
+    """One screen of an app map: its thumbnail and its elements."""
+
+    key: str
+    title: str
+    texts: tuple[str, ...] = ()
+    thumbnail_png: bytes = b""
+    size: tuple[int, int] = (0, 0)
+    elements: tuple[MapElementView, ...] = ()
+    is_root: bool = False
+    unreachable: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MapEdgeView:
+    """Tapping ``element`` (named ``name``) on screen ``src`` led to ``dst``."""
+
+    src: str
+    element: str
+    name: str
+    dst: str
+    count: int = 1
+    source: str = "explore"
+
+
+@dataclass(frozen=True, slots=True)
+class MapPicture:
+    """A frozen snapshot of one app's map for views (``AppMap.picture``)."""
+
+    package: str
+    label: str = ""
+    app_version: str = ""
+    screens: tuple[MapScreenView, ...] = ()
+    edges: tuple[MapEdgeView, ...] = ()
+    coverage: dict[str, int] = field(default_factory=dict)
+    not_tried: tuple[tuple[str, int], ...] = ()  # (reason, count)
+    steps_used: int = 0
+    seconds_used: float = 0.0
+    complete: bool = False

@@ -1,0 +1,196 @@
+"""The app maps as a planner's guide: for a goal and the current screen, which screen
+most likely holds the target and the shortest known way there.
+
+``MapGuide.hint(goal, parse, screen)`` returns a ``Hint``: one line for the prompt ("From here, 'Internet' is reached by: 'Network & internet' → 'Internet'")
+and the id of the element to tap first, which the structured reply form offers first.
+It returns None — and the planner plans as it would without a map — when the screen is
+not on any map, no screen matches the goal, there is no known path, or the path's first
+element cannot be found again on this screen.  On a screen outside every mapped app
+(the launcher) it names the app to open and the path from that app's first screen.
+
+``GuidedPlanner(planner, guide, device)`` is how a run uses it, without the runner or
+the planners knowing about maps: before each proposal it asks the guide, adds the hint
+line to the context's notes (the one place every planner prompt renders them) and moves
+the hinted element to the front of the parse, so a structured reply form offers it
+first.  Everything else is the wrapped planner's own.
+
+No LLM; reads maps given to it (``AppMaps`` loads them from a store); the guided planner
+asks the device only which app is in front.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent.knowledge.app_map import AppMap, MapError, path_words
+from agent.knowledge.retrieval import Scorer, make_scorer
+from agent.knowledge.screen_key import screen_key
+from agent.knowledge.store import AppMapStore
+from agent.macros.reidentify import Match, MatchLevel, reidentify
+from agent.planners.base import PlanContext, Planner
+from agent.types import Fingerprint, Proposal, Target
+from vision.types import Screen, ScreenParse
+
+log = logging.getLogger(__name__)
+
+#: A goal must match a screen at least this well for the map to say anything.
+MIN_SCORE = 0.12
+#: A path step found only by its fingerprint must be at least this similar.
+SURE_FINGERPRINT = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What the map suggests on one screen: a line for the prompt and the elements to offer first."""
+
+    text: str
+    element_ids: tuple[str, ...] = ()
+
+
+class AppMaps:
+    """The stored maps of every explored app, checked against the installed versions."""
+
+    def __init__(self, store: AppMapStore) -> None:
+        self.store = store
+
+    def load(self, package: str, app_version: str = "") -> AppMap | None:
+        """The map of ``package``, or None when there is none or it is for another version
+        (a stale map is deleted: the app changed, its screens may have too)."""
+        data = self.store.load_app_map(package)
+        if data is None:
+            return None
+        try:
+            m = AppMap.from_data(data)
+        except (MapError, KeyError, TypeError, ValueError) as exc:
+            log.warning("ignoring the map of %s: %s", package, exc)
+            return None
+        if m.is_stale(app_version):
+            log.info("the map of %s is for version %s, the phone has %s: forgetting it",
+                     package, m.app_version, app_version)
+            self.store.delete_app_map(package)
+            return None
+        return m
+
+    def save(self, m: AppMap) -> None:
+        self.store.save_app_map(m.package, m.to_data())
+
+    def all(self) -> list[AppMap]:
+        return [m for m in (self.load(p) for p in self.store.app_map_packages()) if m is not None]
+
+
+def _sure(found: Match, fp: Fingerprint) -> bool:
+    """Found by id, words or icon; or, for a control that has none of these, by a close
+    fingerprint: sure enough to point at it."""
+    if found.level in (MatchLevel.EXACT_ID, MatchLevel.RESOURCE_ID, MatchLevel.TEXT, MatchLevel.ICON_LABEL):
+        return True
+    nameless = not (fp.text or fp.label or fp.resource_id)
+    return nameless and found.level is MatchLevel.FINGERPRINT and found.score >= SURE_FINGERPRINT
+
+
+class MapGuide:
+    """Hints from a set of app maps; see the module docstring."""
+
+    def __init__(self, maps: Iterable[AppMap], scorer: Scorer | str = "lexical", min_score: float = MIN_SCORE) -> None:
+        self.maps = {m.package: m for m in maps}
+        self.scorer = make_scorer(scorer) if isinstance(scorer, str) else scorer
+        self.min_score = min_score
+
+    def hint(self, goal: str, parse: ScreenParse, screen: Screen | None = None) -> Hint | None:
+        package = (screen.foreground_package if screen is not None else "") or ""
+        activity = (screen.foreground_activity if screen is not None else "") or ""
+        m = self.maps.get(package)
+        if m is None:
+            return self._from_outside(goal)
+        here = screen_key(parse, package, activity).key
+        if here not in m.screens:
+            return None
+        for target, score in m.targets(goal, self.scorer, k=3):
+            if score < self.min_score:
+                break
+            if target == here:
+                return Hint(f"App map: this screen ('{m.screens[here].label()}') is where the map expects "
+                            "what the task needs; act here rather than leave.")
+            steps = m.path(here, target)
+            if not steps:
+                continue
+            first = m.screens[here].elements.get(steps[0].element)
+            if first is None:
+                continue
+            found = reidentify(Target(fingerprint=first.fingerprint, description=first.name), parse,
+                               screen.image if screen is not None else None)
+            if found.element is None or not _sure(found, first.fingerprint):
+                log.info("map path step %r not found on this screen: planning without the map", first.name)
+                return None
+            return Hint(f"App map: from here, '{m.screens[target].label()}' is reached by: {path_words(m, steps)}.",
+                        (found.element.id,))
+        return None
+
+    def _from_outside(self, goal: str) -> Hint | None:
+        """On a screen of no mapped app: the best-matching screen of any map that can be
+        reached from its app's first screen."""
+        best: tuple[float, AppMap, str, list] | None = None
+        for m in self.maps.values():
+            for target, score in m.targets(goal, self.scorer, k=3):
+                if score < self.min_score or (best is not None and score <= best[0]):
+                    break
+                steps = m.path(m.root, target) if m.root else None
+                if steps is not None:
+                    best = (score, m, target, steps)
+                    break
+        if best is None:
+            return None
+        _score, m, target, steps = best
+        app = m.label or m.package
+        then = f", then {path_words(m, steps)}" if steps else ""
+        return Hint(f"App map: '{m.screens[target].label()}' is in the {app} app: open {app}{then}.")
+
+
+class GuidedPlanner:
+    """A planner that sees the app map's hint; see the module docstring."""
+
+    def __init__(self, planner: Planner, guide: MapGuide, device: Any = None) -> None:
+        self.inner, self.guide, self.device = planner, guide, device
+        self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
+
+    def __getattr__(self, name: str) -> Any:  # client, samples, ... of the wrapped planner
+        return getattr(self.inner, name)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def uses_latent(self) -> bool:
+        return self.inner.uses_latent
+
+    def _screen(self) -> Screen | None:
+        if self.device is None:
+            return None
+        try:
+            package, activity = self.device.foreground()
+        except Exception as exc:  # no foreground: plan without the map
+            log.info("no foreground app for the map: %s", exc)
+            return None
+        import numpy as np
+
+        return Screen(np.zeros((1, 1, 3), np.uint8), foreground_package=package, foreground_activity=activity)
+
+    def propose(self, ctx: PlanContext) -> Proposal:
+        try:
+            hint = self.guide.hint(ctx.goal, ctx.parse, self._screen())
+        except Exception:  # a damaged map must not stop the run
+            log.exception("the app map could not give a hint")
+            hint = None
+        if hint is None:
+            return self.inner.propose(ctx)
+        self.hints.append((ctx.step_index, hint.text))
+        parse = ctx.parse
+        if hint.element_ids:
+            first = tuple(e for e in parse.elements if e.id in hint.element_ids)
+            rest = tuple(e for e in parse.elements if e.id not in hint.element_ids)
+            parse = replace(parse, elements=first + rest)
+        proposal = self.inner.propose(replace(ctx, parse=parse, notes=(*ctx.notes, hint.text)))
+        return replace(proposal, evidence=(*proposal.evidence, hint.text))

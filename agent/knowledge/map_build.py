@@ -1,0 +1,108 @@
+"""Turning observed screens into app-map screens, and runs into app-map edges.
+
+``new_screen`` makes a ``MapScreen`` from a parse: its title and salient words, a small
+thumbnail, and its tappable elements with their re-identification fingerprints (one
+element per resource id, so a list of many rows contributes one row).  ``learn_step``
+adds what a solved run or a demonstration did (tapping this led there) to a map, so
+demonstrations and runs grow the same map exploration builds.
+
+Pure functions over core types; no device, no LLM, no I/O.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from agent.knowledge.app_map import OUTSIDE, TRIED, AppMap, MapElement, MapScreen
+from agent.knowledge.graph import element_key
+from agent.knowledge.screen_key import id_tail, screen_key
+from agent.macros.fingerprint import fingerprint_of
+from agent.structured import choosable, element_name, takes_a_tap
+from vision.types import Element, ElementKind, ScreenParse
+
+_TITLE_MAX = 40
+_TEXTS = 10
+_THUMB_W = 216
+
+
+def thumbnail(image: np.ndarray) -> bytes:
+    from PIL import Image
+
+    img = Image.fromarray(np.ascontiguousarray(image))
+    h = max(1, round(img.height * _THUMB_W / max(1, img.width)))
+    img = img.resize((_THUMB_W, h))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+def salient(parse: ScreenParse) -> tuple[str, tuple[str, ...]]:
+    """The screen's title (its top-most short text) and its salient words, top to bottom."""
+    words: list[str] = []
+    texts: list[str] = []
+    for e in sorted(parse.elements, key=lambda e: (e.rect.top, e.rect.left)):
+        if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) or e.covered:
+            continue
+        t = " ".join((e.text or e.label.split(" · ")[0]).split())
+        if t and len(t) <= _TITLE_MAX and not t.replace(":", "").replace("%", "").replace(".", "").isdigit():
+            words.append(t)
+            if e.text and not e.clickable and e.kind is not ElementKind.EDIT_TEXT:
+                texts.append(t)
+    words = list(dict.fromkeys(words))
+    title = next((w for w in texts if len(w) > 1), "") or next((w for w in words if len(w) > 1), "")
+    return title, tuple(words[:_TEXTS])
+
+
+def new_screen(key: str, parse: ScreenParse, package: str, activity: str = "", image: np.ndarray | None = None,
+               shape: str = "") -> tuple[MapScreen, dict[str, Element]]:
+    """The map screen for this parse, and the parse's element behind each map element."""
+    title, texts = salient(parse)
+    size = (parse.screen_size.width, parse.screen_size.height)
+    screen = MapScreen(key, package, activity, title, texts, thumbnail_png=thumbnail(image) if image is not None else b"",
+                       size=size, shape=shape)
+    found: dict[str, Element] = {}
+    repeated: set[str] = set()
+    for e in choosable(parse):
+        if not takes_a_tap(e) or (e.kind is ElementKind.CONTAINER and not e.clickable):
+            continue
+        k = element_key(e)
+        tail = id_tail(e.resource_id) if e.resource_id else ""
+        if k in screen.elements or (tail and tail in repeated):
+            continue
+        if tail:
+            repeated.add(tail)
+        screen.elements[k] = MapElement(k, element_name(e), e.kind.value, fingerprint_of(e, parse, image),
+                                        bounds=(e.rect.left, e.rect.top, e.rect.right, e.rect.bottom))
+        found[k] = e
+    return screen, found
+
+
+def learn_step(m: AppMap, before: ScreenParse, element: Element, after: ScreenParse, package_after: str,
+               source: str = "run") -> tuple[str, str]:
+    """Record on ``m`` that tapping ``element`` on ``before`` led to ``after`` (in ``package_after``).
+
+    Screens are matched by shape (the run does not know activities); unknown ones are
+    added without a thumbnail.  Returns the (source, destination) screen keys."""
+    src = _screen_for(m, before, m.package)
+    k = element_key(element)
+    screen = m.screens[src]
+    if k not in screen.elements:
+        screen.elements[k] = MapElement(k, element_name(element), element.kind.value, fingerprint_of(element, before),
+                                        bounds=(element.rect.left, element.rect.top, element.rect.right,
+                                                element.rect.bottom))
+    screen.elements[k].status = TRIED
+    dst = _screen_for(m, after, m.package) if package_after == m.package else OUTSIDE
+    m.add_edge(src, k, dst, source)
+    return src, dst
+
+
+def _screen_for(m: AppMap, parse: ScreenParse, package: str) -> str:
+    sk = screen_key(parse, package, "")
+    found = m.find(sk.key, sk.shape)
+    if found is not None:
+        return found
+    screen, _els = new_screen("r" + sk.shape[:11], parse, package, shape=sk.shape)
+    m.screens.setdefault(screen.key, screen)
+    return screen.key
