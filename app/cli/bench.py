@@ -439,7 +439,7 @@ def offline(
     timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
     db: Path = typer.Option(DEFAULT_DB, help="Results database (created if missing)."),
     run: str = typer.Option("offline", help="Run name: the same name continues an interrupted run."),
-    out: Path | None = typer.Option(None, help="Write the report (offline.md, report.md, report.html) into this folder."),
+    out: Path | None = typer.Option(None, help="Write the report (offline.md, offline.html) into this folder."),
     retry_errors: bool = typer.Option(False, help="Replay again the tasks whose recording could not be read."),
 ) -> None:
     """Replay recorded real-app trajectories step by step: each planner proposes the next
@@ -564,21 +564,15 @@ def offline(
     console.print(f"ran {outcome.ran} task cells ({outcome.errors} unreadable), skipped {outcome.skipped} already done")
     table = Table(title=f"offline step evaluation — {kind.value}")
     for c in ("planner:replies", "tasks", "steps", "action accuracy", "element steps", "completion", "s/step"):
-        table.add_column(c, justify="left" if c == "planner:replies" else "right")
+        table.add_column(c, justify="left" if c == "planner:replies" else "right", no_wrap=c == "planner:replies")
     for f in summary.by_label(results).values():
         table.add_row(f.label, str(f.tasks), str(f.steps), _pct(f.accuracy.estimate if f.accuracy else None),
                       _pct(f.element_accuracy), _pct(f.completion.estimate if f.completion else None),
                       f"{f.s_per_step:.1f}")
     console.print(table)
     if out is not None:
-        from evaluation.report import ReportInput, write_report
+        from evaluation.offline import report as offline_report
 
-        md = summary.markdown(results, f"Offline step evaluation — {dataset}")
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "offline.md").write_text(md, encoding="utf-8")
-        _, html_path = write_report(out, ReportInput(f"Tapwise offline benchmark — run {run}", results, settings,
-                                                     problems, [("Offline step evaluation", md)]))
-        console.print(f"report: {out / 'offline.md'} and {html_path}", soft_wrap=True)
-
-
-from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
+        md_path, html_path = offline_report.write(out, results, settings, problems,
+                                                  f"Tapwise offline benchmark — run {run}")
+        console.print(f"report: {md_path} and {html_path}", soft_wrap=True)

@@ -168,7 +168,7 @@ def test_the_gold_oracle_scores_every_droidtask_step_right_and_a_rerun_continues
         assert (f.steps, f.right, f.completed) == (8, 8, 3)
     md = (out / "offline.md").read_text()
     assert "| contacts |" in md and "Paired comparisons" in md
-    assert (out / "report.html").is_file()
+    assert (out / "offline.html").is_file() and "Wrong steps" in md
     again = runner.invoke(bench_app, args)
     assert again.exit_code == 0, again.output
     assert "6 task cells already done" in again.output and "ran 0 task cells" in again.output
