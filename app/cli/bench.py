@@ -576,3 +576,6 @@ def offline(
         md_path, html_path = offline_report.write(out, results, settings, problems,
                                                   f"Tapwise offline benchmark — run {run}")
         console.print(f"report: {md_path} and {html_path}", soft_wrap=True)
+
+
+from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
