@@ -1,11 +1,14 @@
-"""Non-blocking notifications: a short stack of dismissible cards floating over a host
-widget (the mirror), so they never take space from it.
+"""Non-blocking notifications: a short stack of one-line, dismissible cards that the
+window lays out above the mirror, so they never cover the phone's screen, and whose
+width follows the space they are given (a long message is elided, never widening the
+window or the panels beside it).
 
-One card per kind of message: a repeat of the same kind (same level and key, the key
-being the message unless the caller names one) does not add a card, it bumps a count on
-the existing one and moves it to the top.  Each card's detail (a traceback, a hint) is
-one click away.  Info messages fade out on their own; errors stay until dismissed.
-Display only; no I/O.
+One card per subject (the key, the message unless the caller names one): a repeat at
+the same level does not add a card, it bumps a count on the existing one and moves it
+to the top; a notice at another level on the same subject replaces the card (the newer
+state of the matter wins).  ``resolve(key)`` takes a subject's card away when its cause
+is gone.  Each card's detail (a traceback, a hint) is one click away.  Info messages
+fade out on their own; errors stay until dismissed or resolved.  Display only; no I/O.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -65,6 +69,27 @@ def _face(message: str) -> tuple[str, str]:
     return first, rest.strip()
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that elides its text at the width it is given and asks for no
+    width of its own (so a long message never widens what holds it)."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(20, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(20, super().sizeHint().height())
+
+    def shown_text(self) -> str:
+        """The text as drawn at the current width."""
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, max(0, self.contentsRect().width()))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setPen(self.palette().color(self.foregroundRole()))
+        p.drawText(self.contentsRect(), int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), self.shown_text())
+        p.end()
+
+
 class NoticeCard(QFrame):
     dismissed = Signal()
     resized = Signal()  # its details were shown or hidden
@@ -78,8 +103,8 @@ class NoticeCard(QFrame):
         self.setStyleSheet(f"#noticeCard {{ background:{bg}; border:1px solid {fg}; border-radius:6px; }}")
         glyph = QLabel()
         glyph.setPixmap(icon(icon_name, fg).pixmap(20, 20))
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = ElidedLabel()
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.message.setStyleSheet(f"color:{fg}; font-weight:bold")
         self.repeats = QLabel("")
         self.repeats.setStyleSheet(f"color:white; background:{fg}; border-radius:8px; padding:0 6px")
@@ -95,22 +120,20 @@ class NoticeCard(QFrame):
         self.detail.hide()
         self.repeats.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.details_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        # the message gets the card's whole width (the mirror may be narrow); the count
-        # and the buttons sit on the line below it
+        # one line: the message takes what width is left, elided; its count and buttons
+        # keep their size at its end
         top = QHBoxLayout()
-        top.addWidget(glyph, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(glyph)
         top.addWidget(self.message, 1)
-        top.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        actions = QHBoxLayout()
-        actions.addStretch(1)
-        actions.addWidget(self.repeats)
-        actions.addWidget(self.details_button)
+        top.addWidget(self.repeats)
+        top.addWidget(self.details_button)
+        top.addWidget(close)
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 4, 6, 4)
+        lay.setContentsMargins(6, 2, 4, 2)
         lay.setSpacing(2)
         lay.addLayout(top)
-        lay.addLayout(actions)
         lay.addWidget(self.detail)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.details_button.toggled.connect(self.detail.setVisible)
         self.details_button.toggled.connect(lambda _on: self.resized.emit())
         close.clicked.connect(self.dismissed.emit)
@@ -122,10 +145,13 @@ class NoticeCard(QFrame):
         self.notice = notice
         face, extra = _face(notice.message)
         self.message.setText(face)
-        self.message.setToolTip(notice.message if face != notice.message else "")
+        self.message.setToolTip(notice.message)
         detail = "\n\n".join(p for p in (extra, notice.detail) if p)
         self.detail.setPlainText(detail)
         self.details_button.setVisible(bool(detail))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(60, super().minimumSizeHint().height())
 
     def repeat(self, notice: Notice) -> None:
         self.count += 1
@@ -136,70 +162,42 @@ class NoticeCard(QFrame):
 
 
 class NotificationArea(QWidget):
-    """A vertical stack of notices, newest on top, at most ``limit`` cards.
+    """A vertical stack of notices, newest on top, at most ``limit`` cards; hidden when
+    empty.  It takes the height its cards need and no width of its own."""
 
-    ``float_over(host)`` makes the area a child of ``host`` drawn over its top edge
-    (at most ``max_height_ratio`` of its height) instead of a widget in a layout.
-    """
-
-    def __init__(self, parent: QWidget | None = None, limit: int = 3, info_timeout_ms: int = 6000,
-                 max_height_ratio: float = 0.45) -> None:
+    def __init__(self, parent: QWidget | None = None, limit: int = 3, info_timeout_ms: int = 6000) -> None:
         super().__init__(parent)
         self.limit = limit
         self.info_timeout_ms = info_timeout_ms
-        self.max_height_ratio = max_height_ratio
         self._lay = QVBoxLayout(self)
-        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._lay.setContentsMargins(0, 0, 0, 2)
+        self._lay.setSpacing(2)
         self._lay.setAlignment(Qt.AlignmentFlag.AlignTop)
         self._cards: list[NoticeCard] = []
-        self._by_key: dict[tuple[Level, str], NoticeCard] = {}
+        self._by_key: dict[str, NoticeCard] = {}
         self.history: list[Notice] = []
-        self._host: QWidget | None = None
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.setVisible(False)
 
-    # ---- floating over a host ------------------------------------------------------------
-    def float_over(self, host: QWidget) -> None:
-        self.setParent(host)
-        self._host = host
-        host.installEventFilter(self)
-        self._place()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._host and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
-            self._place()
-        return False
-
-    def _place(self) -> None:
-        host = self._host
-        if host is None:
-            return
-        margin = 8
-        width = max(100, host.width() - 2 * margin)
-        self.setFixedWidth(width)
-        # word-wrapped messages: each card gets the height it needs at this width
-        wanted = 0
-        for card in self._cards:
-            h = card.heightForWidth(width) if card.hasHeightForWidth() else card.sizeHint().height()
-            card.setFixedHeight(max(h, card.minimumSizeHint().height()))
-            wanted += card.height() + self._lay.spacing()
-        height = min(wanted, int(host.height() * self.max_height_ratio))
-        self.setGeometry(margin, margin, width, max(0, height))
-        self.raise_()
+    def minimumSizeHint(self) -> QSize:
+        return QSize(60, super().minimumSizeHint().height())
 
     # ---- notices --------------------------------------------------------------------------
     def notify(self, level: Level | str, message: str, detail: str = "", key: str = "") -> NoticeCard:
         notice = Notice(Level(level), message, detail, key or message)
         self.history.append(notice)
-        card = self._by_key.get((notice.level, notice.key))
-        if card is not None and card in self._cards:
+        card = self._by_key.get(notice.key)
+        if card is not None and card in self._cards and card.notice.level is notice.level:
             card.repeat(notice)
             self._cards.remove(card)
             self._lay.removeWidget(card)
         else:
+            if card is not None:
+                self._remove(card)  # the same subject at another level: the newer state replaces it
             card = NoticeCard(notice, self)
             card.dismissed.connect(lambda c=card: self._remove(c))
-            card.resized.connect(self._place)
-            self._by_key[(notice.level, notice.key)] = card
+            card.resized.connect(self.updateGeometry)
+            self._by_key[notice.key] = card
             if notice.level is Level.INFO and self.info_timeout_ms > 0:
                 QTimer.singleShot(self.info_timeout_ms, card, lambda c=card: self._remove(c))
         self._lay.insertWidget(0, card)
@@ -207,17 +205,25 @@ class NotificationArea(QWidget):
         while len(self._cards) > self.limit:
             self._remove(self._cards[-1])
         self.setVisible(True)
-        self._place()
+        self.updateGeometry()
         return card
+
+    def resolve(self, *keys: str) -> None:
+        """The cause of these subjects' notices is gone: take their cards away."""
+        for key in keys:
+            card = self._by_key.get(key)
+            if card is not None:
+                self._remove(card)
 
     def _remove(self, card: NoticeCard) -> None:
         if card in self._cards:
             self._cards.remove(card)
-            self._by_key = {k: c for k, c in self._by_key.items() if c is not card}
+            self._lay.removeWidget(card)
             card.hide()
             card.deleteLater()
+        self._by_key = {k: c for k, c in self._by_key.items() if c is not card}
         self.setVisible(bool(self._cards))
-        self._place()
+        self.updateGeometry()
 
     def clear(self) -> None:
         for card in list(self._cards):

@@ -3,7 +3,8 @@
 A layer is a ``QGraphicsObject`` covering the screen in device pixels.  It records its
 drawing into a ``QPicture`` once per parse (or style change) and replays it on every
 paint, so a new mirror frame costs nothing here.  Labels ("tags") are placed beside
-their box where they hide no text on the screen (and no other tag); a tag that finds no
+their box where they hide no text on the screen and no other tag, of this layer or of a
+visible layer below it (the view passes those down as ``avoid``); a tag that finds no
 such place is left out rather than drawn over words the user must read.  Elements under
 a dialog, sheet or menu (``Element.covered``) are drawn grey, dashed and without tags.
 Pure drawing: no I/O, no parsing.
@@ -11,7 +12,7 @@ Pure drawing: no I/O, no parsing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -159,6 +160,8 @@ class OverlayLayerItem(_PictureLayer):
         self._parse: ScreenParse | None = None
         self._marks: dict[str, str] = {}
         self.font_px: int | None = None  # None: default_font_px of the screen
+        self.avoid: list[QRectF] = []  # tags of the visible layers below: this layer's tags keep off them
+        self.placed: list[QRectF] = []  # where this layer's tags went (device px)
         self.setVisible(style.visible)
         self.setOpacity(style.opacity)
 
@@ -170,27 +173,34 @@ class OverlayLayerItem(_PictureLayer):
         if recolor:
             self._redraw()
 
-    def set_font_px(self, font_px: int | None) -> None:
+    def set_font_px(self, font_px: int | None, *, redraw: bool = True) -> None:
         """Label size in device pixels (the view keeps labels readable when zoomed out)."""
         if font_px != self.font_px:
             self.font_px = font_px
-            if self._parse is not None:
+            if self._parse is not None and redraw:
                 self._redraw()
 
-    def set_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
+    def set_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None,
+                  avoid: list[QRectF] | None = None) -> None:
+        """Draw ``parse``; tags keep off ``avoid`` (the tags of the visible layers below)."""
         self._parse = parse
         self._marks = marks or {}
+        if avoid is not None:
+            self.avoid = list(avoid)
         self._redraw()
 
     def _redraw(self) -> None:
         parse = self._parse
+        self.placed = []
         if parse is None:
             self._record(QRectF(0, 0, 1, 1), lambda p: None)
             return
         size = parse.screen_size
         bounds = QRectF(0, 0, size.width, size.height)
         font_px = self.font_px or default_font_px(size.width)
-        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, self.style.color, self._marks, font_px))
+        board = TagBoard(list(self.avoid))
+        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, self.style.color, self._marks, font_px, board))
+        self.placed = board.placed
 
 
 # ---- drawing of each layer ----------------------------------------------------------
@@ -208,19 +218,31 @@ def _label_font(font_px: int) -> QFont:
     return f
 
 
+@dataclass
+class TagBoard:
+    """The tags already on the mirror: ``avoid`` (other layers' tags, kept clear) and
+    ``placed`` (the tags this layer put down)."""
+
+    avoid: list[QRectF]
+    placed: list[QRectF] = field(default_factory=list)
+
+
 class TagPlacer:
     """Finds a place for each tag that hides no on-screen text and no earlier tag.
 
-    ``avoid`` are the boxes of words on the screen (OCR spans and elements with text);
-    candidates are tried in order (beside the box first) and the first free one wins.
+    Taken from the start are the boxes of words on the screen (OCR spans and elements
+    with text) and the ``board``'s tags of other layers; candidates are tried in order
+    (beside the box first) and the first free one wins.
     """
 
-    def __init__(self, parse: ScreenParse, font: QFont) -> None:
+    def __init__(self, parse: ScreenParse, font: QFont, board: TagBoard | None = None) -> None:
         self.screen = QRectF(0, 0, parse.screen_size.width, parse.screen_size.height)
         self.fm = QFontMetricsF(font)
+        self.board = board if board is not None else TagBoard([])
         self.taken: list[QRectF] = [qrect(s.rect) for s in parse.text_spans]
         self.taken += [qrect(e.rect) for e in parse.elements
                        if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * max(1, parse.screen_size.area)]
+        self.taken += self.board.avoid
 
     def size(self, text: str) -> tuple[float, float]:
         return self.fm.horizontalAdvance(text) + 6.0, self.fm.height() + 3.0
@@ -240,6 +262,7 @@ class TagPlacer:
             if any(cand.intersects(t) for t in self.taken):
                 continue
             self.taken.append(cand)
+            self.board.placed.append(cand)
             return at
         return None
 
@@ -287,11 +310,11 @@ def _draw_covered(p: QPainter, parse: ScreenParse, lw: float) -> None:
         p.drawRect(qrect(parse.occluder))
 
 
-def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
     lw = _line_width(parse)
     font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
-    placer = TagPlacer(parse, font)
+    placer = TagPlacer(parse, font, board)
     _draw_covered(p, parse, lw)
     for e in parse.elements:
         if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR or e.covered:
@@ -305,7 +328,7 @@ def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, 
             _tag(p, placer.place(word, e.rect), word, with_alpha(c, 210), font)
 
 
-def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
     lw = max(1.5, _line_width(parse) * 0.6)
     p.setBrush(Qt.BrushStyle.NoBrush)
     p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
@@ -315,14 +338,14 @@ def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict
             p.drawRect(qrect(e.rect))
 
 
-def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
     lw = max(1.5, _line_width(parse) * 0.6)
     font = _label_font(font_px)
     font.setBold(False)
     font.setPixelSize(max(10, font.pixelSize() * 2 // 3))
     fm = QFontMetricsF(font)
     del fm
-    placer = TagPlacer(parse, font)
+    placer = TagPlacer(parse, font, board)
     spans: list[TextSpan | Element] = list(parse.text_spans)
     if not spans:  # fall back to text elements read by OCR
         spans = [e for e in parse.elements if e.source is ElementSource.OCR and e.text]
@@ -337,11 +360,11 @@ def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str]
             _tag(p, placer.place(s.text[:40], s.rect), s.text[:40], with_alpha(color, 220), font)
 
 
-def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
     font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
     lw = _line_width(parse)
-    placer = TagPlacer(parse, font)
+    placer = TagPlacer(parse, font, board)
     for e in parse.elements:
         if e.label and not e.text and e.kind not in (ElementKind.CONTAINER, ElementKind.TEXT):
             p.setBrush(Qt.BrushStyle.NoBrush)
@@ -354,10 +377,10 @@ def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[s
             _tag(p, placer.place(e.label, e.rect), e.label, with_alpha(color, 230), font, QColor("black"))
 
 
-def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
     lw = _line_width(parse) * 1.6
     font = _label_font(font_px)
-    placer = TagPlacer(parse, font)
+    placer = TagPlacer(parse, font, board)
     for b in parse.blocks:
         p.setBrush(with_alpha(color, 18))
         p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
@@ -374,9 +397,9 @@ def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, s
         _tag(p, placer.place(caption, b.rect, inside_first=True), caption, with_alpha(color, 225), font)
 
 
-def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
     font = _label_font(font_px)
-    placer = TagPlacer(parse, font)
+    placer = TagPlacer(parse, font, board)
     for e in parse.elements:
         if e.covered:
             continue  # no id to name: a tap would not reach it
@@ -384,17 +407,30 @@ def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, st
         _tag(p, placer.place(mark, e.rect, inside_first=True), mark, with_alpha(color, 235), font)
 
 
-def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int) -> None:
+#: The tag and outline of each kind of tree/pixel disagreement (unknown kinds: hatched).
+_DISAGREEMENT_LOOK: dict[str, tuple[str, Qt.PenStyle, bool]] = {
+    "only_in_tree": ("tree only", Qt.PenStyle.DashLine, False),
+    "not_visible": ("tree only", Qt.PenStyle.DashLine, False),
+    "only_on_screen": ("not in tree", Qt.PenStyle.SolidLine, True),
+    "missing_in_tree": ("not in tree", Qt.PenStyle.SolidLine, True),
+    "text_mismatch": ("other words", Qt.PenStyle.SolidLine, False),
+    "unnamed_in_tree": ("no name in tree", Qt.PenStyle.DotLine, False),
+}
+
+
+def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int,
+                        board: TagBoard) -> None:
+    """What the tree has and the pixels do not show (dashed), what the pixels show and
+    the tree lacks (hatched), and different words or a missing name (solid, dotted)."""
     lw = _line_width(parse) * 1.5
     font = _label_font(font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
-    placer = TagPlacer(parse, font)
+    placer = TagPlacer(parse, font, board)
     for d in parse.disagreements:
-        brush = QBrush(with_alpha(color, 110), Qt.BrushStyle.BDiagPattern)
-        p.setBrush(brush)
-        p.setPen(_pen(color, lw))
+        word, style, hatched = _DISAGREEMENT_LOOK.get(d.kind, (d.kind.replace("_", " "), Qt.PenStyle.SolidLine, True))
+        p.setBrush(QBrush(with_alpha(color, 110), Qt.BrushStyle.BDiagPattern) if hatched else Qt.BrushStyle.NoBrush)
+        p.setPen(_pen(color, lw, style))
         p.drawRect(qrect(d.rect))
-        word = d.kind.replace("_", " ")
         _tag(p, placer.place(word, d.rect), word, with_alpha(color, 235), font)
 
 

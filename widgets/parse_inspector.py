@@ -1,8 +1,11 @@
-"""The parse inspector: a filterable tree of blocks and elements, stage timings, and the
-screen description the LLM sees (with a token estimate).
+"""The parse inspector: a filterable tree of blocks and elements, where the accessibility
+tree and the pixels disagree, stage timings, and the screen description the LLM sees
+(with a token estimate).
 
-Takes a ``ScreenParse``; emits ``elementSelected`` when the user picks a row and
-follows ``select_element`` from the screen view without echoing it back.  No I/O.
+Takes a ``ScreenParse``; emits ``elementSelected`` when the user picks a row (or a
+disagreement tied to an element), ``disagreementSelected`` with the ``Disagreement``
+picked in its list, and follows ``select_element`` from the screen view without echoing
+it back.  No I/O.
 """
 
 from __future__ import annotations
@@ -24,10 +27,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vision.types import Element, ScreenParse
+from vision.types import Disagreement, Element, ScreenParse
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("id", "kind", "text / label", "source", "conf", "bounds")
+
+#: How each kind of disagreement is named in the list (unknown kinds show as they are).
+DISAGREEMENT_WORDS = {
+    "only_in_tree": "in the tree, not on the screen",
+    "not_visible": "in the tree, not on the screen",
+    "only_on_screen": "on the screen, not in the tree",
+    "missing_in_tree": "on the screen, not in the tree",
+    "text_mismatch": "different words",
+    "unnamed_in_tree": "no name in the tree",
+}
+
+
+def disagreement_words(kind: str) -> str:
+    """A disagreement's kind as the user reads it."""
+    return DISAGREEMENT_WORDS.get(kind, kind.replace("_", " "))
 
 
 def estimate_tokens(text: str) -> int:
@@ -47,6 +65,7 @@ class ParseInspector(QWidget):
     """Blocks and elements, timings, and the description text of one parse."""
 
     elementSelected = Signal(str)
+    disagreementSelected = Signal(object)  # Disagreement
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -86,7 +105,19 @@ class ParseInspector(QWidget):
         dl.setContentsMargins(0, 0, 0, 0)
         dl.addWidget(self.token_label)
         dl.addWidget(self.description)
+        self.disagreements = QTableWidget(0, 2)
+        self.disagreements.setHorizontalHeaderLabels(["where they differ", "what"])
+        self.disagreements.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.disagreements.horizontalHeader().setStretchLastSection(True)
+        self.disagreements.verticalHeader().setVisible(False)
+        self.disagreements.setWordWrap(True)
+        self.disagreements.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.disagreements.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.disagreements.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.disagreements.setToolTip("What the accessibility tree has that the pixels do not show, and the "
+                                      "reverse (compared while this panel is open and no run is going)")
         self.tabs = QTabWidget()
+        self.tabs.addTab(self.disagreements, "Tree vs pixels")
         self.tabs.addTab(desc_box, "LLM description")
         self.tabs.addTab(self.timings, "Timings")
 
@@ -108,6 +139,7 @@ class ParseInspector(QWidget):
 
         self.filter_edit.textChanged.connect(self._on_filter)
         self.tree.selectionModel().currentRowChanged.connect(self._on_current)
+        self.disagreements.currentCellChanged.connect(self._on_disagreement)
 
     # ---- data ----------------------------------------------------------------------
     def set_parse(self, parse: ScreenParse | None) -> None:
@@ -115,6 +147,7 @@ class ParseInspector(QWidget):
         selected = self.selected_id()
         self.model.removeRows(0, self.model.rowCount())
         self.timings.setRowCount(0)
+        self._fill_disagreements(parse)
         if parse is None:
             self.summary.setText("No parse yet")
             self.description.setPlainText("")
@@ -151,8 +184,50 @@ class ParseInspector(QWidget):
                 parent[0].appendRow(self._element_row(el))
             self.model.appendRow(parent)
 
+    def _fill_disagreements(self, parse: ScreenParse | None) -> None:
+        notes = parse.disagreements if parse is not None else ()
+        self.disagreements.blockSignals(True)
+        try:
+            self.disagreements.setRowCount(0)
+            for d in notes:
+                r = self.disagreements.rowCount()
+                self.disagreements.insertRow(r)
+                kind = QTableWidgetItem(disagreement_words(d.kind))
+                kind.setToolTip(d.kind)
+                what = QTableWidgetItem(d.detail)
+                what.setToolTip(f"{d.detail}\n{d.rect.to_bounds_string()}")
+                self.disagreements.setItem(r, 0, kind)
+                self.disagreements.setItem(r, 1, what)
+            self.disagreements.resizeRowsToContents()
+        finally:
+            self.disagreements.blockSignals(False)
+        self.tabs.setTabText(0, f"Tree vs pixels ({len(notes)})" if parse is not None else "Tree vs pixels")
+
+    def disagreement_rows(self) -> list[tuple[str, str]]:
+        """The disagreement list as shown: (where they differ, what) per row."""
+        def text(r: int, c: int) -> str:
+            item = self.disagreements.item(r, c)
+            return item.text() if item is not None else ""
+
+        return [(text(r, 0), text(r, 1)) for r in range(self.disagreements.rowCount())]
+
+    def select_disagreement(self, row: int) -> None:
+        """Pick the ``row``-th disagreement, as a click on it does."""
+        self.disagreements.setCurrentCell(row, 1)
+
+    def _on_disagreement(self, row: int, _col: int, _prev_row: int, _prev_col: int) -> None:
+        parse = self._parse
+        if parse is None or not 0 <= row < len(parse.disagreements):
+            return
+        d: Disagreement = parse.disagreements[row]
+        self.disagreementSelected.emit(d)
+        if d.element_id and parse.element(d.element_id) is not None and not self._syncing:
+            self.select_element(d.element_id)
+            self.elementSelected.emit(d.element_id)
+
     def _fill_details(self, parse: ScreenParse) -> None:
-        for t in parse.timings:
+        # the parser's own "total" is shown once, as the table's last (bold) row
+        for t in (t for t in parse.timings if t.stage != "total"):
             r = self.timings.rowCount()
             self.timings.insertRow(r)
             self.timings.setItem(r, 0, QTableWidgetItem(t.stage))
@@ -171,9 +246,10 @@ class ParseInspector(QWidget):
         self.token_label.setText(
             f"{len(parse.description)} characters · ≈ {estimate_tokens(parse.description)} tokens"
         )
+        notes = len(parse.disagreements)
         self.summary.setText(
             f"{len(parse.elements)} elements · {len(parse.blocks)} blocks · "
-            f"{len(parse.disagreements)} disagreements · {parse.total_ms:.0f} ms"
+            f"{notes} tree/pixel {'disagreement' if notes == 1 else 'disagreements'} · {parse.total_ms:.0f} ms"
         )
         self.warnings.setText("\n".join(parse.warnings))
         self.warnings.setVisible(bool(parse.warnings))

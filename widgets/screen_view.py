@@ -3,8 +3,10 @@
 Shows the newest numpy RGB frame (older frames that arrive before a repaint are
 dropped), the overlay layers of the current ``ScreenParse``, the proposed action's
 marker, and hover / selection highlights.  Mouse input becomes intent signals only:
-selecting an element, picking a point for the action editor, or demonstrating a
-gesture.  It never talks to a device.
+selecting an element (inspect mode), a gesture for the phone (control mode), picking a
+point for the action editor, or demonstrating a gesture.  Overlays drawn for an older
+frame are hidden while the frame on show has moved on (``set_overlays_current``).  It
+never talks to a device.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class ViewMode(StrEnum):
     """What a click on the view means."""
 
     INSPECT = "inspect"  # click selects an element
+    CONTROL = "control"  # tap / long-press / drag is sent to the phone
     PICK = "pick"  # click picks a point for the action editor
     DEMONSTRATE = "demonstrate"  # tap / long-press / drag becomes a demonstrated action
 
@@ -120,7 +123,9 @@ class ScreenView(QGraphicsView):
     elementHovered = Signal(str)  # element id, "" when nothing is under the pointer
     pointPicked = Signal(object, str)  # Point (device px), element id under it or ""
     actionDemonstrated = Signal(object)  # Action performed by the user on the mirror
+    controlGesture = Signal(object)  # Action for the phone, made on the mirror in control mode
     frameShown = Signal(float)  # captured_at of the frame now displayed
+    modeChanged = Signal(object)  # the ViewMode now in force
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -155,6 +160,9 @@ class ScreenView(QGraphicsView):
             self._scene.addItem(extra)
 
         self._parse: ScreenParse | None = None
+        self._marks: dict[str, str] | None = None
+        self._overlays_current = True
+        self._parsed_at_frame = 0
         self._screen_rect: Rect | None = None
         self._pending: tuple[np.ndarray, float] | None = None
         self._apply_scheduled = False
@@ -204,6 +212,8 @@ class ScreenView(QGraphicsView):
             self._scene.setSceneRect(QRectF(0, 0, w, h))
             self._fit()
         self._frames_shown += 1
+        if self._parse is not None and self._overlays_current and self._frames_shown > self._parsed_at_frame:
+            self.set_overlays_current(False)  # the screen moved on: no boxes over the wrong things
         self.frameShown.emit(captured_at)
 
     @property
@@ -222,12 +232,16 @@ class ScreenView(QGraphicsView):
     def set_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
         """Draw ``parse`` on the overlay layers (``marks`` maps element id to a set-of-marks id)."""
         self._parse = parse
+        self._marks = marks
         if parse is not None and self._screen_rect is None:
             self._screen_rect = Rect(0, 0, parse.screen_size.width, parse.screen_size.height)
             self._scene.setSceneRect(QRectF(0, 0, parse.screen_size.width, parse.screen_size.height))
             self._fit()
-        for item in self._layers.values():
-            item.set_parse(parse, marks)
+        self._draw_layers()
+        # drawn for the frame on show, or for the one about to be shown (a screenshot opened
+        # with its parse); any later frame hides them until the next parse
+        self._parsed_at_frame = self._frames_shown + (1 if self._pending is not None else 0)
+        self.set_overlays_current(True)
         if parse is None or (self._selected_id and parse.element(self._selected_id) is None):
             self._selected_id = ""
             self._selected_item.set_rect(None, None)
@@ -236,9 +250,31 @@ class ScreenView(QGraphicsView):
             self._selected_item.set_rect(el.rect if el else None, self._screen_rect)
         self._set_hover(None)
 
+    def _draw_layers(self) -> None:
+        """Draw every layer bottom to top; each keeps its tags off those of the visible
+        layers below it (set-of-marks ids never cover OCR words, icon names never cover
+        widget kinds)."""
+        taken: list[QRectF] = []
+        for layer in Layer:
+            item = self._layers[layer]
+            item.set_parse(self._parse, self._marks, avoid=taken)
+            if self._styles[layer].visible:
+                taken = taken + item.placed
+
     @property
     def parse(self) -> ScreenParse | None:
         return self._parse
+
+    def set_overlays_current(self, current: bool) -> None:
+        """Show the overlays (``True``: they were drawn for the frame on show) or hide
+        them until the next parse (``False``: the phone has moved on since)."""
+        self._overlays_current = current
+        for layer, item in self._layers.items():
+            item.setVisible(current and self._styles[layer].visible)
+
+    @property
+    def overlays_current(self) -> bool:
+        return self._overlays_current
 
     def layer_style(self, layer: Layer) -> LayerStyle:
         return self._styles[layer]
@@ -247,8 +283,13 @@ class ScreenView(QGraphicsView):
         return dict(self._styles)
 
     def set_layer_style(self, layer: Layer, style: LayerStyle) -> None:
+        shown = self._styles[layer].visible
         self._styles[layer] = style
         self._layers[layer].set_style(style)
+        if not self._overlays_current:
+            self._layers[layer].setVisible(False)
+        if style.visible != shown and self._parse is not None:
+            self._draw_layers()  # the layers above place their tags around this one's, or not
 
     def set_layer_visible(self, layer: Layer, visible: bool) -> None:
         from dataclasses import replace
@@ -273,6 +314,12 @@ class ScreenView(QGraphicsView):
         self._selected_id = el.id if el else ""
         self._selected_item.set_rect(el.rect if el else None, self._screen_rect)
 
+    def select_rect(self, rect: Rect | None) -> None:
+        """Outline ``rect`` as the selection (a place no element stands for, such as a
+        disagreement about something only the tree or only the pixels have)."""
+        self._selected_id = ""
+        self._selected_item.set_rect(rect, self._screen_rect)
+
     @property
     def selected_id(self) -> str:
         return self._selected_id
@@ -289,10 +336,12 @@ class ScreenView(QGraphicsView):
             self.setFocus()
         cursor = {
             ViewMode.INSPECT: Qt.CursorShape.ArrowCursor,
+            ViewMode.CONTROL: Qt.CursorShape.PointingHandCursor,
             ViewMode.PICK: Qt.CursorShape.CrossCursor,
             ViewMode.DEMONSTRATE: Qt.CursorShape.PointingHandCursor,
         }[self._mode]
         self.viewport().setCursor(cursor)
+        self.modeChanged.emit(self._mode)
 
     @property
     def mode(self) -> ViewMode:
@@ -313,7 +362,9 @@ class ScreenView(QGraphicsView):
         current = self._layers[Layer.BLOCKS].font_px
         if current is None or abs(font_px - current) > 0.1 * current:
             for item in self._layers.values():
-                item.set_font_px(font_px)
+                item.set_font_px(font_px, redraw=False)
+            if self._parse is not None:
+                self._draw_layers()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -371,7 +422,7 @@ class ScreenView(QGraphicsView):
     # ---- mouse ---------------------------------------------------------------------
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         p = self.device_point(event.position())
-        if self._press is not None and self._mode is ViewMode.DEMONSTRATE and p is not None:
+        if self._press is not None and self._mode in (ViewMode.DEMONSTRATE, ViewMode.CONTROL) and p is not None:
             start = self._press[1]
             if start is not None:
                 self._demo_trail.set_rect(
@@ -426,6 +477,9 @@ class ScreenView(QGraphicsView):
         elif self._mode is ViewMode.PICK:
             el = self.element_at(start)
             self.pointPicked.emit(start, el.id if el else "")
+        elif self._mode is ViewMode.CONTROL:
+            element = self.element_at(start) if self._overlays_current else None
+            self.controlGesture.emit(gesture_to_action(start, end or start, held_ms, self._screen_rect, element))
         else:
             action = gesture_to_action(start, end or start, held_ms, self._screen_rect, self.element_at(start))
             self.actionDemonstrated.emit(action)

@@ -26,6 +26,7 @@ SHORTCUTS: tuple[tuple[str, str, str], ...] = (
     ("Decision", "Reject (type the reason first)", "Ctrl+R"),
     ("Decision", "Demonstrate the step on the mirror", "Ctrl+D"),
     ("Decision", "Abort at this step", "Ctrl+Shift+X"),
+    ("Mirror", "Switch the mirror between inspecting and controlling the phone", "Ctrl+M"),
     ("Window", "Open a screenshot", "Ctrl+O"),
     ("Window", "Settings", "Ctrl+,"),
     ("Window", "This list", "F1"),

@@ -11,6 +11,7 @@ tabs on the left.  Every slow call runs on a worker thread.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -64,11 +65,12 @@ from widgets.knowledge_panel import KnowledgePanel
 from widgets.latent_panel import LatentStatePanel
 from widgets.layer_panel import LayerPanel
 from widgets.macro_panel import MacroLibraryPanel
+from widgets.mirror_mode import MirrorModeBar
 from widgets.notifications import Level, NotificationArea
 from widgets.parse_inspector import ParseInspector
 from widgets.proposal import DecisionBar, ProposalCard
 from widgets.screen_view import ScreenView, ViewMode, element_words
-from widgets.shortcuts import ShortcutsDialog
+from widgets.shortcuts import ShortcutsDialog, key_for
 from widgets.task_panel import TaskPanel
 from widgets.timeline import StepTimeline
 
@@ -112,6 +114,12 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Tapwise")
         self.setObjectName("tapwiseMain")
+        # the Parse tab's tree-versus-pixels comparison: asked of the parser while the tab is
+        # open and no run is going (see app/gui/inspect_controller.py)
+        self._compare_wanted = threading.Event()
+        from app.gui.inspect_controller import comparing_factory
+
+        parser_factory = comparing_factory(parser_factory, lambda: self.session.settings, self._comparison_wanted)
         self.session = Session(settings, GuiPoster(self), store=store, parser_factory=parser_factory)
         self.started_at = time.perf_counter()
         self.phone = PhoneController(self.session, cast("PhoneUi", self), device_hint=device_hint, device_factory=device_factory,
@@ -132,8 +140,7 @@ class MainWindow(QMainWindow):
         model = getattr(getattr(settings, "llm", None), "model", "")
         self.model_status.setText(f"model: {model}" if model else "model: —")
         self.setAcceptDrops(True)
-        self.setMinimumSize(MIN_SIZE)
-        self.resize(1560, 960)
+        self._open_within_screen()
 
         from app.gui.episode_controller import EpisodeController
         from app.gui.knowledge_controller import KnowledgeController
@@ -158,6 +165,10 @@ class MainWindow(QMainWindow):
         # would push the bar out of a 1024x700 window, so the model manager is a left tab
         self.tabifyDockWidget(self.layers_dock, self.models.dock)
         self._scroll_when_narrow(self.models.dock)
+        self.view_menu.insertAction(self._view_menu_docks_end, self.models.dock.toggleViewAction())
+        from app.gui.inspect_controller import InspectController
+
+        self.inspect = InspectController(self, self._compare_wanted)
         self.inspector_dock.raise_()
         self.knowledge_dock.visibilityChanged.connect(self._knowledge_shown)
         self.inspector_dock.visibilityChanged.connect(self._inspector_shown)
@@ -255,6 +266,27 @@ class MainWindow(QMainWindow):
     def run_active(self) -> bool:
         return self.run.active
 
+    def _comparison_wanted(self) -> bool:
+        """Whether parses compare tree and pixels now (read on the parse thread)."""
+        run = getattr(self, "run", None)
+        return self._compare_wanted.is_set() and not (run is not None and run.active)
+
+    def _open_within_screen(self) -> None:
+        """Open at 1560x960 where that fits, else within the screen's available area: on a
+        1024x700 screen the task panel and the decision bar must show without resizing."""
+        from PySide6.QtGui import QGuiApplication
+
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is None or avail.isEmpty():
+            self.setMinimumSize(MIN_SIZE)
+            self.resize(1560, 960)
+            return
+        self.setMinimumSize(MIN_SIZE.boundedTo(avail.size()))
+        size = QSize(1560, 960).boundedTo(avail.size())
+        self.resize(size)
+        self.move(avail.left() + (avail.width() - size.width()) // 2, avail.top() + (avail.height() - size.height()) // 2)
+
     def knowledge_changed(self) -> None:
         """Something was learnt: show it if the Knowledge tab is open."""
         if self.knowledge_dock.isVisible():
@@ -294,11 +326,14 @@ class MainWindow(QMainWindow):
         central = QWidget()
         cl = QVBoxLayout(central)
         cl.setContentsMargins(2, 2, 2, 2)
+        # what a click on the mirror does (inspect / control), then the notices: above the
+        # mirror, never over the phone's screen, taking no width of their own
+        self.mode_bar = MirrorModeBar()
+        cl.addWidget(self.mode_bar)
         cl.addWidget(banner_row)
+        cl.addWidget(self.notifications)
         cl.addWidget(self.view, 1)
         self.setCentralWidget(central)
-        # notifications float over the mirror: they never take its height (nor hide the banner)
-        self.notifications.float_over(self.view)
 
         # right: task, then proposal and latent state (each scrolls, they share the
         # height), then the decision bar, which keeps its size and is always visible
@@ -445,6 +480,10 @@ class MainWindow(QMainWindow):
         for d in (self.agent_dock, self.inspector_dock, self.layers_dock, self.timeline_dock,
                   self.episodes_dock, self.macro_dock, self.knowledge_dock):
             view_menu.addAction(d.toggleViewAction())
+        self.view_menu = view_menu
+        self._view_menu_docks_end = view_menu.addSeparator()  # the model manager's entry goes above
+        m = view_menu.addAction(icon("mdi6.gesture-tap"), "Mirror: inspect / control the phone", self.mode_bar.toggle)
+        m.setShortcut(QKeySequence(key_for("Switch the mirror between inspecting and controlling the phone")))
         help_menu = self.menuBar().addMenu("&Help")
         k = help_menu.addAction(icon("mdi6.keyboard"), "Keyboard shortcuts…", self.show_shortcuts)
         k.setShortcut(QKeySequence("F1"))
@@ -485,9 +524,11 @@ class MainWindow(QMainWindow):
             self.notify(Level.WARNING, f"No model list from the LLM server: {f.message}",
                         getattr(f.error, "hint", "") or f.detail, key="model-list")
 
-        self.misc.submit(lambda: list_models(settings),
-                         on_done=lambda models: self.task_panel.set_models(models, current=default),
-                         on_error=failed)
+        def listed(models: list[str]) -> None:
+            self.task_panel.set_models(models, current=default)
+            self.notifications.resolve("model-list", "no-model")  # a model server answers now
+
+        self.misc.submit(lambda: list_models(settings), on_done=listed, on_error=failed)
 
     # ---- the phone (PhoneController does the work) ------------------------------------------
     def refresh_devices(self) -> None:
