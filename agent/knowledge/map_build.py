@@ -12,6 +12,7 @@ Pure functions over core types; no device, no LLM, no I/O.
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from vision.types import Element, ElementKind, ScreenParse
 _TITLE_MAX = 40
 _TEXTS = 10
 _THUMB_W = 216
+_TOP_SHARE = 0.2
 
 
 def thumbnail(image: np.ndarray) -> bytes:
@@ -38,10 +40,19 @@ def thumbnail(image: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def salient(parse: ScreenParse) -> tuple[str, tuple[str, ...]]:
-    """The screen's title (its top-most short text) and its salient words, top to bottom."""
+def salient(parse: ScreenParse, activity: str = "") -> tuple[str, tuple[str, ...]]:
+    """The screen's title and its salient words, top to bottom.
+
+    The title is the first static text in the top fifth of the screen outside any list
+    (a toolbar or dialog title); else the activity's name ("NetworkActivity" ->
+    "Network") when it names more than the app's main screen; else the first text."""
+    lists = [e.rect for e in parse.elements if e.scrollable]
+    top = parse.screen_size.height * _TOP_SHARE
+    if parse.occluder is not None:
+        top = parse.occluder.top + parse.occluder.height * _TOP_SHARE
     words: list[str] = []
     texts: list[str] = []
+    heads: list[str] = []
     for e in sorted(parse.elements, key=lambda e: (e.rect.top, e.rect.left)):
         if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) or e.covered:
             continue
@@ -50,15 +61,20 @@ def salient(parse: ScreenParse) -> tuple[str, tuple[str, ...]]:
             words.append(t)
             if e.text and not e.clickable and e.kind is not ElementKind.EDIT_TEXT:
                 texts.append(t)
+                if e.rect.top <= top and not any(r.contains_rect(e.rect) for r in lists) and len(t) > 1:
+                    heads.append(t)
     words = list(dict.fromkeys(words))
-    title = next((w for w in texts if len(w) > 1), "") or next((w for w in words if len(w) > 1), "")
+    name = activity.rsplit(".", 1)[-1].removesuffix("Activity")
+    named = "" if name.lower() in ("", "main", "home", "launcher") else re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
+    title = (heads[0] if heads else "") or named or next((w for w in texts if len(w) > 1), "") or \
+        next((w for w in words if len(w) > 1), "")
     return title, tuple(words[:_TEXTS])
 
 
 def new_screen(key: str, parse: ScreenParse, package: str, activity: str = "", image: np.ndarray | None = None,
                shape: str = "") -> tuple[MapScreen, dict[str, Element]]:
     """The map screen for this parse, and the parse's element behind each map element."""
-    title, texts = salient(parse)
+    title, texts = salient(parse, activity)
     size = (parse.screen_size.width, parse.screen_size.height)
     screen = MapScreen(key, package, activity, title, texts, thumbnail_png=thumbnail(image) if image is not None else b"",
                        size=size, shape=shape)

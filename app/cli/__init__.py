@@ -111,6 +111,7 @@ SUBCOMMANDS: list[tuple[str, str, str, bool]] = [
     ("app.builtin_model.cli", "llm_app", "llm", True),
     ("app.cli.model", "model_app", "model", True),
     ("app.cli.mcp", "mcp", "mcp", False),
+    ("app.cli.explore", "explore", "explore", False),
 ]
 
 
