@@ -1,7 +1,9 @@
 """The macro library: record / stop, list, edit name and parameters, edit the steps
 (move up / down, delete, edit the action, show it again on the mirror), run with or
 without approval, on the phone or on a virtual phone of another profile / theme /
-language, import / export, and the per-step results of the last replay.
+language, import / export, every saved version (pick one to see its steps, Restore
+brings it back, Undo undoes the last change: both save a new version, nothing is
+lost), and the per-step results of the last replay.
 
 It shows ``Macro`` objects and emits intents carrying macro ids and step indexes; the
 macro controller does the recording, editing, running and file I/O.  Also the small
@@ -57,15 +59,25 @@ class MacroLibraryPanel(QWidget):
     stepDeleteRequested = Signal(str, int)
     stepEditRequested = Signal(str, int)
     stepRedemonstrateRequested = Signal(str, int)
+    versionsRequested = Signal(str)  # macro id: the controller answers with ``set_versions``
+    restoreRequested = Signal(str, int)  # macro id, version to bring back (saved as the next version)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._macros: dict[str, Macro] = {}
+        self._versions: list[Macro] = []  # every version of the selected macro, oldest first
+        self._versions_of = ""
         self.record = QPushButton(icon("mdi6.record-rec", "#c62828"), "Record")
         self.record.setCheckable(True)
         self.list = QListWidget()
         self.details = QLabel("")
         self.details.setWordWrap(True)
+        self.versions = QComboBox()
+        self.versions.setToolTip("Every saved version of the macro: pick one to see its steps")
+        self.restore = QPushButton(icon("mdi6.backup-restore"), "Restore")
+        self.restore.setToolTip("Bring back the version shown; it is saved as the newest version, nothing is lost")
+        self.undo = QPushButton(icon("mdi6.undo"), "Undo")
+        self.undo.setToolTip("Undo the last change to the macro (the version before it comes back as the newest)")
         self.steps = QListWidget()
         self.steps.setToolTip("The macro's steps; the buttons below edit the selected one")
         self.step_up = QPushButton(icon("mdi6.arrow-up"), "")
@@ -100,6 +112,12 @@ class MacroLibraryPanel(QWidget):
         sl = QVBoxLayout(steps_box)
         sl.setContentsMargins(0, 0, 0, 0)
         sl.addWidget(self.details)
+        version_row = QHBoxLayout()
+        version_row.addWidget(QLabel("Version"))
+        version_row.addWidget(self.versions, 1)
+        version_row.addWidget(self.restore)
+        version_row.addWidget(self.undo)
+        sl.addLayout(version_row)
         sl.addWidget(self.steps, 1)
         sl.addLayout(step_row)
         sl.addWidget(self.results_title)
@@ -122,6 +140,9 @@ class MacroLibraryPanel(QWidget):
         lay.addLayout(row2)
         self.record.toggled.connect(self._on_record)
         self.list.currentItemChanged.connect(lambda *_: self._update())
+        self.versions.currentIndexChanged.connect(lambda *_: self._update())
+        self.restore.clicked.connect(self._emit_restore)
+        self.undo.clicked.connect(self._emit_undo)
         self.steps.currentRowChanged.connect(lambda *_: self._update_step_buttons())
         self.run.clicked.connect(lambda: self._emit_run(False))
         self.run_approve.clicked.connect(lambda: self._emit_run(True))
@@ -154,6 +175,39 @@ class MacroLibraryPanel(QWidget):
 
     def macro(self, macro_id: str) -> Macro | None:
         return self._macros.get(macro_id)
+
+    def set_versions(self, macro_id: str, versions: list[tuple[Macro, str]]) -> None:
+        """Every version of ``macro_id`` (oldest first) with what it changed, in words."""
+        if macro_id != self.current_id():
+            return
+        self._versions = [m for m, _ in versions]
+        self._versions_of = macro_id
+        self.versions.blockSignals(True)
+        self.versions.clear()
+        for n, (m, what) in enumerate(reversed(versions)):
+            latest = " · latest" if n == 0 else ""
+            self.versions.addItem(f"v{m.version}{latest} — {what}", m.version)
+            self.versions.setItemData(n, f"v{m.version}: {what}", Qt.ItemDataRole.ToolTipRole)
+        self.versions.setCurrentIndex(0)
+        self.versions.blockSignals(False)
+        self._update()
+
+    def shown_version(self) -> Macro | None:
+        """The version whose steps are listed (the latest unless an older one was picked)."""
+        latest = self._macros.get(self.current_id())
+        if latest is None:
+            return None
+        picked = self.versions.currentData()
+        if self._versions_of == latest.id and picked is not None and picked != latest.version:
+            for m in self._versions:
+                if m.version == picked:
+                    return m
+        return latest
+
+    def pick_version(self, version: int) -> None:
+        i = self.versions.findData(version)
+        if i >= 0:
+            self.versions.setCurrentIndex(i)
 
     def current_id(self) -> str:
         item = self.list.currentItem()
@@ -207,15 +261,40 @@ class MacroLibraryPanel(QWidget):
         if self.current_id():
             signal.emit(self.current_id())
 
+    def _emit_restore(self) -> None:
+        m = self.shown_version()
+        if m is not None and self.current_id():
+            self.restoreRequested.emit(self.current_id(), m.version)
+
+    def _emit_undo(self) -> None:
+        latest = self._macros.get(self.current_id())
+        if latest is not None and latest.version > 1:
+            self.restoreRequested.emit(latest.id, latest.version - 1)
+
     def _emit_step(self, signal: SignalInstance) -> None:
         i = self.current_step()
         if self.current_id() and i >= 0:
             signal.emit(self.current_id(), i)
 
     def _update(self) -> None:
-        m = self._macros.get(self.current_id())
+        latest = self._macros.get(self.current_id())
         for b in (self.run, self.run_approve, self.run_on, self.edit, self.delete, self.export):
-            b.setEnabled(m is not None)
+            b.setEnabled(latest is not None)
+        if latest is not None and self._versions_of != latest.id:
+            self._versions_of = latest.id
+            self._versions = []
+            self.versions.blockSignals(True)
+            self.versions.clear()
+            self.versions.addItem(f"v{latest.version} · latest", latest.version)
+            self.versions.blockSignals(False)
+            self.versionsRequested.emit(latest.id)
+        elif latest is not None and self.versions.findData(latest.version) < 0:
+            self.versionsRequested.emit(latest.id)  # a new version was saved: list it
+        m = self.shown_version()
+        old = m is not None and latest is not None and m.version != latest.version
+        self.restore.setEnabled(old)
+        self.undo.setEnabled(latest is not None and latest.version > 1 and not old)
+        self.versions.setEnabled(latest is not None)
         keep = self.steps.currentRow()
         self.steps.clear()
         if m is None:
@@ -227,13 +306,18 @@ class MacroLibraryPanel(QWidget):
         if 0 <= keep < self.steps.count():
             self.steps.setCurrentRow(keep)
         params = ", ".join(m.parameters) or "none"
-        self.details.setText(f"<b>{_esc(m.name)}</b> (v{m.version}) — {_esc(m.description)}<br>parameters: {params}")
+        shown = " — an older version; Restore brings it back" if old else ""
+        self.details.setText(f"<b>{_esc(m.name)}</b> (v{m.version}){shown} — {_esc(m.description)}"
+                             f"<br>parameters: {params}")
         self._update_step_buttons()
 
     def _update_step_buttons(self) -> None:
         i = self.steps.currentRow()
         n = self.steps.count()
-        chosen = 0 <= i < n
+        latest = self._macros.get(self.current_id())
+        shown = self.shown_version()
+        editable = latest is not None and shown is not None and shown.version == latest.version
+        chosen = 0 <= i < n and editable
         self.step_up.setEnabled(chosen and i > 0)
         self.step_down.setEnabled(chosen and i < n - 1)
         self.step_delete.setEnabled(chosen and n > 1)

@@ -94,3 +94,27 @@ def render_diff(old: Macro, new: Macro, *, show_same: bool = False) -> str:
     if len(lines) == 1:
         lines.append("  (no step differences)")
     return "\n".join(lines)
+
+
+def summarize(old: Macro | None, new: Macro, *, limit: int = 2) -> str:
+    """What a version changed, in a few words: "step 3 changed: 'tap Wi-Fi' → 'open Settings'"."""
+    if old is None:
+        return f"recorded, {len(new.steps)} step{'s' if len(new.steps) != 1 else ''}"
+    said: list[str] = []
+    if old.name != new.name:
+        said.append(f"renamed from {old.name!r}")
+    if old.parameters != new.parameters:
+        said.append("parameters: " + (", ".join(new.parameters) or "none"))
+    changes = [c for c in diff_macros(old, new) if c.kind != "same"]
+    for c in changes[:limit]:
+        if c.kind == "changed" and c.old is not None and c.new is not None and c.new_index is not None:
+            words = (f": {c.old.description!r} → {c.new.description!r}" if c.old.description != c.new.description
+                     else "")
+            said.append(f"step {c.new_index + 1} changed{words}")
+        elif c.kind == "added" and c.new is not None and c.new_index is not None:
+            said.append(f"step {c.new_index + 1} added: {c.new.description!r}")
+        elif c.kind == "removed" and c.old is not None and c.old_index is not None:
+            said.append(f"step {c.old_index + 1} removed: {c.old.description!r}")
+    if len(changes) > limit:
+        said.append(f"{len(changes) - limit} more change{'s' if len(changes) - limit != 1 else ''}")
+    return "; ".join(said) or "no step differences"

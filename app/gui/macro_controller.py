@@ -43,7 +43,7 @@ def is_replay_question(event: object) -> bool:
 
 def learn_demonstration(store: Any, macro: Macro) -> None:
     """Keep a recorded macro as a task–solution example (worker thread; best effort)."""
-    from app.gui.agent_setup import knowledge_for
+    from app.compose import knowledge_for
 
     knowledge = knowledge_for(store)
     if knowledge is None:
@@ -86,6 +86,8 @@ class MacroController:
         p.stepDeleteRequested.connect(lambda mid, i: self.edit_step(mid, "delete", i))
         p.stepEditRequested.connect(self.edit_step_action)
         p.stepRedemonstrateRequested.connect(self.redemonstrate_step)
+        p.versionsRequested.connect(self.load_versions)
+        p.restoreRequested.connect(self.restore)
         ui.view.actionDemonstrated.connect(self._on_gesture)
 
     @property
@@ -101,7 +103,30 @@ class MacroController:
         self.session.misc.submit(load, on_done=self.ui.macro_panel.set_macros,
                                  on_error=lambda f: self.ui.notify_failure("Could not read the macros", f))
 
-    def save(self, macro: Macro, *, learn: bool = False) -> None:
+    def load_versions(self, macro_id: str) -> None:
+        """Every saved version of the macro, with what each one changed (worker thread)."""
+        from agent.macros.diff import summarize
+
+        def load() -> list[tuple[Macro, str]]:
+            store = self.session.store()
+            versions = [store.load_macro(macro_id, v) for v in sorted(store.macro_versions(macro_id))]
+            return [(m, summarize(prev, m)) for prev, m in zip([None, *versions], versions, strict=False)]
+
+        self.session.misc.submit(load, on_done=lambda rows: self.ui.macro_panel.set_versions(macro_id, rows),
+                                 on_error=lambda f: self.ui.notify_failure("Could not read the macro's versions", f))
+
+    def restore(self, macro_id: str, version: int) -> None:
+        """Bring back ``version``: saved as the newest version, so nothing is lost."""
+        def load() -> Macro:
+            return self.session.store().load_macro(macro_id, version)
+
+        def loaded(old: Macro) -> None:
+            self.save(old, note=f"v{version} is back")
+
+        self.session.misc.submit(load, on_done=loaded,
+                                 on_error=lambda f: self.ui.notify_failure("Could not restore the version", f))
+
+    def save(self, macro: Macro, *, learn: bool = False, note: str = "") -> None:
         def write() -> Macro:
             store = self.session.store()
             saved = store.save_macro(macro)
@@ -110,7 +135,9 @@ class MacroController:
             return saved
 
         def saved(m: Macro) -> None:
-            self.ui.notify(Level.INFO, f"Saved macro “{m.name}” (v{m.version}).", key="macro-saved")
+            undo = f" Undo brings back v{m.version - 1}." if m.version > 1 else ""
+            said = f"{note}: saved" if note else "Saved"
+            self.ui.notify(Level.INFO, f"{said} macro “{m.name}” as v{m.version}.{undo}", key="macro-saved")
             self.refresh()
             self.ui.macro_panel.select(m.id)
             if learn:
@@ -168,7 +195,7 @@ class MacroController:
         except editing.MacroEditError as exc:
             self.ui.notify(Level.WARNING, str(exc), key="macro-edit")
             return
-        self.save(edited)
+        self.save(edited, note=f"Step {index + 1} {'moved' if how == 'move' else 'deleted'}")
         if how == "move":
             self.ui.macro_panel.steps.setCurrentRow(to)
 
@@ -189,7 +216,7 @@ class MacroController:
         new = replace(step, action=action, target=action.target if not same_kind or action.target else step.target,
                       description=step.description if same_kind else action.describe(),
                       expect_checked=step.expect_checked if same_kind else None)
-        self.save(replace_step(macro, index, new))
+        self.save(replace_step(macro, index, new), note=f"Step {index + 1} edited")
 
     def redemonstrate_step(self, macro_id: str, index: int) -> None:
         """The next gesture on the mirror replaces step ``index`` (recorded on the live screen)."""
@@ -225,7 +252,7 @@ class MacroController:
 
         def recorded(m: Macro) -> None:
             self.ui.busy("")
-            self.save(m)
+            self.save(m, note=f"Step {index + 1} replaced by what you showed")
 
         self.ui.busy("Recording the step…")
         self.session.misc.submit(record, on_done=recorded, on_error=self._record_failed)

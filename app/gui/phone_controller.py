@@ -94,6 +94,9 @@ class PhoneController(QObject):
         self._parser_error: str | None = None
         self._last_sig = ""
         self._closing = False
+        #: phones switched away from with ``park=True`` (Run on…), kept open as they were
+        self._parked: dict[str, tuple[Device, SerialExecutor, DeviceChoice]] = {}
+        self._combo_hooked = False
         self.settle = SettledParse(self._screen_settled, settle_ms=settle_ms, parent=self)
         self._fps_timer = QTimer(self)
         self._fps_timer.timeout.connect(self._update_fps)
@@ -108,6 +111,7 @@ class PhoneController(QObject):
     def _on_choices(self, result: tuple[list[DeviceChoice], str]) -> None:
         choices, note = result
         self.ui.busy("")
+        self._hook_combo()
         combo = self.ui.device_combo
         combo.clear()
         for c in choices:
@@ -117,6 +121,8 @@ class PhoneController(QObject):
         for i in range(combo.count()):
             if combo.itemData(i) == chosen:
                 combo.setCurrentIndex(i)
+        if self.device_choice is not None:  # the box names what is mirrored
+            self._name_in_box(self.device_choice)
         if note and not chosen.is_virtual:
             self.ui.notify(Level.WARNING, note)
         if self.session.device is None and self.device_choice is None:
@@ -127,11 +133,45 @@ class PhoneController(QObject):
         if choice is not None:
             self.connect_device(choice)
 
+    def _hook_combo(self) -> None:
+        """Picking a phone in the device box switches to it (the window builds the box after us)."""
+        if not self._combo_hooked:
+            self._combo_hooked = True
+            self.ui.device_combo.activated.connect(lambda _i: self._picked())
+
+    def _picked(self) -> None:
+        choice = self.ui.device_combo.currentData()
+        if choice is not None and choice != self.device_choice:
+            self.connect_device(choice)
+
+    def _name_in_box(self, choice: DeviceChoice) -> None:
+        """The device box names what is mirrored (adding the choice when it is not listed)."""
+        combo = self.ui.device_combo
+        found = [i for i in range(combo.count()) if combo.itemData(i) == choice]
+        if not found:
+            combo.addItem(icon("mdi6.cellphone-cog" if choice.is_virtual else "mdi6.cellphone"), choice.title, choice)
+            found = [combo.count() - 1]
+        combo.setCurrentIndex(found[0])
+
     def connect_device(self, choice: DeviceChoice) -> None:
+        """Switch to ``choice``.  A virtual phone switched away from (Run on… another one) is
+        parked, not closed: switching back finds it exactly as it was.  Connecting the phone
+        already shown opens it afresh."""
         if self._run_active():
             self.ui.notify(Level.WARNING, "Stop the running task before switching phones.")
             return
-        self.close_phone()
+        self._hook_combo()
+        self._name_in_box(choice)
+        current = self.device_choice
+        if current is not None and current.is_virtual and current != choice:
+            self._park()
+        else:
+            self.close_phone()
+        parked = self._parked.pop(choice.serial, None)
+        if parked is not None:  # back to a parked phone: as it was, nothing reopened
+            self.session.device, self.session.executor, self.device_choice = parked
+            self._on_device_open(parked[0])
+            return
         self.ui.busy(f"Connecting to {choice.title}…")
         self.ui.device_status.setText(f"connecting: {choice.title}")
         self.session.executor = SerialExecutor(choice.serial, self.session.poster)
@@ -197,6 +237,27 @@ class PhoneController(QObject):
             self.ui.device_status.setText(f"📱 {self._title(device)}")
         self.ui.notify(Level.INFO, "The phone is back: mirroring resumed.", key="Mirror")
 
+    def _park(self) -> None:
+        """Stop mirroring the current phone but keep it (and its executor) open."""
+        session = self.session
+        device, executor, choice = session.device, session.executor, self.device_choice
+        if device is None or executor is None or choice is None:
+            self.close_phone()
+            return
+        self.settle.reset()
+        session.live_parse = None
+        self._last_sig = ""
+        if session.mirror is not None:
+            session.mirror.stop()
+            session.mirror.deleteLater()
+            session.mirror = None
+        session.device = None
+        session.executor = None
+        old = self._parked.pop(choice.serial, None)
+        if old is not None:
+            _close(old[0], old[1])
+        self._parked[choice.serial] = (device, executor, choice)
+
     def close_phone(self) -> None:
         """Stop the mirror and close the phone (waits for its executor to finish)."""
         self.settle.reset()
@@ -222,6 +283,9 @@ class PhoneController(QObject):
         self._closing = True
         self._fps_timer.stop()
         self.close_phone()
+        for device, executor, _choice in self._parked.values():
+            _close(device, executor)
+        self._parked.clear()
 
     # ---- the mirror ------------------------------------------------------------------------
     def toggle_mirror(self, on: bool) -> None:
@@ -354,3 +418,12 @@ class PhoneController(QObject):
             self.ui.parse_action.setChecked(False)
             return
         self.ui.notify_failure("Parsing failed", failure)
+
+
+def _close(device: Device, executor: SerialExecutor) -> None:
+    """Close a parked phone on its own executor, then the executor."""
+    try:
+        executor.call(device.close, timeout=10)
+    except Exception as exc:  # closing a dead phone must not block shutdown
+        log.warning("closing the device failed: %s", exc)
+    executor.shutdown(wait=True)

@@ -145,3 +145,117 @@ def test_a_macro_step_is_edited_in_the_window_and_the_macro_replays_on_the_table
     assert len(results) == 4 and "Airplane mode" in results[2] and "succeeded" in results[3], results
     win.close()
     store.close()
+
+
+@pytest.mark.slow
+def test_redo_keeps_every_version_visible_and_an_older_one_can_be_restored_or_the_change_undone(qtbot, tmp_path):
+    """Issue 27: Redo of step 3 on the home screen used to overwrite it with no way back."""
+    from app.storage import Store
+
+    settings = Settings(data_dir=tmp_path, vision=VisionSettings(use_hierarchy="only"))
+    store = Store(settings.database_path)
+    v1 = store.save_macro(_airplane_macro_with_a_stray_step())
+    win = MainWindow(settings, "sim", discover=False, store=store)
+    qtbot.addWidget(win)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    panel = win.macro_panel
+    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.device is not None, timeout=20000)
+    qtbot.waitUntil(lambda: win.view.parse is not None and "Settings" in win.view.parse.description, timeout=20000)
+    panel.list.setCurrentRow(0)
+    assert not panel.undo.isEnabled()  # nothing to undo on a fresh recording
+    # Redo step 3 while the phone shows the home screen: tap Settings
+    panel.steps.setCurrentRow(2)
+    panel.step_redemo.click()
+    click_mirror(win, _element_point(win, "Settings"))
+    qtbot.waitUntil(lambda: "v2" in panel.list.item(0).text(), timeout=20000)
+    qtbot.waitUntil(lambda: panel.versions.count() == 2, timeout=10000)
+    assert panel.versions.itemText(0).startswith("v2 · latest") and "step 3 changed" in panel.versions.itemText(0)
+    assert panel.versions.itemText(1).startswith("v1")
+    said = [n.message for n in win.notifications.history]
+    assert any("Step 3 replaced" in m and "Undo brings back v1" in m for m in said), said
+    # the old version is visible: its steps are listed, read-only, with Restore offered
+    panel.pick_version(1)
+    assert panel.steps.item(2).text() == f"3. {v1.steps[2].description}"
+    assert panel.restore.isEnabled() and not panel.step_redemo.isEnabled() and not panel.step_delete.isEnabled()
+    panel.restore.click()
+    qtbot.waitUntil(lambda: "v3" in panel.list.item(0).text(), timeout=10000)
+    restored = panel.macro(panel.current_id())
+    assert restored.version == 3 and restored.steps == v1.steps
+    assert store.macro_versions(v1.id) == [1, 2, 3]  # nothing was lost
+    # Undo takes the last change back (v2's steps return as v4)
+    qtbot.waitUntil(lambda: panel.undo.isEnabled(), timeout=10000)
+    panel.undo.click()
+    qtbot.waitUntil(lambda: "v4" in panel.list.item(0).text(), timeout=10000)
+    assert panel.macro(panel.current_id()).steps == store.load_macro(v1.id, 2).steps
+    win.close()
+    store.close()
+
+
+@pytest.mark.slow
+def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_back_restores_the_phone(
+        qtbot, tmp_path):
+    """Issue 27: after Run on… the device box named the old phone, choosing it again did
+    nothing, and "needs you" enabled an Approve that ended the macro as failed."""
+    from dataclasses import replace
+
+    from agent.macros.editing import replace_step
+    from agent.types import Fingerprint, Target
+    from app.storage import Store
+
+    settings = Settings(data_dir=tmp_path, vision=VisionSettings(use_hierarchy="only"))
+    store = Store(settings.database_path)
+    macro = _airplane_macro_with_a_stray_step()
+    gizmo = replace(macro.steps[1], description="tap the gizmo",
+                    target=Target(element_id="zzz", description="tap the gizmo",
+                                  fingerprint=Fingerprint(text="Gizmo", kind="image", block_role="x")))
+    store.save_macro(replace(replace_step(macro, 1, gizmo), version=1))
+    win = MainWindow(settings, "sim", discover=False, store=store)
+    qtbot.addWidget(win)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    panel, box, bar = win.macro_panel, win.device_combo, win.decision_bar
+    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.device is not None, timeout=20000)
+    phone = win.device
+    win.executor.call(lambda: phone.open_app("Settings"))  # the phone as the user left it
+    assert "Virtual phone" in box.currentText()
+    panel.list.setCurrentRow(0)
+    panel.run_on.click()
+    dialog = win.macros.dialog
+    dialog.profile.setCurrentIndex(dialog.profile.findData("tablet"))
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    dialog.language.setCurrentIndex(dialog.language.findData("de"))
+    dialog.accept()
+    qtbot.waitUntil(lambda: win.device is not None and win.device is not phone, timeout=30000)
+    assert win.device.profile.name == "tablet"
+    assert "tablet" in box.currentText() and "de" in box.currentText()  # the box names what is mirrored
+    # the gizmo cannot be found: the replay waits for the user, with nothing to approve
+    qtbot.waitUntil(lambda: win.macros.needs_you is not None or win.macros.result is not None, timeout=30000)
+    assert win.macros.result is None, win.macros.result
+    assert bar.enabled and not bar.buttons[DecisionKind.APPROVE].isEnabled()
+    for kind in (DecisionKind.DEMONSTRATE, DecisionKind.REJECT, DecisionKind.ABORT):
+        assert bar.buttons[kind].isEnabled(), kind
+    assert win.macros.needs_you.index == 1 and win.macros.demonstrating
+    bar.trigger(DecisionKind.APPROVE)  # a stray Enter on Approve does nothing
+    assert win.macros.result is None and win.macros.needs_you is not None
+    # show the step on the mirror of the tablet
+    qtbot.waitUntil(lambda: win.view.parse is not None and "Netzwerk & Internet" in win.view.parse.description,
+                    timeout=20000)
+    click_mirror(win, _element_point(win, "Netzwerk & Internet"))
+    qtbot.waitUntil(lambda: win.macros.result is not None, timeout=60000)
+    result = win.macros.result
+    assert result.status == "succeeded" and result.repaired, result
+    assert win.device.state["settings"]["airplane_mode"] is True
+    results = [panel.results.item(i).text() for i in range(panel.results.count())]
+    assert any("shown by you" in r for r in results), results
+    assert not any("exact_id" in r or "not_needed" in r for r in results), results  # words, not codes
+    # come back: pick the phone in the device box; it is the same phone, as it was left
+    i = next(i for i in range(box.count()) if box.itemData(i) == VIRTUAL_CHOICE)
+    box.setCurrentIndex(i)
+    box.activated.emit(i)
+    qtbot.waitUntil(lambda: win.device is phone, timeout=20000)
+    assert "Virtual phone" in box.currentText()
+    assert "settings" in phone.screenshot().foreground_package
+    assert phone.state["settings"]["airplane_mode"] is False  # the tablet's replay did not touch it
+    win.close()
+    store.close()
