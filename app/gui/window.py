@@ -166,6 +166,12 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.layers_dock, self.models.dock)
         self._scroll_when_narrow(self.models.dock)
         self.view_menu.insertAction(self._view_menu_docks_end, self.models.dock.toggleViewAction())
+        from app.gui.mcp_controller import McpController
+
+        self.mcp = McpController(self)  # MCP clients' calls wait on the same approval card (issue 33)
+        self.tabifyDockWidget(self.layers_dock, self.mcp.dock)
+        self._scroll_when_narrow(self.mcp.dock)
+        self.view_menu.insertAction(self._view_menu_docks_end, self.mcp.dock.toggleViewAction())
         from app.gui.inspect_controller import InspectController
 
         self.inspect = InspectController(self, self._compare_wanted)
@@ -769,6 +775,7 @@ class MainWindow(QMainWindow):
     # ---- shutdown --------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
+        self.mcp.shutdown()
         self.run.shutdown(timeout=15.0)
         self.macros.shutdown()
         self.phone.shutdown()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -39,8 +40,10 @@ class EpisodeBook:
     """The open episodes of one server, keyed by client name.  ``store`` is an
     ``app.storage.Store`` (or anything with its episode methods), or None to record nothing."""
 
-    def __init__(self, store: object | None, *, device: str = "", autonomy: Autonomy = Autonomy.APPROVE) -> None:
+    def __init__(self, store: object | None, *, device: str = "", autonomy: Autonomy = Autonomy.APPROVE,
+                 on_recorded: Callable[[str, Step], None] | None = None) -> None:
         self.store = store
+        self.on_recorded = on_recorded  # told (on the writer thread) after each step is stored
         self.device = device
         self.autonomy = autonomy
         self._open: dict[str, _Open] = {}
@@ -90,6 +93,12 @@ class EpisodeBook:
             self.store.append_step(episode_id, step, screen)  # type: ignore[union-attr]
         except Exception:
             log.exception("could not store step %d of MCP episode %s", step.index, episode_id)
+            return
+        if self.on_recorded is not None:
+            try:
+                self.on_recorded(episode_id, step)
+            except Exception:
+                log.exception("after storing an MCP step")
 
     def flush(self, timeout: float | None = 30.0) -> None:
         """Wait until every queued step is written."""

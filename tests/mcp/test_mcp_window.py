@@ -1,0 +1,82 @@
+"""The window serves MCP: a client's tap appears on the approval card, Approve carries it
+out and the client receives the new observation, and the client's episode is listed on
+the Episodes tab.  A rejection typed in the bar reaches the client as a tool error."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("TAPWISE_DEVICE__VIRTUAL_PHONE", "window")
+pytest.importorskip("PySide6", reason="the window test needs PySide6")
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+
+from agent.types import DecisionKind
+from tests.gui.e2e_support import make_settings, open_window
+from tests.mcp.support import element_id, text_of
+
+pytestmark = pytest.mark.gui
+
+
+def _client(url: str, token: str) -> Client:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    return Client(streamable_http_client(url, http_client=http), client_info=Implementation(name="gui-agent",
+                                                                                              version="1"))
+
+
+@pytest.fixture
+def win(qtbot: Any, tmp_path: Path) -> Any:
+    w = open_window(make_settings(tmp_path, "http://127.0.0.1:9"), qtbot)
+    yield w
+    w.close()
+
+
+def test_a_clients_tap_is_approved_on_the_card_and_its_episode_is_listed(win: Any, qtbot: Any) -> None:
+    assert win.mcp.start(port=0)
+    url, token = win.mcp.url, win.mcp.token
+    assert url.startswith("http://127.0.0.1:") and token in win.mcp.panel.config.toPlainText()
+    out: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with _client(url, token) as c:
+            home = await c.call_tool("observe", {})
+            out["tap"] = await c.call_tool("tap", {"element_id": element_id(home, "Clock")})
+            back = out["tap"]
+            out["reject"] = await c.call_tool("tap", {"element_id": element_id(back, "", None)})
+
+    worker = threading.Thread(target=anyio.run, args=(go,))
+    worker.start()
+    try:
+        qtbot.waitUntil(lambda: win.decision_bar.enabled, timeout=20000)
+        assert win.proposal_card.title.text() == "Tap Clock"
+        assert "gui-agent" in win.proposal_card.rationale.text()
+        win.approve()
+        qtbot.waitUntil(lambda: "tap" in out, timeout=20000)
+        assert not out["tap"].is_error and "com.google.android.deskclock" in text_of(out["tap"])
+        assert win.session.device.foreground()[0] == "com.google.android.deskclock"
+        # the next proposal: the user types a reason and rejects it
+        qtbot.waitUntil(lambda: win.decision_bar.enabled, timeout=20000)
+        win.decision_bar.feedback.setText("stay on the clock")
+        win.decision_bar.trigger(DecisionKind.REJECT)
+        qtbot.waitUntil(lambda: "reject" in out, timeout=20000)
+        assert out["reject"].is_error and "stay on the clock" in text_of(out["reject"])
+    finally:
+        worker.join(30)
+
+    def listed() -> bool:
+        panel = win.episodes_panel
+        goals = [panel.tree.topLevelItem(i).text(0) for i in range(panel.count())]
+        return "MCP client: gui-agent" in goals
+
+    qtbot.waitUntil(listed, timeout=20000)
+    assert not win.decision_bar.enabled
