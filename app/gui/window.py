@@ -66,7 +66,6 @@ from widgets.latent_panel import LatentStatePanel
 from widgets.layer_panel import LayerPanel
 from widgets.macro_panel import MacroLibraryPanel
 from widgets.mirror_mode import MirrorModeBar
-from widgets.mirror_mode import MirrorModeBar
 from widgets.notifications import Level, NotificationArea
 from widgets.parse_inspector import ParseInspector
 from widgets.proposal import DecisionBar, ProposalCard
@@ -121,12 +120,6 @@ class MainWindow(QMainWindow):
         from app.gui.inspect_controller import comparing_factory
 
         parser_factory = comparing_factory(parser_factory, lambda: self.session.settings, self._comparison_wanted)
-        # the Parse tab's tree-versus-pixels comparison: asked of the parser while the tab is
-        # open and no run is going (see app/gui/inspect_controller.py)
-        self._compare_wanted = threading.Event()
-        from app.gui.inspect_controller import comparing_factory
-
-        parser_factory = comparing_factory(parser_factory, lambda: self.session.settings, self._comparison_wanted)
         self.session = Session(settings, GuiPoster(self), store=store, parser_factory=parser_factory)
         self.started_at = time.perf_counter()
         self.phone = PhoneController(self.session, cast("PhoneUi", self), device_hint=device_hint, device_factory=device_factory,
@@ -172,10 +165,6 @@ class MainWindow(QMainWindow):
         # would push the bar out of a 1024x700 window, so the model manager is a left tab
         self.tabifyDockWidget(self.layers_dock, self.models.dock)
         self._scroll_when_narrow(self.models.dock)
-        self.view_menu.insertAction(self._view_menu_docks_end, self.models.dock.toggleViewAction())
-        from app.gui.inspect_controller import InspectController
-
-        self.inspect = InspectController(self, self._compare_wanted)
         self.view_menu.insertAction(self._view_menu_docks_end, self.models.dock.toggleViewAction())
         from app.gui.mcp_controller import McpController
 
@@ -282,27 +271,6 @@ class MainWindow(QMainWindow):
 
     def run_active(self) -> bool:
         return self.run.active
-
-    def _comparison_wanted(self) -> bool:
-        """Whether parses compare tree and pixels now (read on the parse thread)."""
-        run = getattr(self, "run", None)
-        return self._compare_wanted.is_set() and not (run is not None and run.active)
-
-    def _open_within_screen(self) -> None:
-        """Open at 1560x960 where that fits, else within the screen's available area: on a
-        1024x700 screen the task panel and the decision bar must show without resizing."""
-        from PySide6.QtGui import QGuiApplication
-
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        avail = screen.availableGeometry() if screen is not None else None
-        if avail is None or avail.isEmpty():
-            self.setMinimumSize(MIN_SIZE)
-            self.resize(1560, 960)
-            return
-        self.setMinimumSize(MIN_SIZE.boundedTo(avail.size()))
-        size = QSize(1560, 960).boundedTo(avail.size())
-        self.resize(size)
-        self.move(avail.left() + (avail.width() - size.width()) // 2, avail.top() + (avail.height() - size.height()) // 2)
 
     def _comparison_wanted(self) -> bool:
         """Whether parses compare tree and pixels now (read on the parse thread)."""
@@ -518,10 +486,6 @@ class MainWindow(QMainWindow):
         for d in (self.agent_dock, self.inspector_dock, self.layers_dock, self.timeline_dock,
                   self.episodes_dock, self.macro_dock, self.knowledge_dock):
             view_menu.addAction(d.toggleViewAction())
-        self.view_menu = view_menu
-        self._view_menu_docks_end = view_menu.addSeparator()  # the model manager's entry goes above
-        m = view_menu.addAction(icon("mdi6.gesture-tap"), "Mirror: inspect / control the phone", self.mode_bar.toggle)
-        m.setShortcut(QKeySequence(key_for("Switch the mirror between inspecting and controlling the phone")))
         self.view_menu = view_menu
         self._view_menu_docks_end = view_menu.addSeparator()  # the model manager's entry goes above
         m = view_menu.addAction(icon("mdi6.gesture-tap"), "Mirror: inspect / control the phone", self.mode_bar.toggle)
