@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,11 @@ MAP_SCHEMA = 1
 UNTRIED, TRIED, SKIPPED = "untried", "tried", "skipped"
 #: The pseudo-screen "outside the app" (another app, the launcher).
 OUTSIDE = "outside"
+#: How much a screen's own words count against its app's in ``AppMap.targets``.
+SCREEN_WEIGHT = 0.6
+#: Words of a goal that say what to do, not where: left out when matching screens.
+_VERBS = frozenset({"turn", "on", "off", "open", "show", "go", "switch", "set", "please", "start", "from", "home",
+                    "screen", "app"})
 #: Words on nearly every screen: they say nothing about what a screen holds.
 _FURNITURE = frozenset({"navigate up", "on", "off", "more options", "button", "ok", "cancel", "back", "search"})
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-"})
@@ -154,15 +160,23 @@ class AppMap:
         return f"opens '{dst.label()}'" + (f" (shows {', '.join(repr(t) for t in extra)})" if extra else "")
 
     def screen_words(self, key: str) -> str:
-        """Everything the map knows a screen by: its texts, element names and the names of
-        the elements that lead to it."""
+        """Everything the map knows a screen by: its title and the words on the elements
+        that lead to it (both twice: they name the screen), its texts and element names."""
         s = self.screens.get(key)
         if s is None:
             return ""
-        into = [self.screens[e.src].elements[e.element].name for e in self.edges.values()
-                if e.dst == key and e.src != key and e.src in self.screens and e.element in self.screens[e.src].elements]
-        words = [s.title, *into, *s.texts, *(el.name for el in s.elements.values())]
+        into: list[str] = []
+        for e in self.edges.values():
+            src = self.screens.get(e.src)
+            el = src.elements.get(e.element) if src is not None and e.dst == key and e.src != key else None
+            if el is not None:
+                into.append(el.fingerprint.label or el.name)
+        words = [s.title, s.title, *into, *into, *s.texts, *(el.name for el in s.elements.values())]
         return normalise(" ".join(w for w in words if w.strip().casefold() not in _FURNITURE))
+
+    def app_words(self) -> str:
+        """The app's name and every screen's title: what the app as a whole is about."""
+        return normalise(" ".join([self.label, self.label, *(s.title for s in self.screens.values())]))
 
     def path(self, src: str, dst: str) -> list[MapEdge] | None:
         """The shortest known way from ``src`` to ``dst`` (``[]`` when they are the same)."""
@@ -193,13 +207,21 @@ class AppMap:
         return None
 
     def targets(self, goal: str, scorer: Any, k: int = 3) -> list[tuple[str, float]]:
-        """The ``k`` screens whose words best match ``goal`` (``scorer.scores``), best first."""
+        """The ``k`` screens whose words best match ``goal`` (``scorer.scores``), best first.
+
+        A screen's score blends its own match (``SCREEN_WEIGHT``) with its app's: "my Gym
+        alarm" belongs to the app about alarms even where another app shows the word."""
         keys = list(self.screens)
         if not keys or not goal.strip():
             return []
-        scores = scorer.scores(normalise(goal), [self.screen_words(key) for key in keys])
-        ranked = sorted(zip(keys, scores, strict=True), key=lambda p: -p[1])
-        return [(key, float(s)) for key, s in ranked[:k] if s > 0]
+        q = " ".join(w for w in normalise(goal).split() if w.casefold().strip(".,!?") not in _VERBS) or goal
+        scores = scorer.scores(q, [self.screen_words(key) for key in keys])
+        app = float(scorer.scores(q, [self.app_words()])[0])
+        if self.label and re.search(rf"\b{re.escape(self.label.casefold())}\b", goal.casefold()):
+            app = 1.0  # the goal names this app
+        blended = [SCREEN_WEIGHT * float(s) + (1 - SCREEN_WEIGHT) * app for s in scores]
+        ranked = sorted(zip(keys, blended, strict=True), key=lambda p: -p[1])
+        return [(key, round(s, 4)) for key, s in ranked[:k] if s > 0]
 
     def coverage(self) -> dict[str, int]:
         """Counts for views and reports."""

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: A goal must match a screen at least this well for the map to say anything.
 MIN_SCORE = 0.12
+#: Screens scoring within this of the best count as equally likely: the nearest one wins.
+NEAR = 0.05
 #: A path step found only by its fingerprint must be at least this similar.
 SURE_FINGERPRINT = 0.8
 
@@ -104,42 +106,47 @@ class MapGuide:
         m = self.maps.get(package)
         if m is None:
             return self._from_outside(goal)
-        here = screen_key(parse, package, activity).key
-        if here not in m.screens:
+        sk = screen_key(parse, package, activity)
+        here = m.find(sk.key, sk.shape)
+        if here is None:
             return None
-        for target, score in m.targets(goal, self.scorer, k=3):
-            if score < self.min_score:
-                break
-            if target == here:
-                return Hint(f"App map: this screen ('{m.screens[here].label()}') is where the map expects "
-                            "what the task needs; act here rather than leave.")
+        choices = []
+        for target, score in m.targets(goal, self.scorer, k=4):
             steps = m.path(here, target)
-            if not steps:
-                continue
-            first = m.screens[here].elements.get(steps[0].element)
-            if first is None:
-                continue
-            found = reidentify(Target(fingerprint=first.fingerprint, description=first.name), parse,
-                               screen.image if screen is not None else None)
-            if found.element is None or not _sure(found, first.fingerprint):
-                log.info("map path step %r not found on this screen: planning without the map", first.name)
-                return None
-            return Hint(f"App map: from here, '{m.screens[target].label()}' is reached by: {path_words(m, steps)}.",
-                        (found.element.id,))
-        return None
+            if score >= self.min_score and steps is not None:
+                choices.append((score, len(steps), target, steps))
+        if not choices:
+            return None
+        top = choices[0][0]
+        _score, _n, target, steps = min((c for c in choices if c[0] >= top - NEAR), key=lambda c: (c[1], -c[0]))
+        if not steps:
+            return Hint(f"App map: this screen ('{m.screens[here].label()}') is where the map expects "
+                        "what the task needs; act here rather than leave.")
+        first = m.screens[here].elements.get(steps[0].element)
+        if first is None:
+            return None
+        found = reidentify(Target(fingerprint=first.fingerprint, description=first.name), parse,
+                           screen.image if screen is not None else None)
+        if found.element is None or not _sure(found, first.fingerprint):
+            log.info("map path step %r not found on this screen: planning without the map", first.name)
+            return None
+        return Hint(f"App map: from here, '{m.screens[target].label()}' is reached by: {path_words(m, steps)}.",
+                    (found.element.id,))
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the best-matching screen of any map that can be
         reached from its app's first screen."""
-        best: tuple[float, AppMap, str, list] | None = None
+        choices: list[tuple[float, int, str, AppMap, list]] = []
         for m in self.maps.values():
-            for target, score in m.targets(goal, self.scorer, k=3):
-                if score < self.min_score or (best is not None and score <= best[0]):
-                    break
+            for target, score in m.targets(goal, self.scorer, k=4):
                 steps = m.path(m.root, target) if m.root else None
-                if steps is not None:
-                    best = (score, m, target, steps)
-                    break
+                if score >= self.min_score and steps is not None:
+                    choices.append((score, len(steps), target, m, steps))
+        best = None
+        if choices:
+            top = max(c[0] for c in choices)
+            _s, _n, target_, m_, steps_ = min((c for c in choices if c[0] >= top - NEAR), key=lambda c: (c[1], -c[0]))
+            best = (top, m_, target_, steps_)
         if best is None:
             return None
         _score, m, target, steps = best

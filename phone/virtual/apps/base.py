@@ -41,6 +41,11 @@ class App:
     def default_state() -> dict[str, Any]:
         return {}
 
+    @classmethod
+    def all_pages(cls) -> tuple[str, ...]:
+        """Every page this app can show (its ``page_*`` builders), for coverage reports."""
+        return tuple(sorted(n.removeprefix("page_") for n in dir(cls) if n.startswith("page_")))
+
     # -- state and navigation ------------------------------------------------------------
     @property
     def s(self) -> dict[str, Any]:
