@@ -165,7 +165,7 @@ class MacroLibraryPanel(QWidget):
         self._macros = {m.id: m for m in macros}
         self.list.clear()
         for m in sorted(macros, key=lambda m: m.name.lower()):
-            item = QListWidgetItem(icon("mdi6.script-text-play"), f"{m.name}  (v{m.version}, {len(m.steps)} steps)")
+            item = QListWidgetItem(icon("mdi6.script-text-play"), f"{m.name}  (v{m.version}, {len(m.steps)} step{'' if len(m.steps) == 1 else 's'})")
             item.setData(ID_ROLE, m.id)
             item.setToolTip(m.description or m.name)
             self.list.addItem(item)
@@ -225,7 +225,7 @@ class MacroLibraryPanel(QWidget):
         self.record.blockSignals(True)
         self.record.setChecked(recording)
         self.record.blockSignals(False)
-        self.record.setText(f"Stop recording ({steps} steps)" if recording else "Record")
+        self.record.setText(f"Stop recording ({steps} step{'' if steps == 1 else 's'})" if recording else "Record")
 
     def show_results(self, title: str, rows: list[tuple[bool, str]]) -> None:
         """The last replay's outcome per step: (went well, what happened)."""
@@ -400,6 +400,41 @@ class RunOnDialog(QDialog):
     def choice(self) -> tuple[str, str, str, bool]:
         return (self.profile.currentData(), self.theme.currentData(), self.language.currentData(),
                 self.approve.isChecked())
+
+
+class StartWarningDialog(QDialog):
+    """Saving a recording that depends on where an app was left: begin it from a known
+    state instead (the app opened fresh, or the home screen) and record again, or keep it."""
+
+    chosen = Signal(str)  # "fresh", "home" or "keep"
+
+    def __init__(self, message: str, app: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("This recording depends on where an app was left")
+        text = QLabel(f"{_esc(message)}<br><br>Begin the macro from a known state, so every phone starts the "
+                      "same way? The phone is put in that state and you record the steps again from there.")
+        text.setWordWrap(True)
+        self.fresh = QPushButton(icon("mdi6.restart"), f"Open {app} fresh, record again")
+        self.fresh.setToolTip(f"The macro begins by opening {app} on its first screen, wherever it was left")
+        self.home = QPushButton(icon("mdi6.home"), "Go home first, record again")
+        self.home.setToolTip("The macro begins on the home screen")
+        self.keep = QPushButton("Save as recorded")
+        lay = QVBoxLayout(self)
+        lay.addWidget(text)
+        for b in (self.fresh, self.home, self.keep):
+            lay.addWidget(b)
+        self.fresh.clicked.connect(lambda: self._choose("fresh"))
+        self.home.clicked.connect(lambda: self._choose("home"))
+        self.keep.clicked.connect(lambda: self._choose("keep"))
+        self.fresh.setDefault(True)
+
+    def _choose(self, what: str) -> None:
+        self.chosen.emit(what)
+        self.accept()
+
+    def reject(self) -> None:  # Escape keeps the recording as it is: nothing is lost
+        self.chosen.emit("keep")
+        super().reject()
 
 
 class MacroEditDialog(QDialog):

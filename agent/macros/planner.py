@@ -5,7 +5,9 @@ Each ``propose`` first settles what happened to the previous proposal (the runne
 events are handed over through ``heard``) and then proposes the next thing to do:
 
 * a *setup* step before the recording starts (open the macro's app, unless the first
-  step does), or an ``impossible`` answer when the app is not there;
+  step opens an app or goes home), or an ``impossible`` answer when the app is not there;
+* for a step that launches an app fresh (``agent.macros.start``): open it, Back until
+  it is left, open it again, so it shows its first screen wherever it was left;
 * the next recorded step, its element found again on this screen by the cascade
   (``agent.macros.reidentify``) and its action aimed at it; the proposal says in words
   how the element was found;
@@ -36,6 +38,7 @@ from agent.macros.effects import EffectCheck, StepReport, check_effect
 from agent.macros.fingerprint import same_screen
 from agent.macros.recorder import Observation, element_under, make_step
 from agent.macros.reidentify import Grounder, Match, MatchLevel, Thresholds, reidentify
+from agent.macros.start import MAX_BACKS, is_fresh_launch, is_known_start
 from agent.macros.words import level_words
 from agent.planners.base import PlanContext
 from agent.types import (
@@ -124,6 +127,7 @@ class MacroPlanner:
     _bad: StepReport | None = None  # a step with the wrong effect, while the user is asked
     _setup_done: bool = False
     _scrolled: bool = False
+    _unwind: int | None = None  # Back presses so far while launching an app fresh
 
     name = NAME
     uses_latent = False
@@ -154,11 +158,15 @@ class MacroPlanner:
         if not self._setup_done:
             self._setup_done = True
             first = steps[0].action if steps else None
-            if self.macro.app and self.start_in_app and not (first is not None and first.type is ActionType.OPEN_APP):
+            known_start = bool(steps) and (first is not None and first.type is ActionType.OPEN_APP
+                                           or is_known_start(steps[0]))
+            if self.macro.app and self.start_in_app and not known_start:
                 return self._offer("setup", ctx.step_index, -1, obs, Action.open_app(self.macro.app),
                                    f"Begin in {self.macro.app}: open the app first")
         while self.cursor < len(steps):
             step = steps[self.cursor]
+            if is_fresh_launch(step):
+                return self._fresh_launch(step, obs, ctx.step_index)
             match, action = self._resolve(step, obs)
             if self._already_set(step, match, obs):
                 continue
@@ -174,6 +182,23 @@ class MacroPlanner:
                            evidence=(f"re-found by {match.level.value} (score {match.score:.2f}): {match.evidence}",))
         done = f"all {len(steps)} steps of “{self.macro.name}” done"
         return self._offer("finish", ctx.step_index, -1, obs, Action.simple(ActionType.COMPLETE), done)
+
+    def _fresh_launch(self, step: MacroStep, obs: Observation, run_step: int) -> Proposal:
+        """Open the app, press Back until it is left, open it again: its first screen."""
+        app = step.action.app or ""
+        n = len(self.concrete.steps)
+        if self._unwind is None:
+            self._unwind = 0
+            return self._offer("setup", run_step, self.cursor, obs, Action.open_app(app),
+                               f"Step {self.cursor + 1} of {n}: {step.description} — open it, then leave it with Back")
+        if obs.package == app and self._unwind < MAX_BACKS:
+            self._unwind += 1
+            return self._offer("setup", run_step, self.cursor, obs, Action.simple(ActionType.BACK),
+                               f"Step {self.cursor + 1} of {n}: leaving {app} so that it opens on its first screen")
+        self._unwind = None
+        match = Match(None, MatchLevel.NOT_NEEDED, 1.0, "opened on its first screen")
+        return self._offer("step", run_step, self.cursor, obs, Action.open_app(app),
+                           f"Step {self.cursor + 1} of {n}: {step.description}", match=match)
 
     # ---- what became of the last proposal ----------------------------------------------------
     def _settle(self, obs: Observation, run_step: int) -> Proposal | None:

@@ -210,6 +210,14 @@ class Recorder:
         log.debug("recorded step %d: %s", len(self._steps), step.description)
         return step
 
+    def begin_with(self, step: MacroStep, package: str | None = None) -> None:
+        """Start the recording with a prepared step (a known start, ``agent.macros.start``)."""
+        if self._steps:
+            raise ValueError("begin_with must come before any recorded step")
+        self._steps.append(step)
+        self._first_package = package or step.expected_package
+        self._pending = None
+
     def observe_after(self, after: Observation) -> None:
         """Attach the screen that the last recorded action led to."""
         if not self._steps:

@@ -66,6 +66,8 @@ class MacroController:
         self.waiting_event: AwaitingDecision | None = None
         self._demo = Demonstration(ui, lambda a: self._answer(Decision(DecisionKind.DEMONSTRATE, action=a)))
         self._redemonstrating = False
+        self._rec_first: Any = None  # the screen the recording started on
+        self._rec_afters: list[Any] = []  # the screen after each recorded step
         self._cancel: Any = None
         self._frames: dict[int, Any] = {}  # the frame each replay step was observed on
         self._shown = 0  # reports already in the results list
@@ -283,6 +285,8 @@ class MacroController:
 
             self.recorder = Recorder()
             self._last_obs = None
+            self._rec_first = None
+            self._rec_afters = []
             ui.show_live()
             ui.view.set_mode(ViewMode.DEMONSTRATE)
             ui.notify(Level.INFO, "Recording: tap, hold or drag on the mirror; each gesture becomes a step. "
@@ -294,11 +298,72 @@ class MacroController:
         if recorder is None or not recorder.steps:
             ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
             return
+        from agent.macros.start import start_problem
+
+        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters)
+        if problem is None:
+            self._name_and_save(recorder)
+            return
+        self._warn_start(recorder, problem.app, problem.message)
+
+    def _name_and_save(self, recorder: Any) -> None:
         from PySide6.QtWidgets import QInputDialog
 
-        name, ok = QInputDialog.getText(ui.macro_panel, "Save macro", "Name of the new macro:")
+        name, ok = QInputDialog.getText(self.ui.macro_panel, "Save macro", "Name of the new macro:")
         if ok and name.strip():
             self.save(recorder.build(name.strip()), learn=True)
+
+    def _warn_start(self, recorder: Any, app: str, message: str) -> None:
+        """The recording depends on where an app was left: offer a known start."""
+        from agent.macros.start import app_label
+        from widgets.macro_panel import StartWarningDialog
+
+        device = self.session.device
+        label = app_label(device, app) if device is not None else app
+        dlg = StartWarningDialog(message, label, self.ui.macro_panel)
+        dlg.chosen.connect(lambda what: self._start_chosen(what, recorder, app, label))
+        dlg.finished.connect(lambda _r: self._dialog_closed(dlg))
+        self.dialog = dlg
+        dlg.open()
+
+    def _start_chosen(self, what: str, recorder: Any, app: str, label: str) -> None:
+        if what == "keep":
+            self._name_and_save(recorder)
+            return
+        from agent.macros.start import fresh_launch_step, home_step, unwind_to_first_screen
+
+        fresh = what == "fresh"
+        step = fresh_launch_step(app, label) if fresh else home_step()
+
+        def reach() -> Any:
+            from agent.device import Key
+
+            device = self.session.agent_device()
+            if fresh:
+                unwind_to_first_screen(device, app, lambda: device.foreground()[0])
+            else:
+                device.key(Key.HOME)
+            return self.observe()
+
+        def reached(obs: Any) -> None:
+            from agent.macros.recorder import Recorder
+
+            self.ui.busy("")
+            again = Recorder()
+            again.begin_with(step, app)
+            self.recorder = again
+            self._last_obs = obs
+            self._rec_first = None
+            self._rec_afters = [None]
+            self.ui.macro_panel.set_recording(True, 1)
+            self.ui.show_live()
+            self.ui.view.set_mode(ViewMode.DEMONSTRATE)
+            where = f"{label} on its first screen" if fresh else "the home screen"
+            self.ui.notify(Level.INFO, f"Recording again from {where}: step 1 is “{step.description}”. "
+                           "Do the steps on the mirror, then Stop.", key="macro-recording")
+
+        self.ui.busy("Putting the phone in the known state…")
+        self.session.misc.submit(reach, on_done=reached, on_error=self._record_failed)
 
     def ui_busy(self) -> bool:
         return self.ui.run_active() or self.active
@@ -312,7 +377,7 @@ class MacroController:
         recorder = self.recorder
         previous = self._last_obs
 
-        def record() -> tuple[int, Any]:
+        def record() -> tuple[int, Any, Any]:
             from agent.execute import execute
 
             before = previous or self.observe()
@@ -320,11 +385,14 @@ class MacroController:
             execute(step.action, self.session.agent_device())  # a nav-bar tap runs as its key
             after = self.observe()
             recorder.observe_after(after)
-            return len(recorder.steps), after
+            return len(recorder.steps), before, after
 
-        def done(result: tuple[int, Any]) -> None:
+        def done(result: tuple[int, Any, Any]) -> None:
             self.ui.busy("")
-            count, after = result
+            count, before, after = result
+            if count == 1:
+                self._rec_first = before  # where the recording starts
+            self._rec_afters.append(after)
             self._last_obs = after
             self.ui.macro_panel.set_recording(self.recorder is not None, count)
 

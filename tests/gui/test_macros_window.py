@@ -13,6 +13,7 @@ from agent.types import DecisionKind
 from app.gui.devices import VIRTUAL_CHOICE
 from app.gui.window import MainWindow
 from app.settings import Settings, VisionSettings
+from widgets.macro_panel import ID_ROLE
 
 from .e2e_support import click_mirror
 
@@ -46,6 +47,9 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
     assert win.device.state["settings"]["airplane_mode"] is True
     monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("airplane mode on", True)))
     win.macro_panel.record.click()
+    # the recording started inside Settings: saving warns; this test keeps it as recorded
+    qtbot.waitUntil(lambda: win.macros.dialog is not None, timeout=5000)
+    win.macros.dialog.keep.click()
     qtbot.waitUntil(lambda: win.macro_panel.list.count() == 1, timeout=10000)
     assert "2 steps" in win.macro_panel.list.item(0).text()
     # the recording is kept as a demonstration, and the Knowledge tab shows it
@@ -259,3 +263,71 @@ def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_
     assert phone.state["settings"]["airplane_mode"] is False  # the tablet's replay did not touch it
     win.close()
     store.close()
+
+
+@pytest.mark.slow
+def test_saving_a_recording_that_depends_on_where_an_app_was_left_offers_a_known_start(
+        qtbot, tmp_path, monkeypatch):
+    """Issue 27: Settings came back on its inner screen while recording; on another phone
+    the macro failed.  Saving now warns and can begin from the app opened fresh."""
+    from agent.device import Key
+
+    settings = Settings(data_dir=tmp_path, vision=VisionSettings(use_hierarchy="only"))
+    win = MainWindow(settings, "sim", discover=False)
+    qtbot.addWidget(win)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    qtbot.waitUntil(lambda: win.device is not None and win.view.parse is not None
+                    and "nexuslauncher" in win.view.parse.description, timeout=20000)
+    phone = win.device
+
+    def leave_settings_inside(row):
+        phone.open_app("Settings")
+        s = phone.screenshot(with_hierarchy=True)
+        from vision.hierarchy import parse_uiautomator
+
+        el = next(e for e in parse_uiautomator(s.hierarchy_xml, s.size).elements if e.text == row)
+        phone.tap(el.rect.center.x, el.rect.center.y)
+        phone.key(Key.HOME)
+
+    win.executor.call(lambda: leave_settings_inside("Network & internet"))
+    qtbot.waitUntil(lambda: win.view.parse is not None and "nexuslauncher" in win.view.parse.description,
+                    timeout=20000)
+    panel = win.macro_panel
+    panel.record.click()
+    click_mirror(win, _element_point(win, "Settings"))  # comes back on Network & internet
+    qtbot.waitUntil(lambda: "1 steps" in panel.record.text(), timeout=20000)
+    qtbot.waitUntil(lambda: win.view.parse is not None and "Internet" in win.view.parse.description, timeout=20000)
+    click_mirror(win, _element_point(win, "Internet"))
+    qtbot.waitUntil(lambda: "2 steps" in panel.record.text(), timeout=20000)
+    names = iter(["airplane on"])
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: (next(names), True)))
+    panel.record.click()  # stop: the recording depends on where Settings was left
+    qtbot.waitUntil(lambda: win.macros.dialog is not None, timeout=5000)
+    dialog = win.macros.dialog
+    assert "inner screens" in dialog.findChildren(type(panel.details))[0].text()
+    assert panel.list.count() == 0  # nothing saved yet
+    dialog.fresh.click()  # open Settings fresh, record again
+    qtbot.waitUntil(lambda: "1 steps" in panel.record.text(), timeout=20000)
+    qtbot.waitUntil(lambda: win.view.parse is not None and "Network & internet" in win.view.parse.description
+                    and "Navigate up" not in win.view.parse.description, timeout=20000)
+    click_mirror(win, _element_point(win, "Network & internet"))
+    qtbot.waitUntil(lambda: "2 steps" in panel.record.text(), timeout=20000)
+    qtbot.waitUntil(lambda: win.view.parse is not None and "Airplane mode" in win.view.parse.description,
+                    timeout=20000)
+    switch = next(e for e in win.view.parse.elements if e.kind.value == "switch" and e.label == "Airplane mode")
+    click_mirror(win, switch.rect.center)
+    qtbot.waitUntil(lambda: "3 steps" in panel.record.text(), timeout=20000)
+    panel.record.click()  # begins from a known start: saved without a warning
+    qtbot.waitUntil(lambda: panel.list.count() == 1, timeout=10000)
+    macro = panel.macro(panel.list.item(0).data(ID_ROLE))
+    assert macro.steps[0].description == "open Settings from its first screen"
+    # replay on a fresh phone whose Settings was left on another inner screen
+    win.executor.call(lambda: phone.reset())
+    win.executor.call(lambda: leave_settings_inside("Connected devices"))
+    panel.list.setCurrentRow(0)
+    panel.run.click()
+    qtbot.waitUntil(lambda: win.macros.result is not None, timeout=60000)
+    assert win.macros.result.status == "succeeded", win.macros.result
+    assert phone.state["settings"]["airplane_mode"] is True
+    win.close()
