@@ -441,6 +441,8 @@ def offline(
     run: str = typer.Option("offline", help="Run name: the same name continues an interrupted run."),
     out: Path | None = typer.Option(None, help="Write the report (offline.md, offline.html) into this folder."),
     retry_errors: bool = typer.Option(False, help="Replay again the tasks whose recording could not be read."),
+    vs_run: str = typer.Option("", "--vs-run", help="Another run in the same database (e.g. another model's) to "
+                               "compare with, paired on the same tasks; labels then start with the run's name."),
 ) -> None:
     """Replay recorded real-app trajectories step by step: each planner proposes the next
     action on the recorded screen (gold history so far), nothing is executed, and the
@@ -560,6 +562,14 @@ def offline(
     wanted = {c.label for c in cells}
     ids = {t.task_id for t in tasks}
     results = [r for r in store.results(run) if r.planner in wanted and r.task_id in ids]
+    if vs_run:
+        from dataclasses import replace
+
+        other = [r for r in store.results(vs_run) if r.task_id in ids] if vs_run in store.runs() else []
+        if not other:
+            console.print(f"[yellow]--vs-run {escape(vs_run)}: no results on these tasks in {db}[/yellow]")
+        results = [replace(r, planner=f"{run}/{r.planner}") for r in results] + \
+            [replace(r, planner=f"{vs_run}/{r.planner}") for r in other]
     store.close()
     console.print(f"ran {outcome.ran} task cells ({outcome.errors} unreadable), skipped {outcome.skipped} already done")
     table = Table(title=f"offline step evaluation — {kind.value}")

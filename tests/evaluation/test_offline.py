@@ -329,3 +329,19 @@ def test_cli_refuses_a_path_that_holds_no_recording(tmp_path: Path) -> None:
     res = runner.invoke(bench_app, ["offline", str(tmp_path), "--oracle", "--db", str(tmp_path / "r.sqlite")])
     assert res.exit_code == 2
     assert "not a recording Tapwise can read" in res.output
+
+
+def test_vs_run_pairs_two_runs_on_the_same_tasks(tmp_path: Path) -> None:
+    """Two models are two runs; ``--vs-run`` puts both in one report with paired tests."""
+    root = write_droidtask(tmp_path / "dt")
+    db, out = tmp_path / "r.sqlite", tmp_path / "rep"
+    base = ["offline", str(root), "--planners", "visiontasker", "--free", "--db", str(db)]
+    assert runner.invoke(bench_app, [*base, "--oracle", "--run", "oracle"]).exit_code == 0
+    with ScriptedLLMServer(default="tap [2]", models=("always-2",)) as server:
+        res = runner.invoke(bench_app, [*base, "--model", "always-2", "--base-url", server.url, "--backend", "openai",
+                                        "--run", "m2", "--vs-run", "oracle", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    md = (out / "offline.md").read_text()
+    # per-task action accuracy: 1/4, 0/2, 0/2 against 1, 1, 1 -> -91.7 points on average
+    assert "| m2/visiontasker:free vs oracle/visiontasker:free | 3 | -91.7 |" in md
+    assert "| oracle/visiontasker:free | 3 | 8 | 100.0" in md
