@@ -241,8 +241,26 @@ class Run:
 
 def planner_for_model(planner: str, model: str, prefs: PrefsStore | None = None) -> str:
     """``planner``, unless the user chose a model adapter for ``model`` in the model
-    manager (``prefs``, loaded by the caller with its settings): then that adapter's planner."""
-    return prefs.planner_for(model, planner) if (prefs is not None and model) else planner
+    manager (``prefs``, loaded by the caller with its settings): then that adapter's
+    planner; ``auto`` becomes the planner that fits the model's measured speed."""
+    if prefs is not None and model:
+        return prefs.planner_for(model, planner)
+    if planner == "auto":
+        from agent.planners.registry import auto_planner
+        from app.model_prefs import BUILTIN_SECONDS_PER_CALL, is_builtin
+
+        return auto_planner(BUILTIN_SECONDS_PER_CALL if is_builtin(model) else None)
+    return planner
+
+
+def slow_model(model: str, prefs: PrefsStore | None = None) -> bool:
+    """The model's calls are too slow for five latent-state calls per step: a planner with
+    latent state then estimates it in one fused call."""
+    from agent.planners.registry import STEP_BUDGET_S
+    from app.model_prefs import BUILTIN_SECONDS_PER_CALL, is_builtin
+
+    speed = prefs.speed(model) if prefs is not None else (BUILTIN_SECONDS_PER_CALL if is_builtin(model) else None)
+    return speed is not None and speed * 3 > STEP_BUDGET_S
 
 
 def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: ScreenParserLike,
@@ -260,9 +278,11 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
 
     client = client if client is not None else make_client(settings, model=request.model)
     autonomy = Autonomy(request.autonomy if request.autonomy is not None else settings.agent.autonomy)
-    bundle = planner_bundle(planner_for_model(request.planner or settings.agent.planner,
-                                              request.model or settings.llm.model, prefs), client, autonomy=autonomy,
-                            samples=request.samples, fused=request.fused, llm_grounder=request.llm_grounder,
+    model = request.model or settings.llm.model
+    planner = planner_for_model(request.planner or settings.agent.planner, model, prefs)
+    bundle = planner_bundle(planner, client, autonomy=autonomy,
+                            samples=request.samples, fused=request.fused or slow_model(model, prefs),
+                            llm_grounder=request.llm_grounder,
                             constrained=(settings.agent.constrained_replies if request.constrained is None
                                          else request.constrained),
                             apps=app_names(device))
@@ -286,6 +306,6 @@ __all__ = [
     "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "KnowsApps", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
     "learning_from", "list_models", "on_finished", "warm_up",
-    "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model",
+    "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
     "run_settings",
 ]

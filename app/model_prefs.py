@@ -138,9 +138,12 @@ class ModelPrefs:
     temperature: float = 0.0
     image_max_side: int = 0  # longest side of the screenshot sent to a vision model; 0: as the adapter says
     adapter: str = ""  # "" = chosen from the name; a family name, or "none" for the generic planners
+    #: Measured seconds per model call on this machine (``tapwise model check``, or the
+    #: window's runs); 0: not measured yet.  Chooses the ``auto`` planner.
+    seconds_per_call: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.context_length < 0 or self.image_max_side < 0:
+        if self.context_length < 0 or self.image_max_side < 0 or self.seconds_per_call < 0:
             raise ValueError("context length and image size must be positive (or 0 for the default)")
         if not 0.0 <= self.temperature <= 2.0:
             raise ValueError("temperature must be between 0 and 2")
@@ -198,10 +201,42 @@ class PrefsStore:
         tmp.replace(self.path)
 
     def planner_for(self, model: str, default: str) -> str:
-        """The planner name a run should use for ``model``: the adapter override if set."""
+        """The planner name a run should use for ``model``: the adapter override if set;
+        ``auto`` becomes the planner that fits the model's measured speed."""
         a = self.get(model).adapter
-        if a == "none":
-            return default
-        if a:
+        if a and a != "none":
             return f"adapter:{a}"
+        if default == "auto":
+            from agent.planners.registry import auto_planner
+
+            return auto_planner(self.speed(model))
         return default
+
+    def speed(self, model: str) -> float | None:
+        """Seconds per call for ``model``: measured, else the built-in models' known speed
+        on a small CPU, else None (unknown)."""
+        measured = self.get(model).seconds_per_call
+        if measured > 0:
+            return measured
+        return BUILTIN_SECONDS_PER_CALL if is_builtin(model) else None
+
+    def record_speed(self, model: str, seconds_per_call: float) -> None:
+        """Keep a new measure (a running mean with the last one, so one odd run does not rule)."""
+        if not model or seconds_per_call <= 0:
+            return
+        old = self.get(model).seconds_per_call
+        self.set(model, seconds_per_call=round(seconds_per_call if old <= 0 else (old + seconds_per_call) / 2, 2))
+
+
+#: Seconds per call of a built-in model before it was measured here (Qwen2.5-Coder-0.5B on
+#: two CPU cores: 11-25 s per call with zero-shot+'s prompts).
+BUILTIN_SECONDS_PER_CALL = 15.0
+
+
+def is_builtin(model: str) -> bool:
+    """True when ``model`` names one of the built-in (bundled) models."""
+    try:
+        from app.builtin_model.catalog import MODELS
+    except ImportError:  # the catalog is part of the app; a trimmed install lacks nothing else
+        return False
+    return model.strip().lower() in {m.alias for m in MODELS}

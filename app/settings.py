@@ -78,7 +78,7 @@ _ICONS = {"openclip": "clip", "onnx": "auto"}
 
 
 class AgentSettings(BaseModel):
-    planner: str = Field("zeroshot+", description="Default planner")
+    planner: str = Field("auto", description="Default planner ('auto': the one that fits the model's speed)")
     autonomy: Autonomy = Field(Autonomy.APPROVE, description="When to ask")
     step_budget: int = Field(20, ge=1, le=200)
     sensitive_needs_approval: bool = Field(True, description="Always ask before sending, paying, deleting…")

@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from agent.latent import LatentEstimator
 
 PROMPT2TASK = "prompt2task"
+#: The planner that fits the model's speed (``auto_planner``); the settings' default.
+AUTO = "auto"
+#: What a step may cost the user in waiting, seconds: ``auto`` keeps to one model call per
+#: step when the model's calls are slower than this allows for the six of zero-shot+.
+STEP_BUDGET_S = 20.0
+#: Model calls per step of ``zeroshot+`` (four estimates, the plan, the completion check).
+_LATENT_CALLS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +43,7 @@ class PlannerChoice:
 
 #: Every planner a run can use, in the order a menu shows them.
 PLANNERS: tuple[PlannerChoice, ...] = (
+    PlannerChoice(AUTO, "Automatic: fits the model's speed"),
     PlannerChoice("zeroshot+", "Zero-shot + latent state"),
     PlannerChoice("zeroshot-", "Zero-shot"),
     PlannerChoice("cotsc+", "Chain-of-thought self-consistency + latent state"),
@@ -50,6 +58,14 @@ PLANNERS: tuple[PlannerChoice, ...] = (
 PLANNER_NAMES: tuple[str, ...] = tuple(p.name for p in PLANNERS)
 
 _ALIASES = {"vt": "visiontasker", "chain-of-action": "chain", "coa": "chain", "autoui": "chain"}
+
+
+def auto_planner(seconds_per_call: float | None) -> str:
+    """The planner ``auto`` stands for: zero-shot with latent state when the model's calls
+    are quick enough (or their speed is unknown), else VisionTasker (one call per step)."""
+    if seconds_per_call is not None and seconds_per_call * _LATENT_CALLS > STEP_BUDGET_S:
+        return "visiontasker"
+    return "zeroshot+"
 
 
 def check_planner(name: str) -> str:
@@ -108,6 +124,8 @@ def make_planner(name: str, client: LLMClient, *, samples: int = 8, temperature:
     screen (used when the client's server enforces JSON schemas); ``apps`` are the
     installed apps' names the replies may open (empty: any name)."""
     n = check_planner(name)
+    if n == AUTO:
+        n = auto_planner(None)
     if n == "adapter" or n.startswith("adapter:"):  # a GUI model's own format: agent.planners.adapter
         from agent.planners.adapter import make_adapter_planner
 
@@ -142,6 +160,8 @@ def planner_bundle(name: str, client: LLMClient, *, autonomy: Autonomy | str = A
     from agent.latent import ChainedEstimator, FusedEstimator
 
     name = check_planner(name)
+    if name == AUTO:
+        name = auto_planner(None)
     structured = constrained  # every call of the run asks for the same kind of reply
     planner = make_planner(name, client, samples=samples, temperature=temperature, constrained=constrained,
                            apps=apps)

@@ -26,6 +26,7 @@ from app.cli.bench import bench_app
 def supervised(
     tasks: str = typer.Option("yardstick", "--tasks", help="A task set (yardstick), 'all', or comma-separated ids."),
     scripted: bool = typer.Option(False, "--scripted", help="The scripted listening model (no LLM server)."),
+    builtin: str = typer.Option("", help="Start this built-in model (e.g. qwen2.5-coder-0.5b) for the run."),
     model: str = typer.Option("", help="Model name as the server knows it (default: the configured model)."),
     base_url: str = typer.Option("", help="LLM server URL (default: the configured one)."),
     backend: str = typer.Option("", help="'ollama' or 'openai' (OpenAI-compatible, e.g. llama.cpp)."),
@@ -38,7 +39,8 @@ def supervised(
 ) -> None:
     """Supervise the agent with a scripted user: interventions per task, rejected actions
     proposed again, model seconds, the user's waiting time, Approve -> next proposal."""
-    from app.compose import RunRequest, build_run, make_parser
+    from app.compose import RunRequest, build_run, make_parser, planner_for_model, slow_model
+    from app.model_prefs import PrefsStore
     from app.settings import load_settings
     from evaluation.online_bench import select_tasks
     from evaluation.scripted_model import ScriptedLLMServer
@@ -67,7 +69,25 @@ def supervised(
     if server is not None:
         settings = settings.model_copy(update={"llm": llm.model_copy(update={
             "backend": "ollama", "ollama_host": server.url, "model": "scripted"})})
+    if builtin:
+        from app.builtin_model.catalog import ModelFileError, by_alias
+        from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
+
+        try:
+            bundled = by_alias(builtin)
+            own = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
+            console.print(f"starting the built-in model {bundled.alias} …")
+            url = own.start()
+        except (ModelFileError, ServerError) as exc:
+            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
+            raise typer.Exit(2) from exc
+        settings = settings.model_copy(update={"llm": llm.model_copy(update={
+            "backend": "openai", "openai_base_url": url, "model": bundled.alias})})
     parser = make_parser(settings, mode="tree")
+    prefs = PrefsStore.default()
+    chosen = planner_for_model(planner or settings.agent.planner, settings.llm.model, prefs)
+    console.print(f"model {escape(settings.llm.model)}, planner {escape(chosen)}"
+                  f"{' (fused latent estimate)' if slow_model(settings.llm.model, prefs) else ''}")
     arms = (True, False) if paired else (feedback,)
     summary_rows = []
     try:
@@ -83,7 +103,7 @@ def supervised(
                         RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
                                    constrained=False if scripted else None,
                                    max_steps=max(1, round(task.step_budget * budget))),
-                        settings, device=device, parser=parser, judge=judge, ask_on_error=True,
+                        settings, device=device, parser=parser, judge=judge, ask_on_error=True, prefs=prefs,
                         confirm_done=True, feedback=arm, max_wait_s=0.2).events
 
                 t0 = time.perf_counter()
@@ -107,6 +127,8 @@ def supervised(
     finally:
         if server is not None:
             server.__exit__(None, None, None)
+        if builtin:
+            own.stop()
     if out is not None:
         out.write_text(json.dumps([{"feedback": arm, "summary": asdict(s), "tasks": [asdict(r) for r in rs]}
                                    for arm, s, rs in summary_rows], indent=2), encoding="utf-8")

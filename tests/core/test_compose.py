@@ -140,3 +140,16 @@ def test_a_model_adapter_chosen_in_the_model_manager_picks_the_planner_of_a_run(
     assert planner_for_model("zeroshot+", "llama3.2", prefs) == "zeroshot+"
     prefs.set("ui-tars-1.5-7b", adapter="none")
     assert planner_for_model("zeroshot+", "ui-tars-1.5-7b", prefs) == "zeroshot+"
+
+
+def test_the_default_planner_fits_the_models_measured_speed(tmp_path):
+    from app.compose import planner_for_model, slow_model
+    from app.model_prefs import PrefsStore
+
+    prefs = PrefsStore.load(tmp_path / "models.json")
+    assert planner_for_model("auto", "qwen2.5-coder-0.5b", prefs) == "visiontasker"  # built-in: slow on a CPU
+    assert slow_model("qwen2.5-coder-0.5b", prefs)
+    assert planner_for_model("auto", "llama3.2", prefs) == "zeroshot+"  # not measured yet
+    prefs.record_speed("llama3.2", 9.0)
+    assert planner_for_model("auto", "llama3.2", PrefsStore.load(tmp_path / "models.json")) == "visiontasker"
+    assert planner_for_model("cotsc+", "llama3.2", prefs) == "cotsc+"  # the user's own pick stands
