@@ -79,6 +79,9 @@ class KnowledgePanel(QWidget):
         self.task_table = QTableWidget(0, 4)
         self.task_table.setHorizontalHeaderLabels(["goal", "source", "app", "steps"])
         self.task_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # the goal gets the width: source and app are short and elided (hover shows all)
+        self.task_table.horizontalHeader().setDefaultSectionSize(56)
+        self.task_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.task_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.task_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.task_steps = QPlainTextEdit(readOnly=True)
@@ -143,6 +146,7 @@ class KnowledgePanel(QWidget):
             for c, v in enumerate((t.goal, t.source, t.app or "", str(len(t.steps)))):
                 item = QTableWidgetItem(v)
                 item.setData(ID_ROLE, t.id)
+                item.setToolTip(v)
                 self.task_table.setItem(r, c, item)
         self.task_steps.setPlainText("" if tasks else "No solved tasks or demonstrations yet.")
         self.delete_task.setEnabled(False)

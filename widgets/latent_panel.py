@@ -27,6 +27,8 @@ class LatentStatePanel(QWidget):
         self._state: LatentState | None = None
         self._changed: tuple[str, ...] = ()
         form = QFormLayout(self)
+        # in a narrow column each value goes under its title and gets the whole width
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.values: dict[str, QLabel] = {}
         for aspect, title in TITLES.items():
             label = QLabel("—")

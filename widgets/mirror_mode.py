@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QSizePolicy, QToolButton, QWidget
 
 from widgets.icons import icon
+from widgets.notifications import ElidedLabel
 from widgets.screen_view import ViewMode
 from widgets.shortcuts import key_for
 
 HINTS = {
-    ViewMode.INSPECT: "Inspect: a click on the mirror selects an element (nothing is sent to the phone).",
-    ViewMode.CONTROL: "Control: a click on the mirror taps the phone, a drag swipes, a long press holds.",
+    ViewMode.INSPECT: "A click selects an element; nothing is sent to the phone.",
+    ViewMode.CONTROL: "A click taps the phone, a drag swipes, a long press holds.",
     ViewMode.DEMONSTRATE: "Demonstrating: do the step on the mirror (tap, drag or type).",
     ViewMode.PICK: "Picking: click the point the action should use.",
 }
@@ -49,7 +50,7 @@ class MirrorModeBar(QWidget):
         self._group.setExclusive(True)
         self._group.addButton(self.inspect_button)
         self._group.addButton(self.control_button)
-        self.hint = QLabel()
+        self.hint = ElidedLabel()
         self.hint.setStyleSheet("color:#5f6368")
         self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lay = QHBoxLayout(self)
@@ -75,6 +76,7 @@ class MirrorModeBar(QWidget):
         self.control_button.setChecked(self._mode is ViewMode.CONTROL)
         self._group.setExclusive(True)
         self.hint.setText(HINTS[self._mode])
+        self.hint.setToolTip(HINTS[self._mode])
 
     def toggle(self) -> None:
         """Inspect becomes Control and back (the keyboard shortcut)."""

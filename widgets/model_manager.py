@@ -112,6 +112,7 @@ class ModelManagerPanel(QWidget):
         pull_row = QHBoxLayout()
         self.pull_name = QLineEdit()
         self.pull_name.setPlaceholderText("Ollama model to pull, e.g. qwen3-vl:4b")
+        self.pull_name.setMinimumWidth(60)
         self.pull_button = QPushButton(icon("mdi6.download"), "Pull")
         self.pull_button.clicked.connect(self._pull)
         self.pull_name.returnPressed.connect(self._pull)
@@ -125,6 +126,9 @@ class ModelManagerPanel(QWidget):
         layout.addWidget(self.pull_status)
 
         form = QFormLayout()
+        # a narrow dock puts each field under its label instead of pushing the panel wider
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.prefs_title = QLabel("Settings for: —")
         form.addRow(self.prefs_title)
         self.context = QSpinBox()

@@ -243,3 +243,74 @@ def test_the_view_menu_lists_the_models_panel(win):
     entries = [a.text() for a in win.view_menu.actions()]
     assert win.models.dock.toggleViewAction().text() in entries
     assert any("inspect / control" in t for t in entries)
+
+
+def _small_window(qtbot) -> MainWindow:
+    w = MainWindow(None, discover=False, parser_factory=DisagreeingParser)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.resize(1024, 700)  # the user makes it small again
+    qtbot.wait(50)
+    return w
+
+
+def _inside(widget, area) -> bool:
+    """Whether ``widget`` is wholly within ``area``'s rectangle (nothing of it cut off)."""
+    return area.rect().contains(QRect(widget.mapTo(area, QPoint(0, 0)), widget.size()))
+
+
+def test_after_resizing_the_models_buttons_show_whole(qtbot):
+    w = _small_window(qtbot)
+    w.models.dock.raise_()
+    qtbot.waitUntil(lambda: w.models.panel.isVisible(), timeout=2000)
+    qtbot.wait(50)
+    viewport = w.models.panel.parentWidget()  # the dock's scroll area's viewport
+    p = w.models.panel
+    for b in (p.builtin_stop, p.refresh_button, p.pull_button, p.use_button):
+        assert b.width() >= b.sizeHint().width() and _inside(b, viewport), b.text()
+    w.close()
+
+
+def test_after_resizing_the_latent_state_text_is_not_clipped(qtbot):
+    from .samples import sample_latent
+
+    w = _small_window(qtbot)
+    w.latent_panel.set_state(sample_latent(
+        screen_summary="Network & internet page of com.android.settings/.SubSettings: Internet, SIMs, Airplane mode"))
+    qtbot.wait(50)
+    viewport = w.latent_panel.parentWidget()
+    assert w.latent_panel.width() <= viewport.width()
+    for label in w.latent_panel.values.values():
+        assert _inside(label, w.latent_panel) and label.height() >= label.heightForWidth(label.width())
+    w.close()
+
+
+def test_the_knowledge_goal_column_is_readable_in_a_small_window(qtbot):
+    from agent.knowledge.types import TaskRecord
+
+    w = _small_window(qtbot)
+    w.knowledge_dock.raise_()
+    qtbot.waitUntil(lambda: w.knowledge_panel.isVisible(), timeout=2000)
+    w.knowledge_panel.set_data([TaskRecord("Turn off Wi-Fi in Settings", ("open Settings", "tap Wi-Fi"),
+                                           app="com.android.settings", source="demonstration")], {}, None)
+    qtbot.wait(50)
+    table = w.knowledge_panel.task_table
+    widths = [table.columnWidth(c) for c in range(table.columnCount())]
+    assert widths[0] == max(widths) and widths[0] >= 0.45 * table.viewport().width(), widths
+    assert table.fontMetrics().horizontalAdvance("Turn off Wi-Fi in") <= widths[0]  # was "T…"
+    assert table.item(0, 0).toolTip() == "Turn off Wi-Fi in Settings"
+    w.close()
+
+
+def test_counts_of_one_say_step_not_steps(qtbot):
+    from agent.types import Action, Macro, MacroStep
+    from widgets.macro_panel import MacroLibraryPanel
+
+    panel = MacroLibraryPanel()
+    qtbot.addWidget(panel)
+    panel.set_macros([Macro(name="Wi-Fi off", steps=(MacroStep(Action.tap(10, 10), description="tap Wi-Fi"),))])
+    assert "(v1, 1 step)" in panel.list.item(0).text()
+    panel.set_recording(True, 1)
+    assert panel.record.text() == "Stop recording (1 step)"
