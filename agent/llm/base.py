@@ -2,7 +2,9 @@
 
 ``LLMClient`` is the protocol every backend implements (``OllamaClient``,
 ``OpenAIClient``, test doubles).  ``RetryingClient`` holds the behaviour the backends
-share: a timeout per attempt, retries with exponential backoff on transport errors,
+share: a timeout per attempt that bounds the whole reply (a reply trickled in pieces
+cannot outlast it), streaming of the reply so far to whoever listens on the request's
+``CancelToken``, retries with exponential backoff on transport errors,
 timeouts, empty replies and unparseable JSON, cancellation through a ``CancelToken``,
 and one ``LLMCall`` record per attempt.  Backends only implement ``_send``.
 This module does no prompting and knows nothing about phones.
@@ -42,10 +44,28 @@ class TransientError(RuntimeError):
 
 
 class CancelToken:
-    """A thread-safe flag: set it to abandon in-flight and future LLM requests."""
+    """A run's line into its model calls: set it to abandon in-flight and future requests;
+    ``listen`` to hear each reply's text as it streams in (the text so far, on the
+    request's thread: a listener must be quick and thread-safe)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._listeners: list[Callable[[str], None]] = []
+
+    def listen(self, listener: Callable[[str], None]) -> None:
+        self._listeners.append(listener)
+
+    @property
+    def listened(self) -> bool:
+        return bool(self._listeners)
+
+    def heard(self, text: str) -> None:
+        """A streaming backend reports the reply so far."""
+        for listener in list(self._listeners):
+            try:
+                listener(text)
+            except Exception:  # a listener's trouble never fails the request
+                log.debug("stream listener failed", exc_info=True)
 
     def cancel(self) -> None:
         self._event.set()
@@ -74,6 +94,9 @@ class ChatRequest:
     max_tokens: int | None = 512
     stop: tuple[str, ...] = ()
     seed: int | None = None
+    #: Stream the reply: called with the text so far as it arrives (set by the client from
+    #: the request's ``CancelToken`` when someone listens there).
+    on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,24 +268,31 @@ class RetryingClient:
         )
 
     def _send_cancellable(self, request: ChatRequest, cancel: CancelToken | None) -> RawReply:
-        """Run ``_send`` on a helper thread so that a cancel takes effect at once."""
-        if cancel is None:
-            return self._send(request, self.policy.timeout_s)
+        """Run ``_send`` on a helper thread, so that a cancel takes effect at once and the
+        timeout bounds the whole reply (a server that trickles its reply in pieces passes
+        each read's timeout, never this one).  A request is streamed when someone listens
+        on ``cancel``."""
+        timeout_s = self.policy.timeout_s
+        if cancel is not None and cancel.listened and request.on_text is None:
+            request = replace(request, on_text=cancel.heard)
         box: dict[str, Any] = {}
         done = threading.Event()
 
         def work() -> None:
             try:
-                box["reply"] = self._send(request, self.policy.timeout_s)
+                box["reply"] = self._send(request, timeout_s)
             except BaseException as exc:  # handed back to the caller's thread
                 box["error"] = exc
             finally:
                 done.set()
 
         threading.Thread(target=work, name="llm-request", daemon=True).start()
+        deadline = time.monotonic() + timeout_s
         while not done.wait(0.05):
-            if cancel.cancelled:
+            if cancel is not None and cancel.cancelled:
                 raise Cancelled("LLM request cancelled")
+            if time.monotonic() > deadline:  # the helper's late reply is dropped
+                raise TransientError(f"timed out after {timeout_s:g} s (the whole reply)")
         if "error" in box:
             raise box["error"]
         return box["reply"]

@@ -1,5 +1,6 @@
 """``OllamaClient``: chat with a model served by Ollama through the ``ollama`` package.
 
+A request with ``on_text`` is streamed (the text so far handed over as it grows).
 Supports JSON output (``format="json"`` or a JSON schema), images for vision-language
 models, token accounting from ``prompt_eval_count``/``eval_count``, and model listing.
 Retries, timeouts and cancellation come from ``RetryingClient``.  No prompting here.
@@ -8,6 +9,8 @@ Retries, timeouts and cancellation come from ``RetryingClient``.  No prompting h
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +60,8 @@ class OllamaClient(RetryingClient):
         elif isinstance(request.json_schema, dict):
             fmt = request.json_schema
         try:
+            if request.on_text is not None:
+                return self._stream(request.on_text, messages, fmt, options, timeout_s)
             resp = self._client(timeout_s).chat(
                 model=self.model, messages=messages, format=fmt, options=options, stream=False,
                 keep_alive=self.keep_alive,
@@ -73,6 +78,23 @@ class OllamaClient(RetryingClient):
             raise TransientError(f"bad response from Ollama: {type(exc).__name__}: {exc}") from None
         content = (resp.message.content if resp.message is not None else "") or ""
         return RawReply(content, resp.prompt_eval_count, resp.eval_count)
+
+    def _stream(self, on_text: Callable[[str], None], messages: list[dict[str, Any]], fmt: Any,
+                options: dict[str, Any], timeout_s: float) -> RawReply:
+        deadline = time.monotonic() + timeout_s
+        parts: list[str] = []
+        prompt_tokens = completion_tokens = None
+        for part in self._client(timeout_s).chat(model=self.model, messages=messages, format=fmt, options=options,
+                                                 stream=True, keep_alive=self.keep_alive):
+            if time.monotonic() > deadline:
+                raise TransientError(f"timed out after {timeout_s:g} s (the whole reply)")
+            piece = (part.message.content if part.message is not None else "") or ""
+            if piece:
+                parts.append(piece)
+                on_text("".join(parts))
+            prompt_tokens = part.prompt_eval_count or prompt_tokens
+            completion_tokens = part.eval_count or completion_tokens
+        return RawReply("".join(parts), prompt_tokens, completion_tokens)
 
     def list_models(self) -> list[str]:
         try:

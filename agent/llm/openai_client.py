@@ -6,12 +6,17 @@ the form the server understands: ``schema_style="json_object"`` (the default) se
 ``{"type": "json_object", "schema": ...}``, which llama-cpp-python's server and
 llama.cpp's own server turn into a grammar; ``"json_schema"`` sends OpenAI's
 ``{"type": "json_schema", "json_schema": {...}}`` (vLLM, LM Studio).  Servers that
-ignore it still get their reply checked.  Retries, timeouts and cancellation come from ``RetryingClient``.
+ignore it still get their reply checked.  A request with ``on_text`` is streamed
+(server-sent events; a server that answers with one JSON body is read as usual).
+Retries, timeouts and cancellation come from ``RetryingClient``.
 """
 
 from __future__ import annotations
 
 import base64
+import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +69,8 @@ class OpenAIClient(RetryingClient):
             body["response_format"] = {"type": "json_object"}
         elif isinstance(request.json_schema, dict):
             body["response_format"] = self._schema_format(request.json_schema)
+        if request.on_text is not None:
+            return self._stream(body, request.on_text, timeout_s)
         try:
             r = self._client().post(self._url("chat/completions"), json=body, timeout=timeout_s)
         except httpx.TimeoutException as exc:
@@ -82,6 +89,49 @@ class OpenAIClient(RetryingClient):
             raise TransientError(f"malformed completion body: {type(exc).__name__}: {r.text[:120]!r}") from None
         usage = data.get("usage") or {}
         return RawReply(text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+
+    def _stream(self, body: dict[str, Any], on_text: Callable[[str], None], timeout_s: float) -> RawReply:
+        """The reply as server-sent events, each piece handed to ``on_text`` (the text so far)."""
+        deadline = time.monotonic() + timeout_s
+        parts: list[str] = []
+        usage: dict[str, Any] = {}
+        try:
+            with self._client().stream("POST", self._url("chat/completions"), json={**body, "stream": True},
+                                       timeout=timeout_s) as r:
+                if r.status_code == 404:
+                    raise LLMError(f"{self.base_url} has no chat endpoint or model {self.model!r} (404)",
+                                   hint="check --base-url (it usually ends in /v1) and the model name")
+                if r.status_code >= 400:
+                    raise TransientError(f"server answered {r.status_code}: {r.read()[:200]!r}")
+                if "event-stream" not in r.headers.get("content-type", ""):  # a server that does not stream
+                    r.read()
+                    data = r.json()
+                    text = data["choices"][0]["message"].get("content") or ""
+                    on_text(text)
+                    usage = data.get("usage") or {}
+                    return RawReply(text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+                for line in r.iter_lines():
+                    if time.monotonic() > deadline:
+                        raise TransientError(f"timed out after {timeout_s:g} s (the whole reply)")
+                    if not line.startswith("data:"):
+                        continue
+                    payload = line[5:].strip()
+                    if payload == "[DONE]":
+                        break
+                    chunk = json.loads(payload)
+                    usage = chunk.get("usage") or usage
+                    for choice in chunk.get("choices") or ():
+                        piece = (choice.get("delta") or {}).get("content") or ""
+                        if piece:
+                            parts.append(piece)
+                            on_text("".join(parts))
+        except httpx.TimeoutException as exc:
+            raise TransientError(f"timed out after {timeout_s:g} s ({type(exc).__name__})") from None
+        except httpx.HTTPError as exc:
+            raise TransientError(f"cannot reach {self.base_url}: {exc}") from None
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise TransientError(f"malformed streamed reply: {type(exc).__name__}: {exc}") from None
+        return RawReply("".join(parts), usage.get("prompt_tokens"), usage.get("completion_tokens"))
 
     def _schema_format(self, schema: dict[str, Any]) -> dict[str, Any]:
         if self.schema_style == "json_schema":
