@@ -98,14 +98,16 @@ def build_elements(
 
     elements: list[Element] = []
     labels: dict[int, str] = {}
+    beside: set[int] = set()  # icons named by the words beside them (a bar's title, a row's text)
     # 2. proximity matching for text-less widgets
     for wi, d in enumerate(widgets):
         if wi in inner or d.kind not in _NEEDS_LABEL:
             continue
         r = d.rect
-        best_t, best_dist = None, None
+        best_t, best_dist, best_beside = None, None, False
         for t in free:
-            if _v_overlap(r, t.rect) >= 0.4:  # same row: left or right neighbour
+            same_row = _v_overlap(r, t.rect) >= 0.4
+            if same_row:  # same row: left or right neighbour
                 gap = t.rect.left - r.right if t.rect.left >= r.right else r.left - t.rect.right
                 limit = 0.75 * W if d.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP, ElementKind.SEEK_BAR) else 24 * unit
             elif 0 <= t.rect.top - r.bottom <= 16 * unit and abs(t.rect.center.x - r.center.x) < max(r.width, t.rect.width) * 0.6:
@@ -120,12 +122,16 @@ def build_elements(
                 continue
             score = (int(gap // (48 * unit)), t.rect.top)  # near first, then the row's title line
             if best_dist is None or score < best_dist:
-                best_t, best_dist = t, score
+                best_t, best_dist, best_beside = t, score, same_row
         if best_t is not None:
             labels[wi] = best_t.text
-    # 3. icon labels for buttons still unnamed
+            if best_beside and d.kind in (ElementKind.BUTTON, ElementKind.IMAGE):
+                beside.add(wi)
+    # 3. icon labels for buttons still unnamed, and for icons only named by the words beside
+    # them: a recognised glyph says what it does (the back arrow left of a page title is
+    # "back", not the title)
     unnamed = [wi for wi, d in enumerate(widgets) if d.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and wi not in inner
-               and wi not in labels and d.rect.width <= 96 * unit and d.rect.height <= 96 * unit]
+               and (wi not in labels or wi in beside) and d.rect.width <= 96 * unit and d.rect.height <= 96 * unit]
     icon_labels: dict[int, str] = {}
     if icons is not None and unnamed:
         crops = [np.ascontiguousarray(image[widgets[wi].rect.top : widgets[wi].rect.bottom, widgets[wi].rect.left : widgets[wi].rect.right]) for wi in unnamed]
@@ -152,7 +158,7 @@ def build_elements(
             r = _touch_target(r, round(48 * unit), W, H)  # icon glyph -> its 48 dp touch target
         elements.append(Element(
             id=f"v{len(elements) + 1}", kind=kind, rect=r, text=text,
-            label=labels.get(wi) or icon_labels.get(wi, ""),
+            label=(icon_labels[wi] if wi in beside and wi in icon_labels else labels.get(wi) or icon_labels.get(wi, "")),
             clickable=kind in _CLICKABLE, checkable=checked is not None, checked=checked,
             source=ElementSource.DETECTOR, confidence=d.confidence,
         ))
