@@ -39,14 +39,14 @@ from PIL import Image
 from agent import codec
 from agent.redact import redact_url
 from agent.sink import StepNotStored
-from agent.types import Episode, EpisodeStatus, ImageRef, LLMCall, Macro, Step
+from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
 from vision.types import Screen
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3
 #: The longest prompt or reply stored per LLM call (characters); longer ones are cut and marked.
-MAX_CALL_CHARS = 200_000
+MAX_CALL_CHARS = 100_000
 #: How long one write waits for another program's lock (SQLite busy timeout), in seconds.
 BUSY_TIMEOUT_S = 10.0
 #: How many more times a write is tried after a busy timeout ran out.
@@ -81,25 +81,16 @@ def _capped(text: str, limit: int = MAX_CALL_CHARS) -> str:
     return text[:limit] + f"\n… [truncated by Tapwise: {limit} of {len(text)} characters stored]"
 
 
-def _capped_call(call: LLMCall) -> LLMCall:
-    prompt, reply = _capped(call.prompt), _capped(call.reply)
-    error = redact_url(call.error) if call.error else call.error
-    if prompt is call.prompt and reply is call.reply and error == call.error:
-        return call
-    return replace(call, prompt=prompt, reply=reply, error=error)
-
-
-def _storable(step: Step) -> Step:
-    """``step`` with over-long LLM prompts/replies cut (marked) and URL credentials removed."""
-    if step.error:
-        step = replace(step, error=redact_url(step.error))
-    p = step.proposal
-    if p is None or not p.llm_calls:
-        return step
-    calls = tuple(_capped_call(c) for c in p.llm_calls)
-    if all(a is b for a, b in zip(calls, p.llm_calls, strict=True)):
-        return step
-    return replace(step, proposal=replace(p, llm_calls=calls))
+def _storable(doc: Any) -> Any:
+    """An encoded document with every over-long string (LLM prompts and replies, the
+    rationale quoting a reply) cut and marked, and credentials in URLs removed."""
+    if isinstance(doc, str):
+        return _capped(redact_url(doc))
+    if isinstance(doc, dict):
+        return {k: _storable(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_storable(v) for v in doc]
+    return doc
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
@@ -253,6 +244,7 @@ class Store:
         try:
             conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=busy_timeout_s)
             self.db = sqlite_utils.Database(conn)
+            self._refuse_newer()  # before anything (even the journal mode) changes the file
             self._write(lambda: self.db.execute("PRAGMA journal_mode=WAL"), "open the database")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
@@ -363,15 +355,19 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else 0
 
+    def _refuse_newer(self) -> None:
+        current = self.schema_version()
+        if current > SCHEMA_VERSION:
+            raise StoreTooNew(
+                f"{self.path} was written by a newer Tapwise (schema {current}; this "
+                f"version reads up to {SCHEMA_VERSION}). Upgrade Tapwise; the database "
+                "was not changed."
+            )
+
     def _migrate(self) -> None:
         with self._lock:
+            self._refuse_newer()
             current = self.schema_version()
-            if current > SCHEMA_VERSION:
-                raise StoreTooNew(
-                    f"{self.path} was written by a newer Tapwise (schema {current}; this "
-                    f"version reads up to {SCHEMA_VERSION}). Upgrade Tapwise; the database "
-                    "was not changed."
-                )
             if current == SCHEMA_VERSION:
                 return
             self.db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
@@ -448,8 +444,7 @@ class Store:
                 step = replace(step, screenshot=self.save_screenshot(screen, f"{episode_id}/{step.index:04d}"))
             if step.finished_at is None:
                 step = replace(step, finished_at=time.time())
-            step = _storable(step)
-            doc = codec.encode(step)
+            doc = _storable(codec.encode(step))
             stored = step
 
             def write() -> None:

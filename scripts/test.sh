@@ -24,6 +24,6 @@ bash scripts/setup.sh --no-qt
 if .venv-noqt/bin/python -c "import PySide6" 2>/dev/null; then
   echo "PySide6 is importable in .venv-noqt: the no-Qt job would prove nothing" >&2; exit 1
 fi
-noqt_dirs=$(ls -d tests/core tests/vision tests/agent tests/phone_virtual tests/evaluation tests/macros 2>/dev/null)
+noqt_dirs=$(ls -d tests/core tests/vision tests/agent tests/phone_virtual tests/evaluation tests/macros tests/reliability 2>/dev/null)
 .venv-noqt/bin/python -m pytest -q -p no:cacheprovider -p no:pytest-qt --basetemp="$PWD/.cache/pytest-noqt" \
   -m "not gui and not adb and not llm and not slow" $noqt_dirs

@@ -60,6 +60,10 @@ def main_callback(
     ),
 ) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from agent.redact import RedactingFilter
+
+    for handler in logging.getLogger().handlers:  # no API key in a URL reaches the terminal
+        handler.addFilter(RedactingFilter())
     if self_test:
         from app.selftest import run_self_test
 
