@@ -9,6 +9,8 @@ the ``auto`` policy (the taps chosen are not sensitive, so no person is asked).
 * ``observe``: describe the screen (no image), then ``observe`` with the set-of-marks image.
 * ``tap``: tap an element by the id taken from the previous result (a harmless text on the
   home screen, so every tap sees the same screen and no app starts).
+* ``tap (new screen)``: tap the Clock app's Timer and Alarm tabs in turn, so every tap
+  changes the screen and a new frame is stored (reported, not the bar's measure).
 
 Transports: ``stdio`` (``tapwise mcp --auto`` launched by the client, as a desktop client
 does), ``http`` (``tapwise mcp --http --auto`` in its own process, streamable HTTP on
@@ -44,14 +46,16 @@ TARGET = "Mostly sunny"  # a text on the home screen: tapping it changes nothing
 BAR_MS = 50.0
 
 
-def _element(result: Any, text: str) -> str:
+def _element(result: Any, text: str, kind: str | None = None) -> str:
     body = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
     rows = json.loads(body.split("Elements (JSON):\n", 1)[1].splitlines()[0])["elements"]
+    if kind is not None:
+        return next(str(r["id"]) for r in rows if r["text"] == text and r["kind"] == kind)
     return next(str(r["id"]) for r in rows if text in r["text"])
 
 
 async def _measure(client: Client, calls: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"observe": [], "observe+image": [], "tap": []}
+    times: dict[str, list[float]] = {"observe": [], "observe+image": [], "tap": [], "tap (new screen)": []}
     async with client as c:
         last = await c.call_tool("observe", {})  # warm-up: parser, SDK, first screenshot
         for _ in range(5):
@@ -70,6 +74,13 @@ async def _measure(client: Client, calls: int) -> dict[str, list[float]]:
             t0 = time.perf_counter()
             last = await c.call_tool("tap", {"element_id": target})
             times["tap"].append((time.perf_counter() - t0) * 1000)
+            assert not last.is_error, last
+        last = await c.call_tool("open_app", {"app": "Clock"})
+        for i in range(calls):
+            target = _element(last, ("Timer", "Alarm")[i % 2], "button")
+            t0 = time.perf_counter()
+            last = await c.call_tool("tap", {"element_id": target})
+            times["tap (new screen)"].append((time.perf_counter() - t0) * 1000)
             assert not last.is_error, last
     return times
 
@@ -151,7 +162,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"MCP tool-call overhead on the virtual phone (tree parsing, auto policy: approval excluded), "
           f"{args.calls} calls per tool")
-    print(f"{'transport':<13}{'tool':<15}{'median ms':>10}{'p90 ms':>10}{'n':>5}  bar ≤{BAR_MS:.0f} ms (median)")
+    print(f"{'transport':<13}{'tool':<18}{'median ms':>10}{'p90 ms':>10}{'n':>5}  bar ≤{BAR_MS:.0f} ms (median)")
     with tempfile.TemporaryDirectory() as tmp:
         for transport in args.transport:
             run = {"stdio": bench_stdio, "http": bench_http_process, "http-inproc": bench_http}[transport]
@@ -159,7 +170,7 @@ def main() -> None:
             for tool, xs in times.items():
                 med = statistics.median(xs)
                 verdict = ("met" if med <= BAR_MS else "MISSED") if tool in ("observe", "tap") else "-"
-                print(f"{transport:<13}{tool:<15}{med:>10.1f}{_p90(xs):>10.1f}{len(xs):>5}  {verdict}")
+                print(f"{transport:<13}{tool:<18}{med:>10.1f}{_p90(xs):>10.1f}{len(xs):>5}  {verdict}")
 
 
 if __name__ == "__main__":

@@ -4,25 +4,36 @@ Each client gets an episode named after it (``"MCP client: <name>"``, planner
 ``mcp:<name>``) in the project's ``Store``, the same way runs are stored, so the Episodes
 view, export and turning an episode into a macro work on them unchanged.  Steps are
 written, in call order, on one background writer thread (encoding a full-size screenshot
-takes longer than the call itself); ``flush`` waits for the writes, ``close`` finishes the
+takes longer than the call itself); a frame identical to the one stored before it is
+referenced, not written again; at most ``MAX_PENDING`` steps wait to be written (a call
+waits rather than let memory grow); ``flush`` waits for the writes, ``close`` finishes the
 episodes.  ``macro_from_episode`` turns what a client did into a macro.  A failing write is logged and never fails the client's call.  No Qt, no MCP.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
-from agent.types import Autonomy, Episode, EpisodeStatus, Macro, Step, StepOutcome
+from agent.types import Autonomy, Episode, EpisodeStatus, ImageRef, Macro, Step, StepOutcome
 from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
 
 GOAL_PREFIX = "MCP client: "
+#: Steps queued for writing before the next call waits for the writer.
+MAX_PENDING = 4
 PLANNER_PREFIX = "mcp:"
+
+
+def frame_signature(screen: Screen) -> str:
+    """A hash of the frame's pixels on a 4-pixel grid: any visible change (a typed letter, a
+    moved list) changes it."""
+    return hashlib.blake2b(screen.image[::4, ::4].tobytes(), digest_size=16).hexdigest()
 
 
 def episode_goal(client: str) -> str:
@@ -49,7 +60,8 @@ class EpisodeBook:
         self._open: dict[str, _Open] = {}
         self._lock = threading.Lock()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-episodes")
-        self._last: Future[None] | None = None
+        self._room = threading.BoundedSemaphore(MAX_PENDING)
+        self._last_frame: dict[str, tuple[str, ImageRef]] = {}  # episode id -> (frame signature, stored ref)
 
     def episode_id(self, client: str) -> str | None:
         with self._lock:
@@ -63,13 +75,15 @@ class EpisodeBook:
 
     def record(self, client: str, step: Step, screen: Screen | None = None) -> Step:
         """Queue ``step`` (its index is assigned here) for the client's episode; returns it."""
+        if self.store is not None:
+            self._room.acquire()  # released by the writer
         with self._lock:
             opened = self._ensure(client)
             step = replace(step, index=opened.next_index)
             opened.next_index += 1
             opened.calls += 1
             if self.store is not None:
-                self._last = self._writer.submit(self._write, opened.episode_id, step, screen)
+                self._writer.submit(self._write, opened.episode_id, step, screen)
         return step
 
     def _ensure(self, client: str) -> _Open:
@@ -90,10 +104,18 @@ class EpisodeBook:
 
     def _write(self, episode_id: str, step: Step, screen: Screen | None) -> None:
         try:
-            self.store.append_step(episode_id, step, screen)  # type: ignore[union-attr]
+            sig = frame_signature(screen) if screen is not None else ""
+            last = self._last_frame.get(episode_id)
+            if screen is not None and last is not None and last[0] == sig:
+                step, screen = replace(step, screenshot=last[1]), None  # the same frame: stored once
+            stored = self.store.append_step(episode_id, step, screen)  # type: ignore[union-attr]
+            if sig and stored.screenshot is not None:
+                self._last_frame[episode_id] = (sig, stored.screenshot)
         except Exception:
             log.exception("could not store step %d of MCP episode %s", step.index, episode_id)
             return
+        finally:
+            self._room.release()
         if self.on_recorded is not None:
             try:
                 self.on_recorded(episode_id, step)
