@@ -385,6 +385,8 @@ class MainWindow(QMainWindow):
                 self.knowledge_dock, self.layers_dock]
         for a, b in zip(tabs, tabs[1:], strict=False):
             self.tabifyDockWidget(a, b)
+        for d in tabs:  # a tabbed column is as wide as its widest tab: none may widen it
+            self._scroll_when_narrow(d)
         self.inspector_dock.raise_()
         self.setTabPosition(left, QTabWidget.TabPosition.West)
 
