@@ -51,6 +51,9 @@ from vision.types import Element, ElementKind, ElementSource, ScreenParse
 #: Longest free text the schema allows: thoughts, typed text, reasons.
 THOUGHT_CHARS = 200
 TEXT_CHARS = 120
+#: The one plain sentence of why, shown on the proposal card.
+WHY_CHARS = 120
+WHY_FIELD = "why"
 NAME_CHARS = 40
 
 _ALWAYS = ("back", "home", "enter", "wait")
@@ -192,13 +195,17 @@ def action_form(parse: ScreenParse, *, apps: Sequence[str] = (), allow_done: boo
     return ReplyForm({"oneOf": variants}, tuple(kinds), tappable, editable, scrollable, app_names, directions)
 
 
-def reply_schema(form: ReplyForm, *, thought: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def reply_schema(form: ReplyForm, *, thought: str | None = None, extra: dict[str, Any] | None = None,
+                 why: bool = False) -> dict[str, Any]:
     """The whole reply: an optional free-text field first (``thought``), then ``action``,
-    then any ``extra`` properties (all required, in this order)."""
+    then (``why``) one short sentence saying why, then any ``extra`` properties (all
+    required, in this order)."""
     properties: dict[str, Any] = {}
     if thought:
         properties[thought] = _string(THOUGHT_CHARS)
     properties["action"] = form.schema
+    if why:
+        properties[WHY_FIELD] = _string(WHY_CHARS)
     properties.update(extra or {})
     return {"type": "object", "properties": properties, "required": list(properties),
             "additionalProperties": False}

@@ -39,7 +39,7 @@ from agent.planners.base import (
     reply_checks,
     structured_reply_text,
 )
-from agent.structured import ReplyForm, refuse_placeholder, reply_schema
+from agent.structured import WHY_FIELD, ReplyForm, refuse_placeholder, reply_schema
 from agent.types import Action, Proposal
 
 # The forms carry placeholders (which the command parser refuses) rather than concrete
@@ -75,9 +75,11 @@ class PaperPlanner:
         return f"{self.method}{'+' if self.uses_latent else '-'}"
 
     # ---- prompt ---------------------------------------------------------------------
-    _FIELDS = {"zeroshot": '{"action": {...}}',
-               "react": '{"thought": "<what you notice and why, in a sentence or two>", "action": {...}}',
-               "cotsc": '{"reasoning": "<think it through in a few sentences>", "action": {...}}'}
+    _WHY = '"why": "<one short sentence: why this action helps>"'
+    _FIELDS = {"zeroshot": '{"action": {...}, ' + _WHY + '}',
+               "react": '{"thought": "<what you notice and why, in a sentence or two>", "action": {...}, '
+                        + _WHY + '}',
+               "cotsc": '{"reasoning": "<think it through in a few sentences>", "action": {...}, ' + _WHY + '}'}
     _THOUGHT = {"zeroshot": None, "react": "thought", "cotsc": "reasoning"}
 
     def prompt(self, ctx: PlanContext, form: ReplyForm | None = None) -> str:
@@ -155,14 +157,14 @@ class PaperPlanner:
 
     def _structured(self, ctx: PlanContext, step: LLMStep, prompt: str, form: ReplyForm, purpose: str) -> Proposal:
         thought_key = self._THOUGHT[self.method]
-        reply = step.ask(prompt, purpose, ctx.cancel, schema=reply_schema(form, thought=thought_key),
-                         max_tokens=200 if thought_key else 80)
+        reply = step.ask(prompt, purpose, ctx.cancel, schema=reply_schema(form, thought=thought_key, why=True),
+                         max_tokens=240 if thought_key else 120)
         try:
             action, evidence = read_structured(reply, form, ctx)
         except CommandError as exc:
             raise PlanError(f"{purpose}: unreadable reply: {exc}", tuple(step.calls)) from None
         action = self._without_done(action)
-        thought = _field(reply, thought_key)
+        thought = _field(reply, WHY_FIELD) or _field(reply, thought_key)
         return Proposal(action=action, rationale=thought or reply.text.strip(), latent=ctx.latent,
                         planner=self.name, evidence=(*evidence, *reply_checks(action, ctx)),
                         llm_calls=tuple(step.calls))
@@ -178,7 +180,7 @@ class PaperPlanner:
         votes: Counter[str] = Counter()
         first: dict[str, tuple[Action, str]] = {}
         failures: list[str] = []
-        schema = reply_schema(form, thought="reasoning") if form is not None else None
+        schema = reply_schema(form, thought="reasoning", why=True) if form is not None else None
         for i in range(self.samples):
             reply = step.ask(prompt, f"plan.{self.name}.sample{i + 1}", ctx.cancel, temperature=self.temperature,
                              max_tokens=200, schema=schema)
@@ -194,7 +196,7 @@ class PaperPlanner:
                 continue
             key = action_key(action)
             votes[key] += 1
-            first.setdefault(key, (action, reply.text.strip()))
+            first.setdefault(key, (action, _field(reply, WHY_FIELD) or reply.text.strip()))
         if not votes:
             raise PlanError(f"plan.{self.name}: none of {self.samples} samples gave a readable action "
                             f"({failures[0] if failures else 'no reply'})", tuple(step.calls))

@@ -31,7 +31,7 @@ from agent.planners.base import (
     structured_reply_text,
 )
 from agent.screen_text import element_list
-from agent.structured import ReplyForm, refuse_placeholder, reply_schema
+from agent.structured import WHY_FIELD, ReplyForm, refuse_placeholder, reply_schema
 from agent.types import Action, ActionType, Proposal, Target
 
 
@@ -51,7 +51,8 @@ class VisionTaskerPlanner:
             examples = "Examples of how similar tasks were done before:\n" + "\n".join(
                 f"- {e}" for e in ctx.examples) + "\n"
         forms = prompts.render("visiontasker_forms") if form is None else structured_reply_text(
-            form, '{"needed": "<which app or element has what the task needs>", "action": {...}}')
+            form, '{"needed": "<which app or element has what the task needs>", "action": {...}, '
+                  '"why": "<one short sentence: why this action helps>"}')
         return prompts.render("visiontasker_step", goal=ctx.goal, history=history, examples=examples,
                               notes=notes_block(plan_notes(ctx)), screen=ctx.screen, forms=forms)
 
@@ -109,8 +110,8 @@ class VisionTaskerPlanner:
                         f"({evidence[-1] if evidence else 'no reply'})", tuple(step.calls))
 
     def _structured(self, ctx: PlanContext, step: LLMStep, prompt: str, form: ReplyForm) -> Proposal:
-        reply = step.ask(prompt, "plan.visiontasker", ctx.cancel, schema=reply_schema(form, thought="needed"),
-                         max_tokens=160)
+        reply = step.ask(prompt, "plan.visiontasker", ctx.cancel,
+                         schema=reply_schema(form, thought="needed", why=True), max_tokens=200)
         try:
             action, evidence = read_structured(reply, form, ctx)
             action, problem = self.validate(action, ctx)
@@ -118,7 +119,10 @@ class VisionTaskerPlanner:
             raise PlanError(f"plan.visiontasker: unreadable reply: {exc}", tuple(step.calls)) from None
         if problem is not None:
             raise PlanError(f"plan.visiontasker: {problem}", tuple(step.calls))
-        return Proposal(action=action, rationale=reply.text.strip(), planner=self.name,
+        data = reply.data if isinstance(reply.data, dict) else {}
+        why = next((str(data[k]).strip() for k in (WHY_FIELD, "needed") if isinstance(data.get(k), str)
+                    and str(data[k]).strip()), "")
+        return Proposal(action=action, rationale=why or reply.text.strip(), planner=self.name,
                         evidence=(*evidence, *reply_checks(action, ctx)), llm_calls=tuple(step.calls))
 
 

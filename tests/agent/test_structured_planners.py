@@ -40,11 +40,11 @@ def test_ollama_gets_the_screen_schema_as_format_and_the_reply_names_an_element(
     assert p.action.type is ActionType.TAP and p.action.target.element_id == "3"
     assert "reply: structured" in p.evidence
     schema = server.requests[0].body["format"]
-    jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}}, schema)
+    jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}, "why": "it leads there"}, schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"action": {"type": "tap", "element": "Alarm tab [2]"}}, schema)
+        jsonschema.validate({"action": {"type": "tap", "element": "Alarm tab [2]"}, "why": "it leads there"}, schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"action": {"type": "open_app", "app": "Weather"}}, schema)
+        jsonschema.validate({"action": {"type": "open_app", "app": "Weather"}, "why": "it leads there"}, schema)
     assert '"type": "tap"' in server.requests[0].prompt and "Apps you can open: Settings, Clock, Notes" in \
         server.requests[0].prompt
 
@@ -58,7 +58,7 @@ def test_openai_style_servers_get_the_schema_in_response_format(server, openai_c
     openai_client.schema_style = "json_schema"
     make_planner("zeroshot-", openai_client, constrained=True).propose(ctx_for(settings_parse()))
     fmt = server.requests[1].body["response_format"]
-    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["action"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["action", "why"]
 
 
 def test_a_server_that_ignores_the_schema_still_gets_read_as_free_text(server, ollama):
@@ -95,14 +95,14 @@ def test_visiontasker_structured_needs_no_replan(server, ollama):
     server.on("", reply({"element": "Display [3]", "type": "tap"}, needed="Display"))
     p = make_planner("visiontasker", ollama, constrained=True).propose(ctx_for(settings_parse()))
     assert p.action.touch is not None and p.action.target.element_id == "3"
-    assert len(server.requests) == 1 and server.requests[0].body["format"]["required"] == ["needed", "action"]
+    assert len(server.requests) == 1 and server.requests[0].body["format"]["required"] == ["needed", "action", "why"]
 
 
 def test_react_reasons_first_then_acts(server, ollama):
     server.on("", reply({"type": "tap", "element": "Alarm [2]"}, thought="alarms live in the Alarm tab"))
     p = make_planner("react-", ollama, constrained=True).propose(ctx_for(clock_parse(), goal="Set an alarm"))
     assert p.rationale == "alarms live in the Alarm tab" and p.action.target.element_id == "2"
-    assert list(server.requests[0].body["format"]["properties"]) == ["thought", "action"]
+    assert list(server.requests[0].body["format"]["properties"]) == ["thought", "action", "why"]
 
 
 def test_cotsc_votes_over_structured_samples(server, ollama):
@@ -210,8 +210,8 @@ def test_a_structured_reply_cannot_repeat_an_action_that_changed_nothing(server,
     make_planner("zeroshot-", ollama, constrained=True).propose(ctx_for(parse, history=same))
     schema = server.requests[0].body["format"]
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}}, schema)
-    jsonschema.validate({"action": {"type": "tap", "element": "Sound & vibration [4]"}}, schema)
+        jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}, "why": "it leads there"}, schema)
+    jsonschema.validate({"action": {"type": "tap", "element": "Sound & vibration [4]"}, "why": "it leads there"}, schema)
     assert '"tap Display" changed nothing on the screen' in server.requests[0].prompt
 
 
@@ -225,10 +225,10 @@ def test_back_on_a_page_left_before_the_way_back_out_is_not_offered_again(server
     history = (Turn("tap Display", into, screen=settings), Turn("back", out, screen=display_page))
     planner = make_planner("zeroshot-", ollama, constrained=True)
     planner.propose(ctx_for(settings_parse(), history=history))  # on Settings again: Display still offered
-    jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}}, server.requests[0].body["format"])
-    jsonschema.validate({"action": {"type": "back"}}, server.requests[0].body["format"])
+    jsonschema.validate({"action": {"type": "tap", "element": "Display [3]"}, "why": "it leads there"}, server.requests[0].body["format"])
+    jsonschema.validate({"action": {"type": "back"}, "why": "it leads there"}, server.requests[0].body["format"])
     again = (*history, Turn("tap Display", into, screen=settings))
     planner.propose(ctx_for(clock_parse(), history=again))  # on the Display page again: no "back"
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"action": {"type": "back"}}, server.requests[1].body["format"])
-    jsonschema.validate({"action": {"type": "home"}}, server.requests[1].body["format"])
+        jsonschema.validate({"action": {"type": "back"}, "why": "it leads there"}, server.requests[1].body["format"])
+    jsonschema.validate({"action": {"type": "home"}, "why": "it leads there"}, server.requests[1].body["format"])
