@@ -38,7 +38,7 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
     win.macro_panel.record.click()
     assert win.macros.recorder is not None
     click_mirror(win, _element_point(win, "Network & internet"))
-    qtbot.waitUntil(lambda: "1 steps" in win.macro_panel.record.text(), timeout=20000)
+    qtbot.waitUntil(lambda: "(1 step)" in win.macro_panel.record.text(), timeout=20000)
     qtbot.waitUntil(lambda: win.view.parse is not None and "Airplane mode" in win.view.parse.description,
                     timeout=20000)
     switch = next(e for e in win.view.parse.elements if e.kind.value == "switch" and e.label == "Airplane mode")
@@ -291,12 +291,16 @@ def test_saving_a_recording_that_depends_on_where_an_app_was_left_offers_a_known
         phone.key(Key.HOME)
 
     win.executor.call(lambda: leave_settings_inside("Network & internet"))
+    qtbot.wait(500)  # the mirror and its parse catch up with the home screen
     qtbot.waitUntil(lambda: win.view.parse is not None and "nexuslauncher" in win.view.parse.description,
                     timeout=20000)
     panel = win.macro_panel
     panel.record.click()
     click_mirror(win, _element_point(win, "Settings"))  # comes back on Network & internet
-    qtbot.waitUntil(lambda: "1 steps" in panel.record.text(), timeout=20000)
+    try:
+        qtbot.waitUntil(lambda: "(1 step)" in panel.record.text(), timeout=20000)
+    except Exception:
+        raise AssertionError([n.message for n in win.notifications.history]) from None
     qtbot.waitUntil(lambda: win.view.parse is not None and "Internet" in win.view.parse.description, timeout=20000)
     click_mirror(win, _element_point(win, "Internet"))
     qtbot.waitUntil(lambda: "2 steps" in panel.record.text(), timeout=20000)
@@ -308,7 +312,7 @@ def test_saving_a_recording_that_depends_on_where_an_app_was_left_offers_a_known
     assert "inner screens" in dialog.findChildren(type(panel.details))[0].text()
     assert panel.list.count() == 0  # nothing saved yet
     dialog.fresh.click()  # open Settings fresh, record again
-    qtbot.waitUntil(lambda: "1 steps" in panel.record.text(), timeout=20000)
+    qtbot.waitUntil(lambda: "(1 step)" in panel.record.text(), timeout=20000)
     qtbot.waitUntil(lambda: win.view.parse is not None and "Network & internet" in win.view.parse.description
                     and "Navigate up" not in win.view.parse.description, timeout=20000)
     click_mirror(win, _element_point(win, "Network & internet"))
