@@ -55,3 +55,9 @@ def episodes(ctx: typer.Context, limit: int = typer.Option(20, min=1, help="How 
                       str(row["steps"]), as_text(row["planner"] or ""), as_text(row["goal"]),
                       as_text(row.get("note") or ""))
     console.print(table)
+
+
+# `tapwise episodes export ID [--html]`: its own module (app/cli/episode_export.py)
+from app.cli.episode_export import export as _export  # noqa: E402
+
+episodes_app.command("export")(_export)

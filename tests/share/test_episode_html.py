@@ -122,28 +122,23 @@ def test_an_episode_without_steps_is_still_a_page():
     assert "This run has no steps" in page and "nothing &lt;done&gt;" in page
 
 
-def test_the_cli_exports_a_stored_run_as_html(tmp_path, monkeypatch):
-    from typer import Typer
+def test_tapwise_episodes_export_writes_the_page(tmp_path):
     from typer.testing import CliRunner
 
-    from app.cli.episode_export import export
+    from app.cli import app
     from app.settings import load_settings
 
-    monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("TAPWISE_CONFIG_DIR", str(tmp_path / "config"))
-    settings, _ = load_settings()
+    settings, _ = load_settings()  # the test's own data folder (tests/conftest.py)
     settings.database_path.parent.mkdir(parents=True, exist_ok=True)
     with Store(settings.database_path) as s:
         episode_id = stored_run(s)
-    cli = Typer()
-    cli.command()(export)
-    cli.command("other")(lambda: None)  # a group, as under `tapwise episodes`
     out = tmp_path / "shared.html"
-    result = CliRunner().invoke(cli, ["export", episode_id, "--html", "-o", str(out)])
+    result = CliRunner().invoke(app, ["episodes", "export", episode_id, "--html", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8").count('<section class="step"') == 4
-    missing = CliRunner().invoke(cli, ["export", "no-such-run", "--html", "-o", str(tmp_path / "x.html")])
+    missing = CliRunner().invoke(app, ["episodes", "export", "no-such-run", "--html", "-o", str(tmp_path / "x.html")])
     assert missing.exit_code == 2 and "No stored run" in missing.output
+    assert not (tmp_path / "x.html").exists()
 
 
 @needs_chromium
