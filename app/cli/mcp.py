@@ -26,10 +26,11 @@ log = logging.getLogger(__name__)
 
 
 class TerminalSupervisor:
-    """Asks the person at the terminal (``tty``: a text stream opened on ``/dev/tty``)."""
+    """Asks the person at the terminal: questions go to ``out``, answers come from ``tty``
+    (text streams opened on ``/dev/tty``; a terminal cannot be one read-write text stream)."""
 
-    def __init__(self, tty: TextIO, size: Any) -> None:
-        self.console = Console(file=tty, force_terminal=True)
+    def __init__(self, tty: TextIO, out: TextIO, size: Any) -> None:
+        self.console = Console(file=out, force_terminal=True)
         self.tty = tty
         self.size = size
 
@@ -78,10 +79,16 @@ class TerminalSupervisor:
             return Decision(DecisionKind.EDIT if c == "e" else DecisionKind.DEMONSTRATE, action=action)
 
 
-def _open_tty() -> TextIO | None:
+def _open_tty() -> tuple[TextIO, TextIO] | None:
+    """``/dev/tty`` for reading and for writing, or None without a controlling terminal."""
     try:
-        return open("/dev/tty", "r+", encoding="utf-8", errors="replace")
+        reader = open("/dev/tty", encoding="utf-8", errors="replace")
     except OSError:
+        return None
+    try:
+        return reader, open("/dev/tty", "w", encoding="utf-8", errors="replace")
+    except OSError:
+        reader.close()
         return None
 
 
@@ -167,7 +174,7 @@ def mcp(
             phone.close()
             raise typer.Exit(2) from None
     tty = _open_tty() if policy is not Policy.READ_ONLY and not no_terminal else None
-    asker = TerminalSupervisor(tty, phone.screen_size()) if tty is not None else None
+    asker = TerminalSupervisor(tty[0], tty[1], phone.screen_size()) if tty is not None else None
     if asker is None and policy is not Policy.READ_ONLY:
         err.print("[yellow]no terminal to ask on: calls that need approval will be refused[/]")
     parser = compose.make_parser(settings, mode=parse_mode or None)
@@ -196,5 +203,5 @@ def mcp(
         if sink is not None:
             sink.close()
         phone.close()
-        if tty is not None:
-            tty.close()
+        for stream in tty or ():
+            stream.close()

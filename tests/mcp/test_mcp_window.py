@@ -80,3 +80,31 @@ def test_a_clients_tap_is_approved_on_the_card_and_its_episode_is_listed(win: An
 
     qtbot.waitUntil(listed, timeout=20000)
     assert not win.decision_bar.enabled
+
+
+def test_demonstrate_does_the_step_on_the_mirror_and_the_client_receives_it(win: Any, qtbot: Any) -> None:
+    from tests.gui.e2e_support import click_mirror
+    from vision.geometry import Point
+
+    assert win.mcp.start(port=0)
+    url, token = win.mcp.url, win.mcp.token
+    out: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with _client(url, token) as c:
+            home = await c.call_tool("observe", {})
+            out["tap"] = await c.call_tool("tap", {"element_id": element_id(home, "Clock")})
+
+    worker = threading.Thread(target=anyio.run, args=(go,))
+    worker.start()
+    try:
+        qtbot.waitUntil(lambda: win.decision_bar.enabled, timeout=20000)
+        win.decision_bar.trigger(DecisionKind.DEMONSTRATE)
+        click_mirror(win, Point(166, 791), qtbot)  # the user opens Settings instead
+        qtbot.waitUntil(lambda: "tap" in out, timeout=20000)
+    finally:
+        worker.join(30)
+    text = text_of(out["tap"])
+    assert not out["tap"].is_error, text
+    assert "did this step themselves" in text and "com.android.settings" in text
+    assert win.session.device.foreground()[0] == "com.android.settings"
