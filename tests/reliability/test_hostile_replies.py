@@ -103,3 +103,25 @@ def test_a_run_fed_only_hostile_replies_ends_as_an_error_without_tapping(tmp_pat
     assert episode.status is EpisodeStatus.ERROR, "the episode is closed, not left running"
     assert all(s.executed is None for s in episode.steps)
     assert any("outside" in (s.error or "") or "finite" in (s.error or "") for s in episode.steps)
+
+
+def test_a_stored_macro_tapping_off_every_screen_does_not_replay_as_succeeded():
+    from agent.types import Macro, MacroStep
+    from app.settings import load_settings
+
+    macro = Macro("far away", steps=(MacroStep(Action(ActionType.TAP, touch=Point(-10**12, 10**40)), ""),))
+    with Store(load_settings()[0].database_path) as store:  # stored as it was, bypassing the import checks
+        store.save_macro(macro)
+    out = tapwise("macro", "replay", "far away", "--no-interactive")
+    assert "Traceback" not in out.stdout + out.stderr, out.stderr[-2000:]
+    assert out.returncode != 0 and "succeeded" not in out.stdout.lower(), out.stdout
+
+
+def test_an_openai_compatible_server_sending_infinity_does_not_crash_the_run(tmp_path):
+    db = tmp_path / "t.sqlite"
+    with scripted(alternating('{"action_type":"click","x":Infinity,"y":1e999}')) as llm:
+        args = run_args(llm.url + "/v1", steps=4, db=db)
+        args[args.index("ollama")] = "openai"
+        out = tapwise(*args)
+    assert "Traceback" not in out.stdout + out.stderr
+    assert out.returncode == 2 and done_lines(out.stdout) == 0, out.stdout[-2000:]
