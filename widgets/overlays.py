@@ -411,8 +411,8 @@ def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, st
 _DISAGREEMENT_LOOK: dict[str, tuple[str, Qt.PenStyle, bool]] = {
     "only_in_tree": ("tree only", Qt.PenStyle.DashLine, False),
     "not_visible": ("tree only", Qt.PenStyle.DashLine, False),
-    "only_on_screen": ("not in tree", Qt.PenStyle.SolidLine, True),
-    "missing_in_tree": ("not in tree", Qt.PenStyle.SolidLine, True),
+    "only_on_screen": ("screen only", Qt.PenStyle.SolidLine, True),
+    "missing_in_tree": ("screen only", Qt.PenStyle.SolidLine, True),
     "text_mismatch": ("other words", Qt.PenStyle.SolidLine, False),
     "unnamed_in_tree": ("no name in tree", Qt.PenStyle.DotLine, False),
 }

@@ -32,20 +32,21 @@ from vision.types import Disagreement, Element, ScreenParse
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("id", "kind", "text / label", "source", "conf", "bounds")
 
-#: How each kind of disagreement is named in the list (unknown kinds show as they are).
+#: How each kind of disagreement is named in the list (the same words tag it on the mirror),
+#: and what that means (the row's tooltip); unknown kinds show as they are.
 DISAGREEMENT_WORDS = {
-    "only_in_tree": "in the tree, not on the screen",
-    "not_visible": "in the tree, not on the screen",
-    "only_on_screen": "on the screen, not in the tree",
-    "missing_in_tree": "on the screen, not in the tree",
-    "text_mismatch": "different words",
-    "unnamed_in_tree": "no name in the tree",
+    "only_in_tree": ("tree only", "in the accessibility tree, not on the screen"),
+    "not_visible": ("tree only", "in the accessibility tree, not on the screen"),
+    "only_on_screen": ("screen only", "on the screen, not in the accessibility tree"),
+    "missing_in_tree": ("screen only", "on the screen, not in the accessibility tree"),
+    "text_mismatch": ("other words", "the tree and the screen name this place differently"),
+    "unnamed_in_tree": ("no name in tree", "a control the tree gives no text or description"),
 }
 
 
-def disagreement_words(kind: str) -> str:
-    """A disagreement's kind as the user reads it."""
-    return DISAGREEMENT_WORDS.get(kind, kind.replace("_", " "))
+def disagreement_words(kind: str) -> tuple[str, str]:
+    """A disagreement's kind as the user reads it: a short name and what it means."""
+    return DISAGREEMENT_WORDS.get(kind, (kind.replace("_", " "), kind.replace("_", " ")))
 
 
 def estimate_tokens(text: str) -> int:
@@ -106,7 +107,7 @@ class ParseInspector(QWidget):
         dl.addWidget(self.token_label)
         dl.addWidget(self.description)
         self.disagreements = QTableWidget(0, 2)
-        self.disagreements.setHorizontalHeaderLabels(["where they differ", "what"])
+        self.disagreements.setHorizontalHeaderLabels(["differs", "what"])
         self.disagreements.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.disagreements.horizontalHeader().setStretchLastSection(True)
         self.disagreements.verticalHeader().setVisible(False)
@@ -192,8 +193,9 @@ class ParseInspector(QWidget):
             for d in notes:
                 r = self.disagreements.rowCount()
                 self.disagreements.insertRow(r)
-                kind = QTableWidgetItem(disagreement_words(d.kind))
-                kind.setToolTip(d.kind)
+                name, meaning = disagreement_words(d.kind)
+                kind = QTableWidgetItem(name)
+                kind.setToolTip(meaning)
                 what = QTableWidgetItem(d.detail)
                 what.setToolTip(f"{d.detail}\n{d.rect.to_bounds_string()}")
                 self.disagreements.setItem(r, 0, kind)

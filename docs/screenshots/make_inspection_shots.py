@@ -104,7 +104,7 @@ def main() -> int:
     insp = win.inspector
     insp.tabs.setCurrentWidget(insp.disagreements)
     rows = insp.disagreement_rows()
-    pick = next((i for i, r in enumerate(rows) if r[0].startswith("on the screen")), 0)
+    pick = next((i for i, r in enumerate(rows) if r[0] == "screen only"), 0)
     insp.select_disagreement(pick)
     print("disagreements", len(rows))  # noqa: T201
     grab_screen(f"{size}-parse-disagreements.png")

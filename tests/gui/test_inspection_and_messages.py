@@ -127,8 +127,9 @@ def test_disagreements_are_listed_and_picking_one_outlines_it_on_the_mirror(win,
     insp = win.inspector
     assert insp.tabs.tabText(insp.tabs.indexOf(insp.disagreements)) == "Tree vs pixels (2)"
     rows = insp.disagreement_rows()
-    assert rows[0][0] == "on the screen, not in the tree" and "Terms apply" in rows[0][1]
-    assert rows[1][0] == "in the tree, not on the screen"
+    assert rows[0][0] == "screen only" and "Terms apply" in rows[0][1]
+    assert rows[1][0] == "tree only"
+    assert insp.disagreements.item(0, 0).toolTip() == "on the screen, not in the accessibility tree"
     insp.select_disagreement(0)
     assert win.view._selected_item.rect == Rect(40, 1200, 700, 1280)
     insp.select_disagreement(1)  # tied to an element: that element is selected everywhere
