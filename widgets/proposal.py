@@ -1,6 +1,11 @@
 """The proposal card (what the agent wants to do and why) and the decision bar
 (Approve / Edit / Reject with feedback / Demonstrate / Abort, each with a shortcut).
 
+While the model works the card says so: the stage, which model call of the step, the
+seconds so far and the reply as it streams in.  After repeated rejections it offers
+other candidates, each one click (``alternativePicked``).  When the question is "Is the
+task done?" the bar's Approve and Reject answer yes and no.
+
 The bar emits finished ``Decision`` objects for approve, reject and abort, and intent
 signals for edit and demonstrate (the window opens the action editor or switches the
 mirror to demonstration).  No I/O.
@@ -13,6 +18,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -22,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent.types import Decision, DecisionKind, Proposal
+from agent.types import Action, Decision, DecisionKind, Proposal
 from widgets.icons import icon
 from widgets.shortcuts import key_for
 
@@ -39,7 +45,9 @@ REJECT_PLACEHOLDER = "Why reject? The planner reads this (required to reject)"
 
 
 class ProposalCard(QFrame):
-    """The proposed action in words, rationale, confidence, evidence and future plan."""
+    """The proposed action in words, its reason, confidence, evidence and future plan."""
+
+    alternativePicked = Signal(object)  # Action: one of the offered candidates
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -61,6 +69,21 @@ class ProposalCard(QFrame):
         self.screen_changed.hide()
         self.rationale = QLabel("")
         self.rationale.setWordWrap(True)
+        self.rationale.setObjectName("proposalWhy")
+        self.working = QProgressBar()  # busy while the model works
+        self.working.setRange(0, 0)
+        self.working.setTextVisible(False)
+        self.working.setMaximumHeight(8)
+        self.working.hide()
+        self.stream = QLabel("")
+        self.stream.setWordWrap(True)
+        self.stream.setObjectName("proposalStream")
+        self.stream.setStyleSheet("color:#555; font-family:monospace; background:#f4f4f4; padding:4px;")
+        self.stream.hide()
+        self.alternatives = QWidget()
+        self._alt_layout = QHBoxLayout(self.alternatives)
+        self._alt_layout.setContentsMargins(0, 0, 0, 0)
+        self.alternatives.hide()
         self.confidence = QProgressBar()
         self.confidence.setRange(0, 100)
         self.confidence.setFormat("confidence %p%")
@@ -73,15 +96,20 @@ class ProposalCard(QFrame):
         self.planner = QLabel("")
         self.planner.setStyleSheet("color:#666")
         lay = QVBoxLayout(self)
-        for w in (self.title, self.sensitive, self.screen_changed, self.rationale, self.confidence, self.evidence, self.plan, self.planner):
+        for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
+                  self.alternatives, self.confidence, self.evidence, self.plan, self.planner):
             lay.addWidget(w)
         lay.addStretch(1)
         self._proposal: Proposal | None = None
         self.set_proposal(None)
 
-    def set_proposal(self, proposal: Proposal | None) -> None:
+    def set_proposal(self, proposal: Proposal | None, why: str = "") -> None:
+        """Show ``proposal`` with ``why`` as its reason line (the caller words it)."""
         self._proposal = proposal
         self.screen_changed.hide()
+        self.working.hide()
+        self.stream.hide()
+        self.set_alternatives(())
         if proposal is None:
             self.title.setText("No proposal")
             for w in (self.rationale, self.evidence, self.plan, self.planner):
@@ -90,7 +118,8 @@ class ProposalCard(QFrame):
             self.sensitive.hide()
             return
         self.title.setText(_capitalise(proposal.action.describe()))
-        self.rationale.setText(proposal.rationale or "<i>no rationale given</i>")
+        self.rationale.setTextFormat(Qt.TextFormat.PlainText)
+        self.rationale.setText(f"Why: {why}" if why else (proposal.rationale or "no reason given"))
         self.sensitive.setVisible(proposal.sensitive)
         if proposal.confidence is not None:
             self.confidence.setValue(round(proposal.confidence * 100))
@@ -110,6 +139,55 @@ class ProposalCard(QFrame):
     @property
     def proposal(self) -> Proposal | None:
         return self._proposal
+
+    def set_working(self, stage: str, call: int = 0, calls: int = 0, seconds: float = 0.0) -> None:
+        """The model is working on the next proposal: say on what, which call, how long."""
+        self._proposal = None
+        self.set_alternatives(())
+        for w in (self.evidence, self.plan, self.planner):
+            w.setText("")
+        self.confidence.hide()
+        self.sensitive.hide()
+        self.screen_changed.hide()
+        self.title.setText("The agent is thinking…")
+        where = f" — call {call} of {calls}" if call and calls else ""
+        self.rationale.setTextFormat(Qt.TextFormat.PlainText)
+        self.rationale.setText(f"{_capitalise(stage)}{where}, {seconds:.0f} s")
+        self.working.show()
+
+    def set_streamed(self, text: str) -> None:
+        """The model's reply so far (its last few lines)."""
+        tail = text[-400:]
+        self.stream.setText(tail)
+        self.stream.setVisible(bool(tail.strip()) and self.working.isVisible())
+
+    def set_alternatives(self, choices: tuple[tuple[str, Action], ...] | list[tuple[str, Action]]) -> None:
+        """Candidates to pick in one click instead of the proposal (words, action)."""
+        while self._alt_layout.count():
+            item = self._alt_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        if not choices:
+            self.alternatives.hide()
+            return
+        self._alt_layout.addWidget(QLabel("Or pick:"))
+        for words, action in choices:
+            b = QPushButton(words)
+            b.setObjectName("alternative")
+            b.setToolTip(f"Do “{words}” instead (counts as an edit)")
+            b.clicked.connect(lambda _=False, a=action: self.alternativePicked.emit(a))
+            self._alt_layout.addWidget(b)
+        self._alt_layout.addStretch(1)
+        self.alternatives.show()
+
+    def set_question(self, question: str, detail: str = "") -> None:
+        """Ask the user something about the task itself ("Is the task done?")."""
+        self.title.setText(question)
+        self.rationale.setTextFormat(Qt.TextFormat.PlainText)
+        self.rationale.setText(detail)
+        self.working.hide()
+        self.stream.hide()
 
     def set_failed(self, reason: str) -> None:
         """The agent could not produce this step: say why and what the user can do."""
@@ -135,6 +213,7 @@ class DecisionBar(QWidget):
         super().__init__(parent)
         self.feedback = QLineEdit(placeholderText=REJECT_PLACEHOLDER)
         self.failed_step = False
+        self.confirm = False
         self.hint = QLabel("")
         self.hint.setStyleSheet("color:#b00020")
         specs = [
@@ -174,12 +253,21 @@ class DecisionBar(QWidget):
         """Enable the bar while a proposal awaits a decision."""
         self._enabled = enabled
         self.failed_step = False
+        if self.confirm:
+            self.set_confirm(False)
         self.feedback.setPlaceholderText(REJECT_PLACEHOLDER)
         for b in self.buttons.values():
             b.setEnabled(enabled)
         self.feedback.setEnabled(enabled)
         if not enabled:
             self.hint.hide()
+
+    def set_confirm(self, confirm: bool) -> None:
+        """The question is "Is the task done?": Approve says yes, Reject says no (no reason needed)."""
+        self.confirm = confirm
+        self.buttons[DecisionKind.APPROVE].setText("Yes, it is done" if confirm else "Approve")
+        self.buttons[DecisionKind.REJECT].setText("Not done yet" if confirm else "Reject")
+        self.feedback.setPlaceholderText("What is still missing? (optional)" if confirm else REJECT_PLACEHOLDER)
 
     def set_failed_step(self, failed: bool) -> None:
         """A failed step has nothing to approve: Reject retries, no reason needed."""
@@ -205,6 +293,8 @@ class DecisionBar(QWidget):
             text = self.feedback.text().strip()
             if not text and self.failed_step:
                 text = "try this step again"
+            if not text and self.confirm:
+                text = "not done yet"
             if not text:
                 self.hint.setText("Type what is wrong first, then Reject (Enter in the box rejects).")
                 self.hint.show()

@@ -97,6 +97,10 @@ def check(
     table.add_row(str(report.n), f"{report.accuracy:.0%}", f"{report.parseable:.0%}", str(report.calls),
                   f"{report.seconds_per_call:.1f}", f"{report.wall_s:.0f}")
     console.print(table)
+    if report.calls:  # kept per model: the "auto" planner chooses by it
+        from app.model_prefs import PrefsStore
+
+        PrefsStore.default().record_speed(report.model, report.seconds_per_call)
     verdict = ("usable" if report.accuracy >= 0.7 else "weak: expect many wrong taps" if report.accuracy >= 0.3
                else "not usable for grounding with this planner")
     console.print(f"verdict: {verdict}")

@@ -7,15 +7,23 @@ Events are dispatched on the real ``agent.events`` classes.  Each run gets its o
 section on the step timeline (earlier runs stay).  Edit opens the action editor (target
 picked on the mirror); Demonstrate switches the mirror to demonstration mode and sends
 the user's gesture as the step.  Closing the window stops the loop at its next yield;
-the runner stores the episode as it goes.  Never imports the window.
+the runner stores the episode as it goes.  While the model works the card shows the
+stage, the call of the step and the seconds so far (ticking), with the reply streaming in
+(the run's ``CancelToken`` is listened to); the latent panel greys the previous step's
+estimates.  A proposal's reason line comes from ``agent.explain``; candidates offered
+after repeated rejections are one click (an edit); "Is the task done?" is asked on the
+card when the agent says so.  Never imports the window.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer
 
 from agent.events import (
     Aborted,
@@ -28,6 +36,7 @@ from agent.events import (
     Parsed,
     Proposed,
     Rejected,
+    Working,
 )
 from agent.types import (
     Action,
@@ -150,6 +159,14 @@ class RunController:
         self._starting = False
         self._cancel: Any = None
         self._client: Any = None
+        self._working: Working | None = None
+        self._stream_lock = threading.Lock()
+        self._streamed = ""  # the reply so far, written on the request's thread
+        self._stream_posted = False
+        self._ticker = QTimer()
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        ui.proposal_card.alternativePicked.connect(self._pick)
         tp = ui.task_panel
         tp.startRequested.connect(self.start)
         tp.pauseRequested.connect(self.pause)
@@ -241,6 +258,7 @@ class RunController:
         settings = self.session.settings
         check_model(settings, request.model, client)
         self._cancel = CancelToken()
+        self._cancel.listen(self._heard)
         run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
                                    model=request.model),
                         settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
@@ -255,6 +273,8 @@ class RunController:
 
     def _clear_panels(self) -> None:
         """Nothing from an earlier step may stay on the proposal and latent panels."""
+        self._ticker.stop()
+        self._working = None
         self.proposal = None
         self.ui.proposal_card.set_proposal(None)
         self.ui.latent_panel.set_state(None)
@@ -272,6 +292,9 @@ class RunController:
                 self._live_sig_at[index] = frame_signature(live) if live is not None else ""
                 self.proposal = None  # a new observation: the last proposal is stale
                 self.ui.proposal_card.set_proposal(None)
+                self.ui.latent_panel.set_stale(True)
+            case Working() as working:
+                self._show_working(working)
             case Parsed(parse=parse):
                 self._current_parse = parse
                 self.session.live_parse = parse  # the runner's parse is the freshest one of the phone
@@ -283,8 +306,11 @@ class RunController:
                 self._show_proposal(index, proposal)
             case AwaitingDecision(step=index, proposal=proposal, reason=reason, failed=True):
                 self._ask_to_perform(index, proposal, reason)
-            case AwaitingDecision(step=index, proposal=proposal, reason=reason):
+            case AwaitingDecision(step=index, proposal=proposal, reason=reason, confirm_done=True):
+                self._ask_if_done(index, proposal, reason)
+            case AwaitingDecision(step=index, proposal=proposal, reason=reason, alternatives=alternatives):
                 self._show_proposal(index, proposal)
+                self._offer(alternatives)
                 self._ask(index, reason)
             case Executed(record=record) | Rejected(record=record) | Aborted(record=record):
                 self._add_step(record)
@@ -308,9 +334,47 @@ class RunController:
         self._latent_last = latent
         self.ui.latent_panel.set_state(latent, self._latent_prev)
 
+    # ---- while the model works -----------------------------------------------------------------
+    def _show_working(self, working: Working) -> None:
+        self._working = working
+        with self._stream_lock:
+            self._streamed = ""
+        self.ui.proposal_card.set_working(working.stage, working.call, working.calls,
+                                          max(0.0, time.time() - working.started))
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        w = self._working
+        if w is None or self.proposal is not None:
+            self._ticker.stop()
+            return
+        self.ui.proposal_card.set_working(w.stage, w.call, w.calls, max(0.0, time.time() - w.started))
+        self.ui.proposal_card.set_streamed(self._streamed)
+
+    def _heard(self, text: str) -> None:
+        """The reply so far (on the request's thread): shown on the GUI thread, newest only."""
+        with self._stream_lock:
+            self._streamed = text
+            if self._stream_posted:
+                return
+            self._stream_posted = True
+        self.session.poster.post(self._show_stream)
+
+    def _show_stream(self) -> None:
+        with self._stream_lock:
+            self._stream_posted = False
+            text = self._streamed
+        if self._working is not None and self.proposal is None:
+            self.ui.proposal_card.set_streamed(text)
+
+    # ---- proposals and questions ------------------------------------------------------------------
     def _show_proposal(self, index: int, proposal: Proposal) -> None:
+        from agent.explain import why_line
+
+        self._ticker.stop()
+        self._working = None
         self.proposal = proposal
-        self.ui.proposal_card.set_proposal(proposal)
+        self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal))
         if self.session.viewing.live:
             self.ui.view.set_proposal(proposal.action)
         if proposal.latent is not None:
@@ -325,6 +389,28 @@ class RunController:
         ui.task_panel.set_state(RunState.WAITING, f"Waiting for your decision ({reason})" if reason
                                 else "Waiting for your decision")
         ui.decision_bar.buttons[DecisionKind.APPROVE].setFocus()
+
+    def _offer(self, alternatives: tuple[Action, ...]) -> None:
+        """Other candidates after repeated rejections on this screen, one click each."""
+        self.ui.proposal_card.set_alternatives([(a.describe(), a) for a in alternatives])
+
+    def _pick(self, action: Action) -> None:
+        """The user picked an offered candidate: it is performed as an edit of the step."""
+        self.decide(Decision(DecisionKind.EDIT, action=action, feedback="picked from the offered candidates"))
+
+    def _ask_if_done(self, index: int, proposal: Proposal, reason: str) -> None:
+        """The agent says the task is done (or the run stopped): the user says whether it is."""
+        self._ticker.stop()
+        self._working = None
+        self.proposal = proposal
+        self.ui.proposal_card.set_proposal(proposal)
+        self.ui.proposal_card.set_question("Is the task done?", (proposal.rationale or reason).strip())
+        self.ui.view.set_proposal(None)
+        self._planned_sig = ""
+        self.ui.decisions.claim(self)
+        self.ui.decision_bar.set_confirm(True)
+        self.ui.task_panel.set_state(RunState.WAITING, "Is the task done? Yes ends the run as succeeded")
+        self.ui.decision_bar.buttons[DecisionKind.APPROVE].setFocus()
 
     def _ask_to_perform(self, index: int, placeholder: Proposal, reason: str) -> None:
         """A failed step: the user shows or edits what to do, rejects to retry, or aborts."""
@@ -360,6 +446,8 @@ class RunController:
 
     def _on_finished(self, result: Any) -> None:
         self.result = result
+        if isinstance(result, Episode):
+            self._record_speed(result)
         self._close_client()
         self._end_ui()
         if isinstance(result, Episode):
@@ -390,6 +478,15 @@ class RunController:
         self._clear_panels()
         if ui.view.mode is ViewMode.DEMONSTRATE:
             ui.view.set_mode(ViewMode.INSPECT)
+
+    def _record_speed(self, episode: Episode) -> None:
+        """Keep the model's seconds per call (it chooses the "auto" planner next time)."""
+        calls = [c for s in episode.steps if s.proposal is not None for c in s.proposal.llm_calls if not c.error]
+        if not calls or not episode.model:
+            return
+        seconds = sum(c.latency_ms for c in calls) / len(calls) / 1000.0
+        prefs, model = self.session.prefs, episode.model
+        self.session.misc.submit(lambda: prefs.record_speed(model, seconds))
 
     def _close_client(self) -> None:
         client, self._client = self._client, None
