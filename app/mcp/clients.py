@@ -9,6 +9,8 @@ import ipaddress
 import json
 import secrets
 import shutil
+import sys
+from pathlib import Path
 
 SERVER_KEY = "tapwise"
 HTTP_PATH = "/mcp"
@@ -46,9 +48,13 @@ def http_url(host: str, port: int) -> str:
 
 
 def tapwise_command() -> list[str]:
-    """How a client launches Tapwise: the installed ``tapwise`` script when on PATH."""
+    """How a client launches this Tapwise: the ``tapwise`` script beside this interpreter (its
+    virtual environment), else the one on PATH, else this interpreter running the CLI module."""
+    beside = Path(sys.executable).with_name("tapwise")
+    if beside.is_file():
+        return [str(beside)]
     exe = shutil.which("tapwise")
-    return [exe] if exe else ["python", "-m", "app.cli"]
+    return [exe] if exe else [sys.executable, "-m", "app.cli"]
 
 
 def stdio_config(device: str = "sim", policy: str = "ask") -> dict[str, object]:

@@ -227,7 +227,9 @@ class HttpServer:
             raise OSError(f"cannot listen on {self.host}:{port}: {exc.strerror or exc}; pick another port") from exc
         self.port: int = self._sock.getsockname()[1]
         app = BearerGate(mcp.streamable_http_app(host=self.host), token)
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+        # a client still connected when serving stops gets 3 s to finish, then its stream is closed
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
+                                timeout_graceful_shutdown=3)
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None

@@ -82,3 +82,20 @@ def test_http_refuses_a_non_loopback_address() -> None:
     result = CliRunner().invoke(cli_app, ["mcp", "--http", "--host", "0.0.0.0", "--no-store"])
     assert result.exit_code == 2
     assert "not a loopback address" in result.output
+
+
+def test_the_offered_stdio_configuration_launches_tapwise(tmp_path: Path) -> None:
+    from app.mcp.clients import stdio_config
+
+    entry: Any = stdio_config(device="sim", policy="read-only")["mcpServers"]["tapwise"]  # type: ignore[index]
+    params = StdioServerParameters(command=entry["command"], env=dict(os.environ), cwd=str(tmp_path),
+                                   args=[*entry["args"], "--no-terminal", "--db", str(tmp_path / "t.db")])
+    out: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with session(params, name="configured") as c:
+            out["tools"] = {t.name for t in (await c.list_tools()).tools}
+            out["seen"] = await c.call_tool("observe", {})
+
+    anyio.run(go)
+    assert "observe" in out["tools"] and "nexuslauncher" in text_of(out["seen"])

@@ -41,7 +41,8 @@ def win(qtbot: Any, tmp_path: Path) -> Any:
     w.close()
 
 
-def test_a_clients_tap_is_approved_on_the_card_and_its_episode_is_listed(win: Any, qtbot: Any) -> None:
+def test_a_clients_tap_is_approved_on_the_card_and_its_episode_is_listed(win: Any, qtbot: Any,
+                                                                        tmp_path: Path) -> None:
     assert win.mcp.start(port=0)
     url, token = win.mcp.url, win.mcp.token
     assert url.startswith("http://127.0.0.1:") and token in win.mcp.panel.config.toPlainText()
@@ -80,6 +81,16 @@ def test_a_clients_tap_is_approved_on_the_card_and_its_episode_is_listed(win: An
 
     qtbot.waitUntil(listed, timeout=20000)
     assert not win.decision_bar.enabled
+    # reviewable and exportable like any run: opened onto the step timeline, exported
+    from app.gui.episode_controller import export_episode
+
+    episode_id = next(r["id"] for r in win.store().list_episodes() if r["goal"] == "MCP client: gui-agent")
+    win.episodes.open(episode_id)
+    qtbot.waitUntil(lambda: win.timeline.count(episode_id) == 3, timeout=20000)  # observe, tap, rejected tap
+    assert win.timeline.step(2, episode_id).decision.feedback == "stay on the clock"
+    for fmt in ("json", "aitw", "html"):
+        out_path = export_episode(win.store(), episode_id, fmt, tmp_path / f"episode.{fmt}")
+        assert out_path.stat().st_size > 0
 
 
 def test_demonstrate_does_the_step_on_the_mirror_and_the_client_receives_it(win: Any, qtbot: Any) -> None:
