@@ -236,7 +236,8 @@ class McpController:
         self.stopping = False
         self.service = PhoneService(device, ui.parse_screen, PolicySupervisor(policy, WindowSupervisor(self)), book,
                                     store=store, task_runner=task_runner(ui.settings, device, _WindowParser(ui),
-                                                                         store, policy))
+                                                                         store, policy),
+                                    busy=self._phone_busy)
         self.token = new_token()
         server = build_server(self.service)
         ports = [port] if port is not None else [DEFAULT_PORT, 0]
@@ -283,6 +284,14 @@ class McpController:
 
     def shutdown(self) -> None:
         self.stop()
+
+    def _phone_busy(self) -> str | None:
+        """Why a client may not act now (asked on the server's thread; reads two flags)."""
+        if self.ui.run.active:
+            return "Tapwise's own agent is running a task on this phone"
+        if self.ui.macros.active:
+            return "a macro is being replayed on this phone"
+        return None
 
     # ---- proposals on the card (GUI thread) ------------------------------------------------------
     def enqueue(self, pending: _Pending) -> None:

@@ -100,7 +100,7 @@ class PhoneService:
 
     def __init__(self, device: Device, parse: Callable[[Screen], ScreenParse], supervisor: Supervisor,
                  book: EpisodeBook, *, store: Any = None, task_runner: TaskRunner | None = None,
-                 wait_ms: int = 0) -> None:
+                 wait_ms: int = 0, busy: Callable[[], str | None] | None = None) -> None:
         self.device = device
         self._parse = parse
         self.supervisor = supervisor
@@ -108,6 +108,7 @@ class PhoneService:
         self.store = store
         self.task_runner = task_runner
         self.wait_ms = wait_ms
+        self.busy = busy  # why the phone cannot take a client's action now (another run drives it), or None
         self._state = _State()
         self._lock = threading.RLock()  # one call at a time reaches the phone
 
@@ -300,6 +301,7 @@ class PhoneService:
 
     def _act(self, client: str, tool: str, action: Action, obs: Observation, element: Element | None) -> Acted:
         t0 = time.perf_counter()
+        self._check_free()
         reason = sensitivity(action, obs.parse, obs.package)
         evidence = [f"asked by the MCP client “{client}” through {tool}"]
         if element is not None:
@@ -349,6 +351,11 @@ class PhoneService:
         self.book.record(client, _done(step, executed=executed, timings_ms=tuple(timings)), obs.screen)
         return Acted(decision, executed, after, tuple(notes))
 
+    def _check_free(self) -> None:
+        why = self.busy() if self.busy is not None else None
+        if why:
+            raise ToolRefused(f"{why}; nothing was done. Try again when it has ended.")
+
     def _settle(self) -> None:
         animating = getattr(self.device, "is_animating", None)
         if not callable(animating):
@@ -389,6 +396,7 @@ class PhoneService:
         with self._lock:
             if self.store is None:
                 raise ToolRefused("no macro library: this server has no database")
+            self._check_free()
             try:
                 macro = self.store.find_macro(name)
             except KeyError:
@@ -438,6 +446,8 @@ class PhoneService:
         if not goal.strip():
             raise ToolRefused("say what the task is")
         with self._lock:
+            self._check_free()
+
             def decide(ev: AwaitingDecision) -> Decision:
                 obs = self._current()
                 return self.supervisor.review(Review(client, "run_task", ev.proposal, obs, ev.reason))

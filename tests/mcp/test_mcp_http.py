@@ -254,3 +254,21 @@ def test_a_clients_episode_becomes_a_macro_that_run_macro_replays(served: Served
     assert not out["run"].is_error, text_of(out["run"])
     assert "succeeded" in text_of(out["run"])
     assert served.phone.foreground()[0] == "com.google.android.deskclock"
+
+
+def test_an_acting_call_is_refused_while_another_run_drives_the_phone(tmp_path: Any) -> None:
+    s = Served(tmp_path, Policy.AUTO)
+    s.service.busy = lambda: "Tapwise's own agent is running a task on this phone"
+    out: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with client(s.http.url) as c:
+            seen = await c.call_tool("observe", {})  # observing is always allowed
+            out["tap"] = await c.call_tool("tap", {"element_id": element_id(seen, "Clock")})
+
+    try:
+        run(go)
+        assert out["tap"].is_error and "own agent is running" in text_of(out["tap"])
+        assert s.phone.foreground()[0] == "com.google.android.apps.nexuslauncher"
+    finally:
+        s.close()
