@@ -232,7 +232,9 @@ class McpController:
         policy = self.policy
         device = _LiveDevice(ui)
         store = ui.store()
-        book = EpisodeBook(store, device="window", on_recorded=self._recorded)
+        phone = ui.session.device
+        serial = getattr(getattr(phone, "info", None), "serial", "") if phone is not None else ""
+        book = EpisodeBook(store, device=serial or "window", on_recorded=self._recorded)
         self.stopping = False
         self.service = PhoneService(device, ui.parse_screen, PolicySupervisor(policy, WindowSupervisor(self)), book,
                                     store=store, task_runner=task_runner(ui.settings, device, _WindowParser(ui),
