@@ -104,22 +104,29 @@ def test_a_notice_disappears_when_its_cause_is_gone(win, qtbot):
     assert [c.notice.message for c in win.notifications.cards] == ["Using the built-in model qwen: a small demo-grade model."]
 
 
-def test_the_model_list_notice_goes_once_the_list_is_read(win, qtbot, monkeypatch):
-    import app.compose
+def test_the_model_list_notice_goes_once_a_model_server_answers(win, qtbot):
+    """As when the built-in model comes up: the settings point at a server that answers,
+    the list is read again, and the notice about the dead server goes."""
+    import socket
 
-    answers: list[object] = [ConnectionError("connection refused"), ["qwen2.5-coder-0.5b"]]
+    from app.settings import LLMSettings, Settings
+    from evaluation.scripted_model import ScriptedLLMServer
 
-    def list_models(_settings):
-        out = answers.pop(0)
-        if isinstance(out, Exception):
-            raise out
-        return out
-
-    monkeypatch.setattr(app.compose, "list_models", list_models)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    s.close()
+    win.settings = Settings(llm=LLMSettings(ollama_host=dead, model="llama3.2", timeout_s=3, retries=0))
     win.refresh_models()
-    qtbot.waitUntil(lambda: any(c.notice.key == "model-list" for c in win.notifications.cards), timeout=5000)
-    win.refresh_models()
-    qtbot.waitUntil(lambda: not any(c.notice.key == "model-list" for c in win.notifications.cards), timeout=5000)
+    qtbot.waitUntil(lambda: any(c.notice.key == "model-list" for c in win.notifications.cards), timeout=10000)
+    server = ScriptedLLMServer().start()
+    try:
+        win.settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", timeout_s=5))
+        win.refresh_models()
+        qtbot.waitUntil(lambda: not any(c.notice.key == "model-list" for c in win.notifications.cards), timeout=10000)
+        assert "scripted-model:latest" in [win.task_panel.model.itemText(i) for i in range(win.task_panel.model.count())]
+    finally:
+        server.stop()
 
 
 # ---- Parse inspection -------------------------------------------------------------------
