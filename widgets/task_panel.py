@@ -58,6 +58,7 @@ class TaskPanel(QWidget):
     pauseRequested = Signal(bool)  # True = pause, False = resume
     stepRequested = Signal()
     abortRequested = Signal()
+    modelPicked = Signal(str)  # the user picked a model in the list (not typed)
 
     def __init__(self, planners: Sequence[tuple[str, str]] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +78,7 @@ class TaskPanel(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(14)
         self.model.setPlaceholderText("no models found")
+        self.model.activated.connect(lambda i: self.modelPicked.emit(self.model.itemText(i)))
         self.start = QPushButton(icon("mdi6.play", "#2e7d32"), "Start")
         self.pause = QPushButton(icon("mdi6.pause"), "Pause")
         self.pause.setCheckable(True)

@@ -71,7 +71,7 @@ def missing_server_extra() -> str | None:
 
     for mod in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         if importlib.util.find_spec(mod) is None:
-            return f"{mod} is not installed; install the built-in model's server with: pip install 'tapwise[llamacpp]'"
+            return f"{mod} is not installed; install the built-in model's server with: pip install 'tapwise[builtin]'"
     return None
 
 

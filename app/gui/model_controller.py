@@ -55,6 +55,7 @@ class ModelController(QObject):
         self._closed = False
         self.builtin_phase = "stopped"
         self.builtin_alias = builtin_alias  # "" = the catalog's default
+        self._then: Any = None  # called once a requested built-in model is in use
         self.panel.refreshRequested.connect(self.refresh)
         self.panel.pullRequested.connect(self.pull)
         self.panel.useRequested.connect(self.use_model)
@@ -119,8 +120,16 @@ class ModelController(QObject):
         self.refresh()
 
     # ---- the built-in model ------------------------------------------------------------------
-    def start_builtin(self, alias: str = "") -> None:
-        """Start the built-in model (default: the catalog's default) and switch to it when ready."""
+    def builtin_ready(self, alias: str) -> bool:
+        """The built-in model ``alias`` is running and the settings point at it."""
+        server = self._server
+        return (server is not None and self.builtin_phase == "ready" and server.alias == alias
+                and self.current_model() == alias)
+
+    def start_builtin(self, alias: str = "", then: Any = None) -> None:
+        """Start the built-in model (default: the catalog's default) and switch to it when
+        ready; ``then`` is called once it is in use."""
+        self._then = then
         from app.builtin_model.catalog import ModelFileError, by_alias, default_model
         from app.builtin_model.server import BuiltinServer, ServerOptions, ServerProgress
 
@@ -133,6 +142,7 @@ class ModelController(QObject):
             return
         if self._server is not None and self._server.running() and self._server.alias == model.alias:
             self._use_builtin_url(self._server.base_url, model.alias)
+            self._call_then()
             return
         self.stop_builtin()
         prefs = self.prefs.get(model.alias)
@@ -168,8 +178,15 @@ class ModelController(QObject):
             busy("")
         self._use_builtin_url(url, server.alias)
         self._notify(Level.INFO, f"Using the built-in model {server.alias}: a small demo-grade model, expect mistakes.")
+        self._call_then()
+
+    def _call_then(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     def _builtin_failed(self, exc: BaseException) -> None:
+        self._then = None
         self.builtin_phase = "failed"
         self.panel.set_builtin_state("failed", f"could not start: {exc}")
         busy = getattr(self.window, "busy", None)
@@ -204,6 +221,9 @@ class ModelController(QObject):
         prefs = self.prefs.get(str(changes.get("model", settings.llm.model)))
         changes.setdefault("temperature", prefs.temperature)
         self.window.settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=changes)})
+        persist = getattr(self.window, "persist_settings", None)
+        if persist is not None:  # the chosen model survives a restart
+            persist()
         status = getattr(self.window, "model_status", None)
         if status is not None:
             status.setText(f"model: {changes.get('model', settings.llm.model)}")

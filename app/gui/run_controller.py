@@ -172,6 +172,7 @@ class RunController:
         tp.pauseRequested.connect(self.pause)
         tp.stepRequested.connect(self.step_once)
         tp.abortRequested.connect(self.abort)
+        tp.modelPicked.connect(self._model_picked)
         self._demo = Demonstration(ui, self._on_demonstrated)
 
     @property
@@ -201,12 +202,31 @@ class RunController:
         if self.session.device is None:
             ui.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
             return
+        self._remember_choices(request)
+        if not ui.ensure_model(request.model, then=lambda: self.start(request)):
+            ui.task_panel.set_state(RunState.IDLE, f"Starting the built-in model {request.model}…")
+            return  # Start goes on once the built-in model answers
         # checking the model and building the loop do network and database I/O: off the GUI thread
         self._starting = True
         ui.task_panel.set_state(RunState.RUNNING, f"Starting: {request.goal}")
         ui.busy("Checking the model…")
         self.session.misc.submit(lambda: self._make_generator(request), on_done=lambda gen: self._begin(request, gen),
                                  on_error=self._start_failed)
+
+    def _model_picked(self, model: str) -> None:
+        """Picking a built-in model in the list starts it."""
+        if not self.active:
+            self.ui.ensure_model(model)
+
+    def _remember_choices(self, request: TaskRequest) -> None:
+        """The planner, autonomy and model of a started run are the next session's defaults."""
+        s = self.session.settings
+        agent = s.agent.model_copy(update={"planner": request.planner or s.agent.planner,
+                                           "autonomy": request.autonomy or s.agent.autonomy})
+        llm = s.llm.model_copy(update={"model": request.model or s.llm.model})
+        if (agent, llm) != (s.agent, s.llm):
+            self.session.settings = s.model_copy(update={"agent": agent, "llm": llm})
+            self.ui.persist_settings()
 
     def _start_failed(self, failure: Failure) -> None:
         self._starting = False

@@ -139,6 +139,8 @@ class MainWindow(QMainWindow):
                                          str(getattr(agent_settings.autonomy, "value", agent_settings.autonomy)))
         model = getattr(getattr(settings, "llm", None), "model", "")
         self.model_status.setText(f"model: {model}" if model else "model: —")
+        if model:  # the chosen model shows at once; the server's list fills in later
+            self.task_panel.set_models([model], current=model)
         self.setAcceptDrops(True)
         self._open_within_screen()
 
@@ -522,18 +524,20 @@ class MainWindow(QMainWindow):
     # ---- models ------------------------------------------------------------------------
     def refresh_models(self) -> None:
         """Ask the LLM server for its models (on a worker) and fill the task panel."""
+        from app.builtin_model.catalog import installed_models
         from app.compose import list_models
 
         settings = self.settings
         default = settings.llm.model
-        self.task_panel.set_models([default] if default else [], current=default)
+        builtin = [m.alias for m in installed_models()]  # always listed: picking one starts it
+        self.task_panel.set_models(list(dict.fromkeys([*([default] if default else []), *builtin])), current=default)
 
         def failed(f: Failure) -> None:
             self.notify(Level.WARNING, f"No model list from the LLM server: {f.message}",
                         getattr(f.error, "hint", "") or f.detail, key="model-list")
 
         def listed(models: list[str]) -> None:
-            self.task_panel.set_models(models, current=default)
+            self.task_panel.set_models(list(dict.fromkeys([*models, *builtin])), current=default)
             self.notifications.resolve("model-list", "no-model")  # a model server answers now
 
         self.misc.submit(lambda: list_models(settings), on_done=listed, on_error=failed)
@@ -766,6 +770,27 @@ class MainWindow(QMainWindow):
 
         self.misc.submit(save, on_done=lambda p: self.notify(Level.INFO, f"Settings saved to {p}"),
                          on_error=lambda f: self.notify_failure("Could not save settings", f))
+
+    def persist_settings(self) -> None:
+        """Save the current settings quietly (the model, planner and autonomy chosen survive a
+        restart).  A small file written at once, so that closing the window right after
+        cannot lose it."""
+        from app.settings import save_settings
+
+        try:
+            save_settings(self.settings)
+        except OSError as exc:
+            self.notify(Level.WARNING, "Could not save settings", str(exc), key="settings-save")
+
+    def ensure_model(self, model: str, then: Callable[[], None] | None = None) -> bool:
+        """True when ``model`` can be used now; a built-in model that is not running is
+        started (then False, and ``then`` runs once it is in use)."""
+        from app.model_prefs import is_builtin
+
+        if not is_builtin(model) or self.models.builtin_ready(model):
+            return True
+        self.models.start_builtin(model, then=then)
+        return False
 
     # ---- decisions from the keyboard go through the bar; helpers for tests ---------------
     def decide(self, decision: Decision) -> None:

