@@ -4,6 +4,8 @@
     .venv/bin/python bench/bench_vision.py --only sim      # sim accuracy (detection, OCR, icons)
     .venv/bin/python bench/bench_vision.py --only real     # ../shared/real-ui element recall
     .venv/bin/python bench/bench_vision.py --only speed    # warm timings at 1080x2400
+    .venv/bin/python bench/bench_vision.py --only realspeed  # ../shared/real-ui: fused and pixel-only, first frame and after a tap
+    .venv/bin/python bench/bench_vision.py --only trees    # generated trees of 2k / 20k / 50k nodes
 
 Protocols
 ---------
@@ -35,6 +37,17 @@ Precision: of the predicted elements a person is shown (not covered by a dialog;
 bars left out, the Rico tree has none), the share whose centre lies inside some target
 (on something a person could tap or read); predictions whose centre lies on a WebView
 node are not judged (Rico's tree has no WebView content).
+
+Real-screen speed (``realspeed``): every ``../shared/real-ui`` screen parsed warm, fused with
+its real Rico tree (``mode=auto``) and pixel-only (``mode=vision``): the first frame, then the
+frame just after a tap (the middle mid-sized target darkened by 12 %, as a pressed row looks)
+parsed with the first as ``previous`` (the incremental path).  Median, p90 and max per way,
+with the load average seen during the run; and on the first frames, the recall of the
+targets above, precision, and OCR string recall of the tree's visible texts (protocol of the
+sim OCR recall: spans whose centres fall in the text's box grown by 4 px).
+
+Large trees (``trees``): generated dumps (tests/vision/large_trees.py) of 2k, 20k and 50k
+nodes, tree only and fused with a blank-but-textured screen (OCR off), wall and CPU time.
 
 Speed: warm (models loaded) medians over 1080x2400 virtual-phone screens (one per app,
 both themes, with their uiautomator dumps) for each configuration in ``SPEED_CONFIGS``:
@@ -387,9 +400,169 @@ def _incremental(args, frame) -> dict:
     return {"wall_s_median": round(statistics.median(wall), 3), "cpu_s_median": round(statistics.median(cpu), 3)}
 
 
+# --------------------------------------------------------------------------- real-screen speed
+
+
+def real_truth(json_path: Path, size: Size) -> tuple[list[Rect], list[Rect], list[tuple[Rect, str]]]:
+    """Targets, WebView boxes and worded text nodes ``(box, text)`` of a Rico screen."""
+    webviews: list[Rect] = []
+    targets = real_targets(json_path, size, webviews)
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    roots, _ = read_rico_json(data, scale=size.width / 1440)
+    screen = Rect(0, 0, size.width, size.height)
+    texts: list[tuple[Rect, str]] = []
+    stack = [r for r in roots if r.visible]
+    while stack:
+        n = stack.pop()
+        stack.extend(c for c in n.children if c.visible)
+        r = n.rect.intersection(screen)
+        if r is not None and r.width >= 8 and r.height >= 8 and n.text.strip() and not n.password:
+            texts.append((r, n.text.strip()))
+    return targets, webviews, texts
+
+
+def string_hits(parse, strings: list[tuple[Rect, str]]) -> int:
+    """Strings read under the sim OCR-recall protocol (spans with centres in the box grown by 4 px)."""
+    hit = 0
+    for rect, text in strings:
+        box = Rect(rect.left - 4, rect.top - 4, rect.right + 4, rect.bottom + 4)
+        inside = sorted((s for s in parse.text_spans if box.contains(s.rect.center)), key=lambda s: (s.rect.top, s.rect.left))
+        read = " ".join(s.text for s in inside)
+        hit += bool(read) and fuzz.ratio(_norm(read), _norm(text)) >= 90
+    return hit
+
+
+def pressed(image: np.ndarray, targets: list[Rect]) -> tuple[np.ndarray, Rect | None]:
+    """The frame just after a tap: the middle mid-sized target drawn in its pressed state
+    (a 12 % dark overlay, as a Material ripple leaves it)."""
+    h, w = image.shape[:2]
+    fits = sorted((t for t in targets if 0.005 * w * h <= t.area <= 0.15 * w * h), key=lambda t: (t.top, t.left))
+    if not fits:
+        return image.copy(), None
+    r = fits[len(fits) // 2]
+    out = image.copy()
+    region = out[r.top : r.bottom, r.left : r.right].astype(np.float32)
+    out[r.top : r.bottom, r.left : r.right] = (region * 0.88).astype(np.uint8)
+    return out, r
+
+
+def _stats(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    return {"n": len(values), "median_s": round(statistics.median(values), 3), "p90_s": round(p90, 3),
+            "max_s": round(ordered[-1], 3)}
+
+
+class _Tally:
+    """Recall and precision counters for one way of parsing the real screens."""
+
+    def __init__(self) -> None:
+        self.targets = self.hit = self.strict = self.judged = self.good = self.strings = self.read = 0
+
+    def add(self, parse, targets: list[Rect], webviews: list[Rect], strings: list[tuple[Rect, str]]) -> None:
+        preds = [e.rect for e in parse.uncovered()]
+        shown = judged_predictions(parse, webviews)
+        self.targets += len(targets)
+        self.hit += sum(any(t.contains(p.center) and p.contains(t.center) for p in preds) for t in targets)
+        self.strict += match(preds, targets)
+        self.judged += len(shown)
+        self.good += sum(any(t.contains(p.center) for t in targets) for p in shown)
+        self.strings += len(strings)
+        self.read += string_hits(parse, strings)
+
+    def row(self) -> dict:
+        return {"recall_centre_hit": _ratio(self.hit, self.targets), "recall_iou50": _ratio(self.strict, self.targets),
+                "precision_centre_in_target": _ratio(self.good, self.judged),
+                "ocr_string_recall": _ratio(self.read, self.strings)}
+
+
+def bench_real_speed(args) -> dict:
+    """Warm parse times on the real Rico screens: fused with the real tree and pixel-only, the
+    first frame and the frame after a tap (the incremental path), with the recall each keeps."""
+    import os
+
+    if not REAL.is_dir():
+        return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
+    rows = real_rows(args.real_split)[: args.real_limit or None]
+    parsers = {"fused": ScreenParser(PipelineConfig(mode="auto", remember_previous=False, **args.set)),
+               "pixels": ScreenParser(PipelineConfig(mode="vision", remember_previous=False, **args.set))}
+    loads = [os.getloadavg()[0]]
+    times: dict[str, list[float]] = defaultdict(list)
+    stages: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    tallies = {name: _Tally() for name in parsers}
+    warmed = False
+    for row in rows:
+        sid = row.get("rico_id") or next(iter(row.values()))
+        img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
+        if not img_path.is_file() or not js.is_file():
+            continue
+        img = load_rgb(img_path)
+        size = Size(img.shape[1], img.shape[0])
+        tree_text = js.read_text(encoding="utf-8")
+        targets, webviews, strings = real_truth(js, size)
+        after, _ = pressed(img, targets)
+        for name, parser in parsers.items():
+            tree = tree_text if name == "fused" else None
+            first = Screen(img, hierarchy_xml=tree)
+            if not warmed:
+                parser.parse(first)  # load every model once
+            t0 = time.perf_counter()
+            parse = parser.parse(first)
+            times[f"{name} first frame"].append(time.perf_counter() - t0)
+            for t in parse.timings:
+                stages[name][t.stage].append(t.ms)
+            tallies[name].add(parse, targets, webviews, strings)
+            t0 = time.perf_counter()
+            parser.parse(Screen(after, hierarchy_xml=tree), previous=(first, parse))
+            times[f"{name} after a tap"].append(time.perf_counter() - t0)
+        warmed = True
+        loads.append(os.getloadavg()[0])
+    out: dict = {"split": args.real_split, "screens": len(times.get("fused first frame", [])),
+                 "cpu_cores": os.cpu_count(), "load_average_1min": {"min": min(loads), "max": max(loads)},
+                 "times": {k: _stats(v) for k, v in times.items()},
+                 "quality (first frame)": {name: t.row() for name, t in tallies.items()},
+                 "stage_ms_median": {name: {k: round(statistics.median(v), 1) for k, v in st.items()} for name, st in stages.items()}}
+    return out
+
+
+def bench_trees(args) -> dict:
+    """Parse time of generated uiautomator dumps with 2k / 20k / 50k nodes (a long list of
+    rows; tests/vision/large_trees.py), tree only and fused with the pixels (OCR off: the
+    generated screen has no words drawn, so this times the tree and fusion work)."""
+    import os
+
+    from tests.vision.large_trees import grid_dump
+
+    image = np.full((2400, 1080, 3), 245, np.uint8)
+    image[::7, :, :] = 40
+    out: dict = {"cpu_cores": os.cpu_count(), "screen": "1080x2400", "repeat": args.repeat, "nodes": {}}
+    for n in (2_000, 20_000, 50_000):
+        xml, _ = grid_dump(n)
+        row: dict = {}
+        for mode in ("tree", "fusion"):
+            parser = ScreenParser(PipelineConfig(mode=mode, ocr="none", remember_previous=False))
+            wall, cpu = [], []
+            for _ in range(max(1, args.repeat)):
+                t0, c0 = time.perf_counter(), time.process_time()
+                parse = parser.parse(Screen(image, hierarchy_xml=xml))
+                wall.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
+            row[mode] = {"wall_s_median": round(statistics.median(wall), 3), "cpu_s_median": round(statistics.median(cpu), 3),
+                         "elements": len(parse.elements), "load_average_1min": round(os.getloadavg()[0], 2),
+                         "stage_ms": {t.stage: round(t.ms) for t in parse.timings}}
+        out["nodes"][n] = row
+        print(n, json.dumps(row), flush=True)
+    return out
+
+
+PARTS = {"sim": bench_sim, "real": bench_real, "speed": bench_speed, "realspeed": bench_real_speed, "trees": bench_trees}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", choices=["sim", "real", "speed"], action="append")
+    ap.add_argument("--only", choices=["sim", "real", "speed", "realspeed", "trees"], action="append")
     ap.add_argument("--sim-seeds", type=int, default=12)
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--real-limit", type=int, default=0)
@@ -405,11 +578,11 @@ def main() -> None:
     args = ap.parse_args()
     args.set = {k: (v.lower() == "true" if v.lower() in ("true", "false") else int(v) if v.isdigit() else v)
                 for k, v in (item.split("=", 1) for item in args.set)}
-    parts = args.only or ["sim", "real", "speed"]
+    parts = args.only or list(PARTS)
     results = {}
     for part in parts:
         t0 = time.time()
-        results[part] = {"sim": bench_sim, "real": bench_real, "speed": bench_speed}[part](args)
+        results[part] = PARTS[part](args)
         results[part]["bench_seconds"] = round(time.time() - t0, 1)
         print(f"== {part} ==")
         print(json.dumps(results[part], indent=1, ensure_ascii=False))

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import Rect
+from vision.spatial import GridIndex
 from vision.types import Block, Element, ElementKind, ElementSource
 
 WORK_WIDTH = 270
@@ -168,13 +169,14 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
     cuts = sorted(set(c for c in cuts if 0 <= c <= H))
     bands: list[Rect] = [Rect(0, a, W, b) for a, b in zip(cuts, cuts[1:], strict=False) if b - a >= 4]
     # merge bands split only by hairlines when both sides are short (list rows stay together)
+    centres = GridIndex(elements, lambda e: e.rect)
     merged: list[Rect] = []
     for band in bands:
         if merged:
             prev = merged[-1]
             border = next((b for b in horizontal if b.pos == band.top), None)
             weak = border is not None and not border.strong
-            if weak and prev.height < 0.12 * H and band.height < 0.12 * H and _members(prev, elements) and _members(band, elements):
+            if weak and prev.height < 0.12 * H and band.height < 0.12 * H and centres.centred_in(prev) and centres.centred_in(band):
                 merged[-1] = prev.union(band)
                 continue
         merged.append(band)
@@ -193,11 +195,13 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
     rects.extend(e.rect for e in elements if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR))
     # assign elements to the smallest containing rect
     assign: dict[int, list[str]] = {}
+    where = GridIndex(list(range(len(rects))), lambda i: rects[i])
     for e in elements:
         c = e.rect.center
         best, best_area = -1, None
-        for i, r in enumerate(rects):
-            if r.contains(c) and (best_area is None or r.area < best_area):
+        for i in where.at(c):
+            r = rects[i]
+            if best_area is None or r.area < best_area:
                 best, best_area = i, r.area
         if best >= 0:
             assign.setdefault(best, []).append(e.id)
@@ -213,10 +217,6 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
         role = _role(r, members, W, H)
         blocks.append(Block(id=f"b{n + 1}", role=role, rect=r if r.height < 0.9 * H else tight, element_ids=tuple(ids)))
     return blocks, extra
-
-
-def _members(r: Rect, elements: Sequence[Element]) -> bool:
-    return any(r.contains(e.rect.center) for e in elements)
 
 
 def _role(r: Rect, members: Sequence[Element], W: int, H: int) -> str:
@@ -266,7 +266,11 @@ def _tab_items(items: Sequence[Element]) -> list[Element]:
 
 def caption_for(block: Block, elements: Sequence[Element]) -> str:
     """Plain text at the top of a block, left-aligned or centred, with nothing beside it."""
-    members = [e for e in elements if e.id in block.element_ids]
+    ids = set(block.element_ids)
+    return _caption(block, [e for e in elements if e.id in ids])
+
+
+def _caption(block: Block, members: Sequence[Element]) -> str:
     if len(members) < 2:
         return ""
     first = min(members, key=lambda e: (e.rect.top, e.rect.left))
@@ -326,10 +330,10 @@ def annotate(image: np.ndarray | None, blocks: Sequence[Block], elements: Sequen
     selected: set[str] = set()
     by_id = {e.id: e for e in elements}
     for b in blocks:
-        caption = b.caption or caption_for(b, elements)
+        members = [by_id[i] for i in b.element_ids if i in by_id]
+        caption = b.caption or _caption(b, members)
         active = b.active_child
         if active is None and b.role == "tab_bar":
-            members = [by_id[i] for i in b.element_ids if i in by_id]
             pre = [m for m in members if m.selected]
             if len(pre) == 1:
                 active = pre[0].id

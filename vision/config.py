@@ -31,7 +31,9 @@ class PipelineConfig:
     ocr_min_confidence: float = 0.95  # VisionTasker's bar
     ocr_det_max_side: int = 960  # text detection runs on an image no longer than this
     ocr_use_cls: bool = False  # text-direction classifier (rarely useful on UIs)
-    ocr_threads: int = 0  # 0 = onnxruntime default
+    ocr_threads: int = 0  # 0 = onnxruntime default (one per core)
+    ocr_cache_entries: int = 256  # images (frames, changed regions) whose OCR result is remembered by pixels; 0 = off
+    ocr_rec_batch: int = 6  # text lines recognised per engine call
     ocr_tree_gaps: bool = True  # fusion: OCR only where the tree has no words (its words become spans)
     incremental_ocr: bool = True  # re-read only the changed region when given a previous frame
     incremental_max_changed: float = 0.35  # above this changed fraction, OCR the whole frame
@@ -56,5 +58,7 @@ class PipelineConfig:
             raise ValueError("detector_min_confidence must be in [0, 1]")
         if self.ocr_det_max_side < 64:
             raise ValueError("ocr_det_max_side must be at least 64")
+        if self.ocr_cache_entries < 0 or self.ocr_rec_batch < 1:
+            raise ValueError("ocr_cache_entries must be >= 0 and ocr_rec_batch >= 1")
         if not 0.0 < self.incremental_max_changed <= 1.0:
             raise ValueError("incremental_max_changed must be in (0, 1]")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vision.geometry import Size
+from vision.spatial import GridIndex
 from vision.types import Block, Element, ElementKind
 
 _KIND_WORD = {
@@ -61,18 +62,23 @@ def element_line(e: Element) -> str:
     return " ".join(parts)
 
 
-def _absorbed(e: Element, others: Sequence[Element]) -> bool:
-    """Says nothing new: an unnamed, inert image, or text a containing clickable already names."""
-    if e.kind is ElementKind.IMAGE and not (e.text or e.label or e.resource_id or e.clickable):
-        return True
-    if e.kind is not ElementKind.TEXT or not e.text:
-        return False
-    for o in others:
-        if o is e or not (o.clickable or o.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.EDIT_TEXT)):
-            continue
-        if o.rect.contains_rect(e.rect) and (e.text in o.text or e.text in o.label.split(" · ")):
+_NAMERS = (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.EDIT_TEXT)
+
+
+class _Absorber:
+    """Says which elements say nothing new among ``others`` (an index of the ones that name
+    what they contain: clickables, toggles and fields)."""
+
+    def __init__(self, others: Sequence[Element]) -> None:
+        self._namers = GridIndex([o for o in others if o.clickable or o.kind in _NAMERS], lambda o: o.rect)
+
+    def __call__(self, e: Element) -> bool:
+        """An unnamed, inert image, or text a containing clickable already names."""
+        if e.kind is ElementKind.IMAGE and not (e.text or e.label or e.resource_id or e.clickable):
             return True
-    return False
+        if e.kind is not ElementKind.TEXT or not e.text:
+            return False
+        return any(o is not e and (e.text in o.text or e.text in o.label.split(" · ")) for o in self._namers.containing(e.rect))
 
 
 def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *, app: str | None = None,
@@ -113,15 +119,17 @@ def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *
         if b.caption:
             title += f' "{_clip(b.caption, 50)}"'
         lines.append(f"{title[:1].upper()}{title[1:]}:")
+        absorbed = _Absorber(members)
         for m in sorted(members, key=lambda m: (m.rect.top // 8, m.rect.left)):
-            if _absorbed(m, members) or (b.caption and m.kind is ElementKind.TEXT and m.text == b.caption):
+            if absorbed(m) or (b.caption and m.kind is ElementKind.TEXT and m.text == b.caption):
                 continue
             lines.append("  " + element_line(m))
     rest = [e for e in elements if e.id not in seen]
     if rest:
         lines.append("Other:")
+        absorbed = _Absorber(rest)
         for m in sorted(rest, key=lambda m: (m.rect.top // 8, m.rect.left)):
-            if not _absorbed(m, rest):
+            if not absorbed(m):
                 lines.append("  " + element_line(m))
     return "\n".join(lines)
 

@@ -6,9 +6,10 @@ detection at the same place; visible widgets and text with no tree counterpart a
 added.  A vision element that repeats a tree node (the same words, overlapping boxes;
 or the same place with no words) is merged into that node, which keeps its id, so one
 control is never listed twice.  Where the two disagree, a ``Disagreement`` records it:
-``missing_in_tree`` (seen, not in the dump, not covered by a dialog), ``text_mismatch`` (the dump's text is not what OCR reads) and
-``not_visible`` (a text node over a blank, uniform area: stale or hidden).  Pure
-functions over elements; the image is only used to measure blankness.
+``missing_in_tree`` (seen, not in the dump, not covered by a dialog), ``text_mismatch`` (the
+dump's text is not what OCR reads) and ``not_visible`` (a text node over a blank, uniform area: stale or hidden).  Pure
+functions over elements; the image is only used to measure blankness.  Neighbourhood
+questions go through a spatial index, so large trees fuse in near-linear time.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from vision.geometry import Rect
+from vision.spatial import GridIndex
+from vision.tree_text import uniform_boxes
 from vision.types import Disagreement, Element, ElementKind, ElementSource, TextSpan
 
 _SKIP_ADD = {ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR, ElementKind.CONTAINER, ElementKind.UNKNOWN}
@@ -33,13 +36,6 @@ def _overlap(a: Rect, b: Rect) -> float:
     """Intersection over the smaller box (1.0 when one box holds the other)."""
     inter = a.intersection(b)
     return inter.area / max(1, min(a.area, b.area)) if inter else 0.0
-
-
-def _blank(image: np.ndarray | None, r: Rect) -> bool:
-    if image is None or r.is_empty():
-        return False
-    crop = image[r.top : r.bottom, r.left : r.right]
-    return crop.size > 0 and float(crop.reshape(-1, 3).std(axis=0).max()) < 2.0
 
 
 def _words(e: Element) -> list[str]:
@@ -91,53 +87,88 @@ def fuse(
     *,
     add_iou: float = 0.3,
 ) -> tuple[list[Element], list[Disagreement]]:
-    """Tree elements improved by vision, plus vision-only elements; and the disagreements."""
-    out: list[Element] = []
+    """Tree elements improved by vision, plus vision-only elements; and the disagreements.
+
+    Near-linear in the number of elements: every neighbourhood question goes through a
+    spatial index (``vision.spatial``)."""
     notes: list[Disagreement] = []
-    for e in tree:
-        inside = [t for t in texts if e.rect.contains(t.rect.center)]
-        seen = " ".join(t.text for t in sorted(inside, key=lambda t: (t.rect.top, t.rect.left)))
-        if not e.text and not e.label:
-            filled = None
-            if seen and e.kind not in (ElementKind.CONTAINER,) and e.rect.height < 0.2 * max(1, (image.shape[0] if image is not None else 10**6)):
-                filled = replace(e, label=seen, source=ElementSource.FUSED)
-            else:
-                match = max((v for v in vision if v.label and v.rect.iou(e.rect) > 0.5), key=lambda v: v.rect.iou(e.rect), default=None)
-                if match is not None:
-                    filled = replace(e, label=match.label, source=ElementSource.FUSED)
-            if filled is not None:
-                e = filled
-        elif e.text and e.kind in (ElementKind.TEXT, ElementKind.BUTTON) and not e.password:
-            if inside:
-                if fuzz.partial_ratio(_norm(e.text), _norm(seen)) < 60:
-                    notes.append(Disagreement("text_mismatch", e.rect, f"tree says {e.text!r}, screen shows {seen!r}", e.id))
-            elif _blank(image, e.rect):
-                notes.append(Disagreement("not_visible", e.rect, f"tree text {e.text!r} over a blank area", e.id))
-        out.append(e)
-    tree_text = [_norm(e.text or e.label) for e in tree if e.text or e.label]
+    span_index = GridIndex(list(texts), lambda t: t.rect)
+    labelled = GridIndex([v for v in vision if v.label], lambda v: v.rect)
+    screen_h = image.shape[0] if image is not None else 10**6
+    blank = _blank_worded(image, tree)
+    out = [_improved(e, span_index, labelled, e.id in blank, screen_h, notes) for e in tree]
     tree_kinds = {e.kind for e in tree}
     bars = [v for v in vision if v.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and v.kind not in tree_kinds]
     out.extend(bars)  # dumps never include the system bars; the pixels do
+    _add_vision(out, tree, [v for v in vision if v.kind not in _SKIP_ADD], bars, notes)
+    return out, notes
+
+
+def _blank_worded(image: np.ndarray | None, tree: Sequence[Element]) -> set[str]:
+    """Ids of the worded tree elements drawn over one flat colour (all measured at once)."""
+    if image is None:
+        return set()
+    worded = [e for e in tree if e.text and not e.rect.is_empty()]
+    return {e.id for e, flat in zip(worded, uniform_boxes(image, [e.rect for e in worded], empty=False), strict=True) if flat}
+
+
+def _improved(e: Element, spans: GridIndex[TextSpan], labelled: GridIndex[Element], blank: bool,
+              screen_h: int, notes: list[Disagreement]) -> Element:
+    """A tree element with a label read from the pixels when it had none; a note when its
+    words and the pixels disagree."""
+    inside = spans.centred_in(e.rect)
+    seen = " ".join(t.text for t in sorted(inside, key=lambda t: (t.rect.top, t.rect.left)))
+    if not e.text and not e.label:
+        if seen and e.kind is not ElementKind.CONTAINER and e.rect.height < 0.2 * max(1, screen_h):
+            return replace(e, label=seen, source=ElementSource.FUSED)
+        match = max((v for v in labelled.overlapping(e.rect) if v.rect.iou(e.rect) > 0.5), key=lambda v: v.rect.iou(e.rect), default=None)
+        return replace(e, label=match.label, source=ElementSource.FUSED) if match is not None else e
+    if e.text and e.kind in (ElementKind.TEXT, ElementKind.BUTTON) and not e.password:
+        if inside:
+            if fuzz.partial_ratio(_norm(e.text), _norm(seen)) < 60:
+                notes.append(Disagreement("text_mismatch", e.rect, f"tree says {e.text!r}, screen shows {seen!r}", e.id))
+        elif blank:
+            notes.append(Disagreement("not_visible", e.rect, f"tree text {e.text!r} over a blank area", e.id))
+    return e
+
+
+def _add_vision(out: list[Element], tree: Sequence[Element], vision: Sequence[Element], bars: Sequence[Element],
+                notes: list[Disagreement]) -> None:
+    """Append the vision elements the tree lacks (noting each), and lend tree twins their names."""
+    near = GridIndex(list(tree), lambda e: e.rect)
+    position: dict[str, int] = {}
+    for k, o in enumerate(out):
+        position.setdefault(o.id, k)
+    tree_text = [t for t in (_norm(e.text or e.label) for e in tree if e.text or e.label) if t]
+    joined = "\x00".join(tree_text)
     for v in vision:
-        if v.kind in _SKIP_ADD:
-            continue
         if any(b.rect.contains(v.rect.center) for b in bars):
             continue  # clock, battery and navigation glyphs belong to their bar
-        twin = duplicate_of(v, tree)
+        around = near.overlapping(v.rect)
+        twin = duplicate_of(v, around)
         if twin is not None:
-            i = next(k for k, o in enumerate(out) if o.id == twin.id)
+            i = position[twin.id]
             if not out[i].text and not out[i].label and (v.text or v.label):
                 out[i] = replace(out[i], label=v.text or v.label, source=ElementSource.FUSED)
             continue  # the same control: one element, the tree's id
-        if any(_overlap(e.rect, v.rect) >= 0.5 for e in tree if e.kind is not ElementKind.CONTAINER):
+        if any(_overlap(e.rect, v.rect) >= 0.5 for e in around if e.kind is not ElementKind.CONTAINER):
             continue
-        if any(e.clickable and e.rect.contains_rect(v.rect) for e in tree):
+        if any(e.clickable and e.rect.contains_rect(v.rect) for e in around):
             continue  # a part of something tappable the tree already has (a row's icon)
-        if v.kind is ElementKind.TEXT and any(_norm(v.text) and (_norm(v.text) in t or fuzz.ratio(_norm(v.text), t) > 85) for t in tree_text):
+        if v.kind is ElementKind.TEXT and _tree_has_text(_norm(v.text), joined, tree_text):
             continue  # the tree has this text, just with a different box
         out.append(replace(v, source=ElementSource.FUSED if v.source is ElementSource.DETECTOR else v.source))
         if v.covered:
             continue  # under a dialog: not a gap in the tree, the dump just holds the top window
         what = f"{v.kind.value} {v.display_name!r}".strip()
         notes.append(Disagreement("missing_in_tree", v.rect, f"{what} is visible but absent from the accessibility tree", v.id))
-    return out, notes
+
+
+def _tree_has_text(word: str, joined: str, tree_text: Sequence[str]) -> bool:
+    """``word`` is part of some tree text, or close to one (ratio above 85)."""
+    if not word:
+        return False
+    if word in joined:  # the separator is never part of a word, so a hit lies inside one tree text
+        return True
+    best = process.extractOne(word, tree_text, scorer=fuzz.ratio, score_cutoff=85)
+    return best is not None and best[1] > 85

@@ -21,6 +21,7 @@ import numpy as np
 from vision.detect import Detection
 from vision.geometry import Rect
 from vision.icons import IconClassifier
+from vision.spatial import GridIndex
 from vision.types import Element, ElementKind, ElementSource, TextSpan
 
 log = logging.getLogger(__name__)
@@ -178,12 +179,14 @@ def build_elements(
 def label_from_neighbours(elements: Sequence[Element], width: int) -> list[Element]:
     """Tree path helper: give text-less toggles and fields the text on their row."""
     unit = width / 411.0 if width else 1.0
-    texts = [e for e in elements if e.kind is ElementKind.TEXT and e.text]
+    reach = int(300 * unit) + 5
+    texts = GridIndex([e for e in elements if e.kind is ElementKind.TEXT and e.text], lambda t: t.rect)
     out = []
     for e in elements:
         if e.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP, ElementKind.SEEK_BAR) and not e.label and not (e.text and e.text not in ("ON", "OFF")):
             best, best_gap = None, None
-            for t in texts:
+            row = Rect(e.rect.left - reach, e.rect.top, e.rect.right + reach, max(e.rect.bottom, e.rect.top + 1))
+            for t in texts.overlapping(row):
                 if _v_overlap(e.rect, t.rect) < 0.4:
                     continue
                 gap = e.rect.left - t.rect.right if t.rect.right <= e.rect.left else t.rect.left - e.rect.right

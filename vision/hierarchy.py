@@ -103,6 +103,16 @@ def _parse_bounds(text: str) -> Rect | None:
     return Rect(left, top, max(left, right), max(top, bottom))
 
 
+def _flag(a: Mapping[str, str], key: str, default: bool) -> bool:
+    """A boolean attribute; the common spellings are answered without normalising."""
+    v = a.get(key)
+    if v is None:
+        return default
+    if v == "false":
+        return False
+    return v == "true" or _b(v)
+
+
 def _node_from_attrib(a: Mapping[str, str], tag: str = "node") -> TreeNode:
     rect = _parse_bounds(a.get("bounds", "")) or Rect(0, 0, 0, 0)
     return TreeNode(
@@ -113,17 +123,17 @@ def _node_from_attrib(a: Mapping[str, str], tag: str = "node") -> TreeNode:
         resource_id=a.get("resource-id", "") or "",
         package=a.get("package", "") or "",
         rect=rect,
-        clickable=_b(a.get("clickable", "false")),
-        long_clickable=_b(a.get("long-clickable", "false")),
-        checkable=_b(a.get("checkable", "false")),
-        checked=_b(a.get("checked", "false")),
-        selected=_b(a.get("selected", "false")),
-        enabled=_b(a.get("enabled", "true")),
-        focused=_b(a.get("focused", "false")),
-        focusable=_b(a.get("focusable", "false")),
-        scrollable=_b(a.get("scrollable", "false")),
-        password=_b(a.get("password", "false")),
-        visible=_b(a.get("visible-to-user", "true")) and _b(a.get("displayed", "true")),
+        clickable=_flag(a, "clickable", False),
+        long_clickable=_flag(a, "long-clickable", False),
+        checkable=_flag(a, "checkable", False),
+        checked=_flag(a, "checked", False),
+        selected=_flag(a, "selected", False),
+        enabled=_flag(a, "enabled", True),
+        focused=_flag(a, "focused", False),
+        focusable=_flag(a, "focusable", False),
+        scrollable=_flag(a, "scrollable", False),
+        password=_flag(a, "password", False),
+        visible=_flag(a, "visible-to-user", True) and _flag(a, "displayed", True),
     )
 
 
@@ -315,36 +325,35 @@ def _count(nodes: Iterable[TreeNode]) -> int:
 
 
 def clean_tree(roots: list[TreeNode], screen: Size, *, collapse: bool = True) -> list[TreeNode]:
-    """App. A cleaning: drop invisible/off-screen subtrees, clamp boxes, collapse empty chains."""
+    """App. A cleaning: drop invisible/off-screen subtrees, clamp boxes, collapse empty chains.
+
+    Walks the tree with an explicit stack (children before their parent), so a deep tree
+    costs memory in proportion to its size, never Python's recursion limit."""
     screen_rect = Rect(0, 0, screen.width, screen.height)
+    sized = screen.width > 0 and screen.height > 0
+    cleaned: dict[int, TreeNode | None] = {}
+    stack: list[tuple[TreeNode, bool]] = [(r, False) for r in reversed(roots)]
+    while stack:
+        n, children_done = stack.pop()
+        if children_done:
+            n.children = [k for k in (cleaned.pop(id(c), None) for c in n.children) if k is not None]
+            cleaned[id(n)] = _collapsed(n) if collapse else n
+            continue
+        inter = n.rect.intersection(screen_rect) if sized else n.rect
+        if not n.visible or inter is None or (not sized and n.rect.is_empty()):
+            cleaned[id(n)] = None
+            continue
+        n.rect = inter
+        stack.append((n, True))
+        stack.extend((c, False) for c in reversed(n.children))
+    return [k for k in (cleaned.pop(id(r), None) for r in roots) if k is not None]
 
-    def keep(n: TreeNode) -> TreeNode | None:
-        if not n.visible:
-            return None
-        if screen.width > 0 and screen.height > 0:
-            inter = n.rect.intersection(screen_rect)
-            if inter is None:
-                return None
-            n.rect = inter
-        elif n.rect.is_empty():
-            return None
-        n.children = [c for c in (keep(c) for c in n.children) if c is not None]
-        if collapse:
-            # A container with no words and a single child adds nothing but depth.
-            while (
-                len(n.children) == 1
-                and not n.has_words
-                and not n.interactive
-                and not n.children[0].rect.is_empty()
-            ):
-                n = n.children[0]
-        return n
 
-    try:
-        return [k for k in (keep(r) for r in roots) if k is not None]
-    except RecursionError:
-        log.warning("accessibility tree too deep to clean; dropping it")
-        return []
+def _collapsed(n: TreeNode) -> TreeNode:
+    """A container with no words and a single child adds nothing but depth: its child stands in."""
+    while len(n.children) == 1 and not n.has_words and not n.interactive and not n.children[0].rect.is_empty():
+        n = n.children[0]
+    return n
 
 
 # --------------------------------------------------------------------------- elements

@@ -1,10 +1,13 @@
 """``ScreenParser``: Screen -> ScreenParse, stage by stage, with per-stage timings.
 
 Stages (each a backend chosen by ``PipelineConfig``): accessibility tree, OCR (full,
-incremental against a previous frame, or with a tree only where the tree has no words), widget detection (YOLO ONNX if shipped, else the
-OpenCV detector), grouping with icon labels, fusion with the tree, block division with
-captions and active tabs, occlusion (what a dialog, sheet or menu covers: from the tree,
-else from a dimmed screen), and the LLM-facing description.  Backends are built lazily on
+incremental against a previous frame, or with a tree only where the tree has no words),
+widget detection (YOLO ONNX if shipped, else the OpenCV detector), grouping with icon
+labels, fusion with the tree, block division with captions and active tabs, occlusion
+(what a dialog, sheet or menu covers: from the tree, else from a dimmed screen), and the
+LLM-facing description.  What each mode does with tree and pixels is a strategy in
+``vision.parse_modes``; this module builds the backends, picks the strategy and finishes
+the parse (blocks, ids, description).  Backends are built lazily on
 first use and reused; a parser is safe to share between threads for reading (a lock
 guards construction).  Bad input yields a valid, empty parse with a warning.
 """
@@ -14,9 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
@@ -25,38 +26,14 @@ from vision.config import PipelineConfig
 from vision.describe import describe
 from vision.detect import CvDetector, HybridDetector, NoDetector, WidgetDetector, YoloOnnxDetector
 from vision.errors import BackendUnavailable
-from vision.evidence import with_evidence
-from vision.fusion import fuse
 from vision.geometry import Size
-from vision.grouping import build_elements, label_from_neighbours
-from vision.hierarchy import parse_hierarchy, reading_order_key
+from vision.hierarchy import reading_order_key
 from vision.icons import IconClassifier, OnnxIconClassifier
-from vision.occlusion import mark_covered, pixel_occluder
-from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend, incremental_read
-from vision.tree_text import mask_tree_text, tree_spans, worded
-from vision.types import Block, Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming, TextSpan
+from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend
+from vision.parse_modes import Found, ParseJob, Previous, StageTimer, choose_mode
+from vision.types import Element, Screen, ScreenParse, StageTiming
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Previous:
-    """The frame before: its screen and parse (for incremental OCR)."""
-
-    screen: Screen
-    parse: ScreenParse
-
-
-class _Timer:
-    def __init__(self) -> None:
-        self.timings: list[StageTiming] = []
-
-    def run(self, stage: str, fn: Callable[[], Any]) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return fn()
-        finally:
-            self.timings.append(StageTiming(stage, round((time.perf_counter() - t0) * 1000, 2)))
 
 
 class ScreenParser:
@@ -84,7 +61,8 @@ class ScreenParser:
 
                     self._ocr = PaddleOcrBackend(c.ocr_min_confidence)
                 else:
-                    self._ocr = RapidOcrBackend(c.ocr_min_confidence, c.ocr_det_max_side, c.ocr_use_cls, c.ocr_threads)
+                    self._ocr = RapidOcrBackend(c.ocr_min_confidence, c.ocr_det_max_side, c.ocr_use_cls, c.ocr_threads,
+                                                cache_entries=c.ocr_cache_entries, rec_batch=c.ocr_rec_batch)
             return self._ocr
 
     def detector(self) -> WidgetDetector:
@@ -145,122 +123,54 @@ class ScreenParser:
     # ------------------------------------------------------------------ parse
 
     def parse(self, screen: Screen, previous: Previous | tuple[Screen, ScreenParse] | None = None) -> ScreenParse:
+        """Parse ``screen`` with the strategy its mode names (see ``vision.parse_modes``).
+
+        ``previous`` (or, with ``remember_previous``, this parser's last frame) lets OCR
+        re-read only what changed."""
         if isinstance(previous, tuple):
             previous = Previous(*previous)
         c = self.config
         if previous is None and c.remember_previous:
             previous = self._last
-        timer = _Timer()
         t_start = time.perf_counter()
-        image = screen.image
         size = screen.size
-        warnings: list[str] = []
-        mode = c.mode
-        if mode == "auto":
-            mode = "fusion" if screen.hierarchy_xml else "vision"
-        if mode in ("tree", "fusion") and not screen.hierarchy_xml:
-            warnings.append("no accessibility dump on this screen; parsing pixels only")
-            mode = "vision"
         if size.width * size.height > c.max_image_pixels:
             return ScreenParse(size, warnings=(f"image too large ({size}); raise max_image_pixels to parse it",))
-        tiny = min(size.width, size.height) < c.min_image_side
-
-        tree_elements: list[Element] = []
-        tree_blocks: list[Block] = []
-        occluder = None
-        if mode in ("tree", "fusion"):
-            tp = timer.run("tree", lambda: parse_hierarchy(screen.hierarchy_xml, size, collapse=c.hierarchy_collapse))
-            warnings.extend(tp.warnings)
-            tree_elements = label_from_neighbours(list(tp.elements), size.width)
-            tree_blocks = list(tp.blocks)
-            occluder = tp.occluder
-            if not tree_elements and mode == "fusion":
-                mode = "vision"
-
-        texts: list[TextSpan] = []
-        vision_elements: list[Element] = []
-        notes: list[Disagreement] = []
-        if mode in ("vision", "fusion") and not tiny:
-            incremental = bool(c.incremental_ocr and previous is not None and previous.screen.image.shape == image.shape
-                               and any(t.stage.startswith("ocr") for t in previous.parse.timings))
-            try:
-                if mode == "fusion" and c.ocr_tree_gaps and tree_elements and not incremental:
-                    named = worded(tree_elements, image)  # the tree names these: read only the rest
-                    masked = mask_tree_text(image, named)
-                    texts = timer.run("ocr_tree_gaps", lambda: self.ocr_backend().read(masked)) + tree_spans(named)
-                else:
-                    texts = timer.run("ocr_incremental" if incremental else "ocr", lambda: self._read_text(screen, previous if incremental else None))
-            except BackendUnavailable:
-                raise
-            except Exception as exc:  # an engine failing on one odd frame must not kill the parse
-                log.exception("OCR failed")
-                warnings.append(f"OCR failed on this frame: {exc}")
-            try:
-                dets = timer.run("detect", lambda: self.detector().detect(image, texts))
-            except BackendUnavailable:
-                raise
-            except Exception as exc:
-                log.exception("widget detection failed")
-                warnings.append(f"widget detection failed on this frame: {exc}")
-                dets = []
-            icons = self.icon_classifier()
-            vision_elements, _ = timer.run("group", lambda: build_elements(image, dets, texts, icons=icons, icon_min_confidence=c.icon_min_confidence))
-            if c.evidence:
-                vision_elements = with_evidence(vision_elements, size)
-            from_pixels = False
-            if occluder is None and c.occlusion:
-                bar_rects = [e.rect for e in vision_elements if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
-                occluder = timer.run("occlusion", lambda: pixel_occluder(image, bar_rects))
-                from_pixels = occluder is not None
-            if occluder is not None:
-                vision_elements = mark_covered(vision_elements, occluder)
-                if from_pixels:
-                    tree_elements = mark_covered(tree_elements, occluder)
-        elif tiny:
-            warnings.append(f"image too small to parse ({size})")
-
-        if mode == "tree":
-            elements, blocks = tree_elements, tree_blocks
-        elif mode == "fusion":
-            elements, notes = timer.run("fuse", lambda: fuse(tree_elements, vision_elements, texts, image))
-            blocks = []
-        else:
-            elements, blocks = vision_elements, []
-
-        hidden = [e for e in elements if e.covered]  # under a dialog: kept, but in no block
-        elements = [e for e in elements if not e.covered]
-        if c.blocks and elements and not tiny and mode != "tree":
-            blocks, rows = timer.run("blocks", lambda: blocks_mod.divide(image, elements, rows=mode == "vision"))
-            elements = list(elements) + rows
-        if c.blocks and blocks:
-            blocks, elements = timer.run("captions", lambda: blocks_mod.annotate(image if mode != "tree" else None, blocks, elements))
-        elements = list(elements) + hidden
-        elements, id_map = _renumber(elements)
-        notes = [replace(n, element_id=id_map.get(n.element_id or "", n.element_id)) for n in notes]
-        blocks = [replace(b, element_ids=tuple(id_map[i] for i in b.element_ids if i in id_map),
-                          active_child=id_map.get(b.active_child or "", None)) for b in blocks]
-        text = ""
-        if c.describe:
-            text = timer.run("describe", lambda: describe(size, [e for e in elements if not e.covered], blocks,
-                                                          app=screen.foreground_package, covered=len(hidden)))
-        timer.timings.append(StageTiming("total", round((time.perf_counter() - t_start) * 1000, 2)))
-        result = ScreenParse(
-            screen_size=size, elements=tuple(elements), blocks=tuple(blocks), text_spans=tuple(texts),
-            timings=tuple(timer.timings), description=text, disagreements=tuple(notes), warnings=tuple(warnings),
-            occluder=occluder,
-        )
-        if c.remember_previous and mode in ("vision", "fusion") and not tiny:
+        job = ParseJob(screen, c, self, StageTimer(), previous)
+        strategy, tree = choose_mode(job)
+        found = strategy.run(job, tree)
+        result = _finish(job, found, t_start)
+        if c.remember_previous and found.mode != "tree" and not job.tiny:
             self._last = Previous(screen, result)
         return result
 
-    def _read_text(self, screen: Screen, previous: Previous | None) -> list[TextSpan]:
-        ocr = self.ocr_backend()
-        if previous is not None:
-            spans, change = incremental_read(ocr, screen.image, previous.screen.image, previous.parse.text_spans,
-                                             max_changed=self.config.incremental_max_changed)
-            log.debug("incremental OCR: %.1f%% changed, %d regions", change.fraction * 100, len(change.regions))
-            return spans
-        return ocr.read(screen.image)
+
+def _finish(job: ParseJob, found: Found, t_start: float) -> ScreenParse:
+    """Blocks and captions, ids in reading order, the description, and the timings."""
+    c, screen, timer = job.config, job.screen, job.timer
+    image, size, mode = screen.image, screen.size, found.mode
+    hidden = [e for e in found.elements if e.covered]  # under a dialog: kept, but in no block
+    elements = [e for e in found.elements if not e.covered]
+    blocks = found.blocks
+    if c.blocks and elements and not job.tiny and mode != "tree":
+        blocks, rows = timer.run("blocks", lambda: blocks_mod.divide(image, elements, rows=mode == "vision"))
+        elements = list(elements) + rows
+    if c.blocks and blocks:
+        blocks, elements = timer.run("captions", lambda: blocks_mod.annotate(image if mode != "tree" else None, blocks, elements))
+    elements, id_map = _renumber(list(elements) + hidden)
+    notes = [replace(n, element_id=id_map.get(n.element_id or "", n.element_id)) for n in found.notes]
+    blocks = [replace(b, element_ids=tuple(id_map[i] for i in b.element_ids if i in id_map),
+                      active_child=id_map.get(b.active_child or "", None)) for b in blocks]
+    text = ""
+    if c.describe:
+        text = timer.run("describe", lambda: describe(size, [e for e in elements if not e.covered], blocks,
+                                                      app=screen.foreground_package, covered=len(hidden)))
+    timer.timings.append(StageTiming("total", round((time.perf_counter() - t_start) * 1000, 2)))
+    return ScreenParse(
+        screen_size=size, elements=tuple(elements), blocks=tuple(blocks), text_spans=tuple(found.texts),
+        timings=tuple(timer.timings), description=text, disagreements=tuple(notes), warnings=tuple(job.warnings),
+        occluder=found.occluder,
+    )
 
 
 def _renumber(elements: list[Element]) -> tuple[list[Element], dict[str, str]]:
@@ -285,4 +195,4 @@ def parse_image(image: np.ndarray, *, hierarchy_xml: str | None = None, config: 
     return ScreenParser(config).parse(Screen(image, hierarchy_xml=hierarchy_xml))
 
 
-__all__ = ["Previous", "ScreenParser", "parse_image", "Size"]
+__all__ = ["PipelineConfig", "Previous", "ScreenParser", "parse_image", "Size"]

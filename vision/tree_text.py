@@ -4,7 +4,8 @@ When a screen comes with its tree, the words the tree already names need not be 
 again: ``mask_tree_text`` paints each worded tree element's box with the colour around it
 so the OCR engine finds and recognises only the text the tree lacks (icons' captions,
 images of text, WebView content), and ``tree_spans`` turns the tree's words into
-``TextSpan`` objects in their place.  A worded node over a blank area (stale or hidden)
+``TextSpan`` objects in their place.  ``named_icons`` picks the icon-sized elements the
+tree names by description only; they are masked too (their glyph has no words to add).  A worded node over a blank area (stale or hidden)
 is neither masked nor turned into a span, so fusion still reports it.  Pure functions
 over arrays and elements; nothing is recognised here.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
 
 from vision.geometry import Rect
@@ -21,9 +23,28 @@ from vision.types import Element, ElementKind, TextSpan
 _WORD_KINDS = (ElementKind.TEXT, ElementKind.BUTTON, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP)
 
 
-def _blank(image: np.ndarray, r: Rect) -> bool:
-    crop = image[r.top : r.bottom, r.left : r.right]
-    return crop.size == 0 or float(crop.reshape(-1, 3).std(axis=0).max()) < 2.0
+def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 2.0, empty: bool = True) -> list[bool]:
+    """For each box: is it (nearly) one colour?  Each channel's standard deviation inside the
+    box stays under ``max_std``; a box with no pixels inside the image answers ``empty``.  One pass over the image
+    (summed-area tables), then constant work per box, however many boxes there are."""
+    if not rects:
+        return []
+    h, w = image.shape[:2]
+    sums, squares = cv2.integral2(np.ascontiguousarray(image), sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+    box = np.array([(r.left, r.top, r.right, r.bottom) for r in rects], dtype=np.int64)
+    box[:, [0, 2]] = box[:, [0, 2]].clip(0, w)
+    box[:, [1, 3]] = box[:, [1, 3]].clip(0, h)
+    left, top, right, bottom = box.T
+    n = ((right - left) * (bottom - top)).astype(np.float64)
+
+    def total(table: np.ndarray) -> np.ndarray:
+        return table[bottom, right] - table[top, right] - table[bottom, left] + table[top, left]
+
+    safe = np.maximum(n, 1.0)[:, None]
+    mean = total(sums) / safe
+    var = np.maximum(total(squares) / safe - mean * mean, 0.0)
+    flat = np.sqrt(var).max(axis=1) < max_std
+    return [empty if k <= 0 else bool(f) for f, k in zip(flat, n, strict=True)]
 
 
 def worded(elements: Sequence[Element], image: np.ndarray, *, max_area: float = 0.15) -> list[Element]:
@@ -31,12 +52,9 @@ def worded(elements: Sequence[Element], image: np.ndarray, *, max_area: float = 
     element of a text-like kind, smaller than ``max_area`` of the screen, over non-blank pixels."""
     h, w = image.shape[:2]
     limit = max_area * w * h
-    out = []
-    for e in elements:
-        if (e.text.strip() and e.kind in _WORD_KINDS and not e.password and not e.covered
-                and 0 < e.rect.area <= limit and not _blank(image, e.rect)):
-            out.append(e)
-    return out
+    wanted = [e for e in elements if e.text.strip() and e.kind in _WORD_KINDS and not e.password and not e.covered
+              and 0 < e.rect.area <= limit]
+    return [e for e, blank in zip(wanted, uniform_boxes(image, [e.rect for e in wanted]), strict=True) if not blank]
 
 
 def mask_tree_text(image: np.ndarray, elements: Sequence[Element]) -> np.ndarray:
@@ -48,8 +66,9 @@ def mask_tree_text(image: np.ndarray, elements: Sequence[Element]) -> np.ndarray
         top, bottom, left, right = max(0, r.top), min(h, r.bottom), max(0, r.left), min(w, r.right)
         if bottom - top < 2 or right - left < 2:
             continue
-        border = np.concatenate([image[top, left:right], image[bottom - 1, left:right],
-                                 image[top:bottom, left], image[top:bottom, right - 1]])
+        step = max(1, (right - left + bottom - top) // 64)  # a sample of the border is enough for its median
+        border = np.concatenate([image[top, left:right:step], image[bottom - 1, left:right:step],
+                                 image[top:bottom:step, left], image[top:bottom:step, right - 1]])
         out[top:bottom, left:right] = np.median(border, axis=0).astype(np.uint8)
     return out
 
@@ -57,3 +76,13 @@ def mask_tree_text(image: np.ndarray, elements: Sequence[Element]) -> np.ndarray
 def tree_spans(elements: Sequence[Element]) -> list[TextSpan]:
     """The tree's words as text spans (confidence 1: nothing was guessed)."""
     return [TextSpan(" ".join(e.text.split()), e.rect, 1.0) for e in elements]
+
+
+def named_icons(elements: Sequence[Element], image: np.ndarray, *, max_side: float = 0.15) -> list[Element]:
+    """Icon-sized tree elements the tree names by description alone (an image button with a
+    content description): reading their glyph would add nothing the tree lacks."""
+    h, w = image.shape[:2]
+    limit = max_side * min(w, h)
+    return [e for e in elements if e.label.strip() and not e.text.strip() and not e.covered
+            and e.kind in (ElementKind.BUTTON, ElementKind.IMAGE)
+            and 0 < e.rect.width <= limit and 0 < e.rect.height <= limit]
