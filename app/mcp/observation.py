@@ -20,7 +20,7 @@ from agent.screen_text import actionable, description, sanitize
 from vision.types import Element, ElementKind, Screen, ScreenParse
 
 _ID = re.compile(r"^\s*([^@\s]+)@(\d+)\s*$")
-_BRACKETED = re.compile(r"\[([^\]@\s]+)\]")
+_LISTED_ID = re.compile(r"^(\s*)\[([^\]@\s]+)\]", re.M)  # "  [7] button …": an element line
 _BARS = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
 
 
@@ -47,7 +47,8 @@ class Observation:
 
     def text(self) -> str:
         """The screen description the planners get, with ids rewritten to public ones."""
-        return _BRACKETED.sub(lambda m: f"[{self.public_id(m.group(1))}]", description(self.parse, self.package))
+        return _LISTED_ID.sub(lambda m: f"{m.group(1)}[{self.public_id(m.group(2))}]",
+                              description(self.parse, self.package))
 
     def as_dict(self) -> dict[str, object]:
         rows = []
