@@ -80,7 +80,7 @@ def main() -> int:
 
     size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
     width, height = (int(v) for v in size.split("x"))
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive for the whole run
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Streaming)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -117,6 +117,7 @@ def main() -> int:
     pump(10, until=lambda: win.run.driver is None)
     win.close()
     server.shutdown()
+    app.processEvents()
     return 0
 
 
