@@ -93,7 +93,7 @@ def test_a_clients_tap_is_approved_on_the_card_and_its_episode_is_listed(win: An
         assert out_path.stat().st_size > 0
 
 
-def test_demonstrate_does_the_step_on_the_mirror_and_the_client_receives_it(win: Any, qtbot: Any) -> None:
+def test_demonstrate_and_edit_from_the_window_reach_the_client(win: Any, qtbot: Any) -> None:
     from tests.gui.e2e_support import click_mirror
     from vision.geometry import Point
 
@@ -105,6 +105,7 @@ def test_demonstrate_does_the_step_on_the_mirror_and_the_client_receives_it(win:
         async with _client(url, token) as c:
             home = await c.call_tool("observe", {})
             out["tap"] = await c.call_tool("tap", {"element_id": element_id(home, "Clock")})
+            out["back"] = await c.call_tool("press_key", {"key": "back"})
 
     worker = threading.Thread(target=anyio.run, args=(go,))
     worker.start()
@@ -113,9 +114,22 @@ def test_demonstrate_does_the_step_on_the_mirror_and_the_client_receives_it(win:
         win.decision_bar.trigger(DecisionKind.DEMONSTRATE)
         click_mirror(win, Point(166, 791), qtbot)  # the user opens Settings instead
         qtbot.waitUntil(lambda: "tap" in out, timeout=20000)
+        assert win.session.device.foreground()[0] == "com.android.settings"
+        # the client's "back" is edited in the action editor into a tap on the mirror
+        qtbot.waitUntil(lambda: win.decision_bar.enabled, timeout=20000)
+        win.decision_bar.trigger(DecisionKind.EDIT)
+        editor = win._editor
+        editor.type_combo.setCurrentIndex(editor.type_combo.findData("tap"))
+        editor.pick_touch.click()
+        click_mirror(win, Point(540, 660), qtbot)  # "Network & internet" in Settings
+        editor._try_accept()
+        qtbot.waitUntil(lambda: "back" in out, timeout=20000)
     finally:
         worker.join(30)
     text = text_of(out["tap"])
     assert not out["tap"].is_error, text
     assert "did this step themselves" in text and "com.android.settings" in text
-    assert win.session.device.foreground()[0] == "com.android.settings"
+    edited = text_of(out["back"])
+    assert not out["back"].is_error, edited
+    assert "edited the action" in edited and "“go back” became “tap" in edited
+    assert "Airplane mode" in edited  # the client receives the Network & internet page
