@@ -1,6 +1,7 @@
-"""The knowledge browser: the task repository (solved tasks and demonstrations), the
-user's context library (editable key/value records) and the interaction graph (pages
-and the elements that lead from one to another).
+"""The knowledge browser: the app maps (``widgets.app_map_view``: explored screens and
+what leads where), the task repository (solved tasks and demonstrations), the user's
+context library (editable key/value records) and the interaction graph (pages and the
+elements that lead from one to another).
 
 Takes ``TaskRecord`` objects, the context as a nested dict and an ``InteractionGraph``;
 emits intents for edits and deletions.  No I/O.
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent.knowledge.types import GraphPicture, TaskRecord
+from widgets.app_map_view import AppMapView
 from widgets.icons import icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -74,6 +76,10 @@ class KnowledgePanel(QWidget):
         self.note.setWordWrap(True)
         lay.addWidget(self.note)
         lay.addWidget(self.tabs)
+
+        # app maps
+        self.maps = AppMapView()
+        self.tabs.addTab(self.maps, "App maps")
 
         # task repository
         self.task_table = QTableWidget(0, 4)

@@ -1,0 +1,87 @@
+"""Screenshots of the app maps (issue 29) at two window sizes (1024x700, 1600x1000): the
+window explores the virtual phone's Settings with "Explore this app", then the Knowledge
+dock's "App maps" tab shows the map with a screen selected (its screenshot and elements)
+and with an arrow selected (the element that leads there, outlined).
+
+Needs a real X display; the window is grabbed from the X server.  From the repository root:
+
+    xvfb-run -s "-screen 0 1700x1100x24" .venv/bin/python docs/screenshots/make_app_map_shots.py 1024x700
+    xvfb-run -s "-screen 0 1700x1100x24" .venv/bin/python docs/screenshots/make_app_map_shots.py 1600x1000
+
+Uses the virtual phone and a throwaway database, so the pictures are reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+OUT = Path(__file__).resolve().parent
+
+from make_screenshots import pump  # noqa: E402  (the sibling script; run from anywhere)
+
+import widgets  # noqa: E402,F401  (PySide6 guard)
+
+
+def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
+    pump(0.8)
+    g = widget.frameGeometry()
+    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
+    path = OUT / name
+    pix.save(str(path), "PNG")
+    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
+    return path
+
+
+def main() -> int:
+    if not os.environ.get("DISPLAY"):
+        print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
+        return 2
+    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
+    width, height = (int(v) for v in size.split("x"))
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.devices import VIRTUAL_CHOICE
+    from app.gui.window import MainWindow
+    from app.settings import Settings, VisionSettings
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Tapwise")
+    tmp = Path(tempfile.mkdtemp(prefix="tapwise-map-shots-"))
+    win = MainWindow(Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only")), "sim", discover=False)
+    win.move(0, 0)
+    win.resize(width, height)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    pump(30, until=lambda: win.view.frame is not None)
+    win.executor.call(lambda: win.device.open_app("Settings"))
+    win.knowledge_dock.show()
+    win.knowledge_dock.raise_()
+    win.resizeDocks([win.knowledge_dock], [int(width * 0.52)], Qt.Orientation.Horizontal)
+    maps = win.knowledge_panel.maps
+    win.knowledge_panel.tabs.setCurrentWidget(maps)
+    maps.explore_button.click()
+    pump(240, until=lambda: maps.explore_button.isEnabled() and maps.app_box.count() >= 1)
+    pic = maps._current
+    assert pic is not None, "the exploration left no map"
+    network = next(s.key for s in pic.screens if s.title.startswith("Network"))
+    maps.screen_items[network].setSelected(True)
+    grab(win, f"{size}-app-map-screen.png")
+    maps.scene.clearSelection()
+    edge = next(e for e in pic.edges if e.src == network and e.dst in maps.screen_items and e.dst != e.src
+                and e.name.startswith("Internet"))
+    maps.show_edge(edge.src, edge.element)
+    grab(win, f"{size}-app-map-edge.png")
+    win.knowledge.shutdown()
+    win.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
