@@ -593,7 +593,14 @@ class _Run:
 
     # ---- the one failure path ----------------------------------------------------------------
     def _failed(self, work: _Work, exc: _StepFailed) -> _Phase:
-        """Store the failed step, report it, count it; returns a ``Finished`` when the run ends."""
+        """Store the failed step, report it, count it; returns a ``Finished`` when the run ends.
+        A step whose model call was interrupted by a pause is not a failure: it is dropped and
+        starts again (same index) once the run resumes."""
+        if self.cancel is not None and self.cancel.interrupted and not self.cancel.cancelled:
+            self.cancel.resume()
+            self.index = work.index
+            yield Working(work.index, "paused: this step starts again when you resume", started=time.time())
+            return None
         mem = self.memory
         mem.errors_in_row += 1
         if exc.refused is not None:

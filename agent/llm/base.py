@@ -39,6 +39,10 @@ class Cancelled(LLMError):
     """The request was cancelled through its ``CancelToken``."""
 
 
+class Interrupted(Cancelled):
+    """The call was abandoned through ``CancelToken.interrupt`` (a pause); the run goes on."""
+
+
 class TransientError(RuntimeError):
     """Raised by a backend's ``_send`` for failures worth retrying."""
 
@@ -50,7 +54,20 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._interrupt = threading.Event()
         self._listeners: list[Callable[[str], None]] = []
+
+    def interrupt(self) -> None:
+        """Abandon the call in progress (and any started before ``resume``) without ending
+        the run: the run pauses and starts the step again (``Interrupted``)."""
+        self._interrupt.set()
+
+    def resume(self) -> None:
+        self._interrupt.clear()
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupt.is_set()
 
     def listen(self, listener: Callable[[str], None]) -> None:
         self._listeners.append(listener)
@@ -209,11 +226,13 @@ class RetryingClient:
         for attempt in range(1, self.policy.attempts + 1):
             if cancel is not None and cancel.cancelled:
                 raise Cancelled("LLM request cancelled", tuple(failed))
+            if cancel is not None and cancel.interrupted:
+                raise Interrupted("LLM request interrupted (paused)", tuple(failed))
             t0 = time.perf_counter()
             try:
                 raw = self._send_cancellable(request, cancel)
             except Cancelled as exc:
-                raise Cancelled(exc.message, tuple(failed)) from None
+                raise type(exc)(exc.message, tuple(failed)) from None
             except TransientError as exc:
                 last_error = str(exc)
                 failed.append(self._record(request, "", t0, attempt, error=last_error))
@@ -291,6 +310,8 @@ class RetryingClient:
         while not done.wait(0.05):
             if cancel is not None and cancel.cancelled:
                 raise Cancelled("LLM request cancelled")
+            if cancel is not None and cancel.interrupted:
+                raise Interrupted("LLM request interrupted (paused)")
             if time.monotonic() > deadline:  # the helper's late reply is dropped
                 raise TransientError(f"timed out after {timeout_s:g} s (the whole reply)")
         if "error" in box:

@@ -551,8 +551,14 @@ class RunController:
         self.decide(Decision(DecisionKind.DEMONSTRATE, action=action))
 
     def pause(self, paused: bool) -> None:
+        """Pause at once: a model call in progress is abandoned and its step starts again on resume."""
         if self.driver is not None:
             self.driver.pause(paused)
+            if self._cancel is not None:
+                if paused and not self.driver.waiting:
+                    self._cancel.interrupt()
+                elif not paused:
+                    self._cancel.resume()
             self.ui.task_panel.set_state(RunState.PAUSED if paused else RunState.RUNNING,
                                          "Paused" if paused else "Running")
 

@@ -178,3 +178,20 @@ def test_an_empty_parse_has_an_identity_too():
     empty = ScreenParse(SIZE, ())
     assert screen_identity(empty) == screen_identity(ScreenParse(SIZE, (el("s", "9:41", 0, ElementKind.STATUS_BAR),)))
     assert Rect(0, 0, 1, 1).area == 1
+
+
+def test_a_pause_interrupts_the_call_in_progress_and_the_step_starts_again(server, ollama, phone):
+    import threading
+
+    from agent.llm.base import CancelToken
+    from tests.agent.fake_ollama import Reply
+
+    server.on("Next action:", Reply("open Settings", delay_s=3.0), "open Settings", "done")
+    token = CancelToken()
+    threading.Timer(0.5, token.interrupt).start()  # the user presses Pause during the slow call
+    events = run("Open Settings", phone, ollama, _extra={"cancel": token})
+    paused = [e for e in events if isinstance(e, Working) and e.stage.startswith("paused")]
+    assert len(paused) == 1 and paused[0].step == 0
+    executed = [e for e in events if isinstance(e, Executed)]
+    assert [e.step for e in executed] == [0, 1]  # the interrupted step 0 ran again, no gap
+    assert events[-1].status is EpisodeStatus.SUCCEEDED
