@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 
 #: The longest a client waits for the phone to stop animating after an action.
 SETTLE_MAX_S = 2.0
+#: Actions aimed at a place on the screen: approved late, they are checked against the screen again.
+_AIMED = (ActionType.TAP, ActionType.LONG_PRESS, ActionType.SWIPE, ActionType.TYPE)
 
 
 class ToolRefused(RuntimeError):
@@ -328,6 +330,15 @@ class PhoneService:
             raise rejected
         executed = decision.action if decision.kind in (DecisionKind.EDIT, DecisionKind.DEMONSTRATE) else action
         assert executed is not None  # Decision guarantees an action for edit and demonstrate
+        if (decision.kind is DecisionKind.APPROVE and decision.decided_by != "policy"
+                and action.type in _AIMED and self._current().number != obs.number):
+            # a person took a while: the approved point may now hold something else
+            self.book.record(client, _done(step, outcome=StepOutcome.ERROR, timings_ms=tuple(timings),
+                                           error="the screen changed while the call waited for approval"), obs.screen)
+            moved = StaleElement(f"the screen changed while “{action.describe()}” waited for approval, so it was "
+                                 "not carried out. Call observe again and repeat the call if it still applies.")
+            moved.recorded = True
+            raise moved
         notes: list[str] = []
         if decision.kind is DecisionKind.EDIT:
             notes.append(f"The user edited the action: “{action.describe()}” became “{executed.describe()}”.")

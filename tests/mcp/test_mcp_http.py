@@ -272,3 +272,22 @@ def test_an_acting_call_is_refused_while_another_run_drives_the_phone(tmp_path: 
         assert s.phone.foreground()[0] == "com.google.android.apps.nexuslauncher"
     finally:
         s.close()
+
+
+def test_a_tap_approved_after_the_screen_changed_is_not_carried_out(asked: Served) -> None:
+    results: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with client(asked.http.url) as c:
+            seen = await c.call_tool("observe", {})
+            results["tap"] = await c.call_tool("tap", {"element_id": element_id(seen, "Clock")})
+
+    worker = threading.Thread(target=run, args=(go,))
+    worker.start()
+    asked.person.next_review()
+    asked.phone.open_app("Settings")  # while the card waits, the phone moves on
+    asked.person.answer(Decision(DecisionKind.APPROVE))
+    worker.join(60)
+    refused = text_of(results["tap"])
+    assert results["tap"].is_error and "changed while" in refused and "observe again" in refused
+    assert asked.phone.foreground()[0] == "com.android.settings"  # the Clock icon's place was not tapped
