@@ -221,8 +221,10 @@ class RunController:
     def _remember_choices(self, request: TaskRequest) -> None:
         """The planner, autonomy and model of a started run are the next session's defaults."""
         s = self.session.settings
+        from agent.types import Autonomy
+
         agent = s.agent.model_copy(update={"planner": request.planner or s.agent.planner,
-                                           "autonomy": request.autonomy or s.agent.autonomy})
+                                           "autonomy": Autonomy(request.autonomy or s.agent.autonomy)})
         llm = s.llm.model_copy(update={"model": request.model or s.llm.model})
         if (agent, llm) != (s.agent, s.llm):
             self.session.settings = s.model_copy(update={"agent": agent, "llm": llm})
