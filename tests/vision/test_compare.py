@@ -46,6 +46,20 @@ def test_tree_words_the_screen_does_not_show_are_reported():
     assert (d.kind, d.element_id) == ("only_in_tree", "t2") and "Stale banner" in d.detail
 
 
+def test_tree_words_over_drawn_pixels_that_ocr_missed_are_not_blamed_on_the_tree():
+    image = np.full((2400, 1080, 3), 255, np.uint8)
+    image[1210:1250, 50:400] = 40  # something is written there; OCR just did not read it
+    tree = [tree_el("t1", ElementKind.TEXT, Rect(40, 1200, 600, 1260), "0 items")]
+    assert compare(tree, [], SIZE, image) == ()
+    blank = np.full((2400, 1080, 3), 255, np.uint8)
+    assert [d.kind for d in compare(tree, [], SIZE, blank)] == ["only_in_tree"]
+
+
+def test_a_single_character_read_from_a_glyph_is_not_words_on_the_screen():
+    seen = [seen_el("v1", ElementKind.TEXT, Rect(974, 125, 1039, 192), "Q")]  # the magnifier
+    assert compare([], seen, SIZE) == ()
+
+
 def test_different_words_at_one_place_are_a_text_mismatch_said_once():
     tree = [tree_el("t1", ElementKind.TEXT, Rect(40, 200, 400, 260), "Airplane mode")]
     seen = [seen_el("v1", ElementKind.TEXT, Rect(40, 200, 300, 260), "Battery saver")]
