@@ -193,7 +193,12 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
     rects.extend(_cards(labels, s, W, H))
     # system bars are blocks of their own, whatever colour they share with the app
     rects.extend(e.rect for e in elements if e.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR))
-    # assign elements to the smallest containing rect
+    return _blocks_of(rects, elements, W, H), extra
+
+
+def _blocks_of(rects: Sequence[Rect], elements: Sequence[Element], W: int, H: int) -> list[Block]:
+    """Each element goes to the smallest rect holding its centre; each rect with members is
+    a block (ids in reading order, role guessed; a near-full-height rect shrinks to its members)."""
     assign: dict[int, list[str]] = {}
     where = GridIndex(list(range(len(rects))), lambda i: rects[i])
     for e in elements:
@@ -216,7 +221,7 @@ def divide(image: np.ndarray, elements: Sequence[Element], *, rows: bool = False
             tight = tight.union(m.rect)
         role = _role(r, members, W, H)
         blocks.append(Block(id=f"b{n + 1}", role=role, rect=r if r.height < 0.9 * H else tight, element_ids=tuple(ids)))
-    return blocks, extra
+    return blocks
 
 
 def _role(r: Rect, members: Sequence[Element], W: int, H: int) -> str:

@@ -60,71 +60,92 @@ class CvDetector:
             return []
         s = min(1.0, self.work_width / W)
         small = cv2.resize(image, (max(1, round(W * s)), max(1, round(H * s))), interpolation=cv2.INTER_AREA) if s < 1 else image
-        h, w = small.shape[:2]
-        kernel = np.ones((3, 3), np.uint8)
-        grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, kernel).max(axis=2)
-        edges = (grad > 14).astype(np.uint8)
-        for t in texts:  # text strokes are not widgets
-            r = t.rect.scale(s, s)
-            edges[max(0, r.top + 1) : max(0, r.bottom - 1), max(0, r.left + 1) : max(0, r.right - 1)] = 0
-        joined = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=1)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-        inv = 1.0 / s
-        out: list[Detection] = []
-        blobs: list[tuple[Rect, float, float]] = []  # (rect, fill ratio, hollowness)
-        frames: dict[int, tuple[int, int, np.ndarray]] = {}  # big blobs: where they lie and their pixels
-        for i in range(1, n):
-            x, y, cw, ch, area = (int(v) for v in stats[i])
-            if cw < 5 or ch < 5:
-                continue
-            rect = Rect(round(x * inv), round(y * inv), min(W, round((x + cw) * inv)), min(H, round((y + ch) * inv)))
-            if rect.width > 0.97 * W and rect.height > 0.4 * H:
-                continue  # the whole screen / a full-screen panel
-            comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
-            blobs.append((rect, *_shape(comp)))
-            if cw >= 40 or ch >= 40:
-                frames[len(blobs) - 1] = (x, y, comp)
+        blobs, frames = _blobs(small, texts, s, W, H)
         status_h = _status_band(blobs, texts, W, H)
         nav_top = _nav_band(blobs + [(t.rect, 1.0, 0.0) for t in texts if len(t.text) <= 2], W, H)
+        out: list[Detection] = []
         if status_h:
             out.append(Detection(ElementKind.STATUS_BAR, Rect(0, 0, W, status_h), 0.6))
         if nav_top is not None:
             out.append(Detection(ElementKind.NAVIGATION_BAR, Rect(0, nav_top, W, H), 0.6))
         small_icons: list[Rect] = []
-        unit = W / 411.0
-        queue = list(enumerate(blobs))
-        while queue:
-            index, (rect, fill, hollow) = queue.pop(0)
-            if status_h and rect.bottom <= status_h + 2:
-                continue
-            if nav_top is not None and rect.top >= nav_top - 2:
-                continue
-            if 3 * unit <= rect.width <= 12 * unit and 0.7 <= rect.width / max(1, rect.height) <= 1.4 and not _has_text(rect, texts):
-                if index >= 0:  # (a dot inside a card is part of its drawing)
-                    small_icons.append(rect)  # a dot: maybe part of a page indicator
-                continue
-            aspect = rect.width / max(1, rect.height)
-            if 3.5 <= aspect <= 7 and 8 * unit <= rect.height <= 30 * unit and not _has_text(rect, texts) and _yellowish(image, rect):
-                out.append(Detection(ElementKind.RATING_BAR, rect, 0.5))  # touching stars merge into one blob
-                continue
-            kind = _classify(rect, fill, hollow, texts, W, H, small, s)
-            if kind in (ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP) and not _label_right(rect, texts, unit, left_ok=kind is ElementKind.CHECK_BOX):
-                kind = ElementKind.BUTTON  # a ring or box with no label beside it is an icon
-            if kind is ElementKind.RADIO_GROUP and _filled_inside(image, rect):
-                kind = ElementKind.IMAGE  # a coloured disc (avatar), not an empty ring
-            if kind is ElementKind.SEEK_BAR and not (index in frames and _has_thumb(frames[index][2])):
-                kind = None  # a long thin shape with no knob: a divider, an underline or a line of print
-            bar = kind is ElementKind.BUTTON and rect.width > 0.9 * W  # a full-width bar, not one button
-            if (kind is None or bar) and index in frames and min(frames[index][2].shape) >= 40 and hollow >= 0.3:
-                queue.extend((-1, part) for part in _parts_inside(*frames[index], inv, W, H))  # an outlined card or bar
-                continue
-            if kind is None:
-                continue
-            if kind is ElementKind.BUTTON and rect.width < 0.09 * W and rect.height < 0.05 * H and not _has_text(rect, texts):
-                small_icons.append(rect)
-            out.append(Detection(kind, rect, 0.5))
+        out.extend(_judge_blobs(blobs, frames, texts, image, small, s, status_h, nav_top, small_icons))
         out = _rows_of_equals(out, small_icons, image, W, H)
         return _drop_nested(_dedupe(out))
+
+
+Blob = tuple[Rect, float, float]  # (rect, fill ratio, hollowness)
+
+
+def _blobs(small: np.ndarray, texts: Sequence[TextSpan], s: float, W: int, H: int) -> tuple[list[Blob], dict[int, tuple[int, int, np.ndarray]]]:
+    """Connected shapes of strong edges (text strokes masked out), in full-size pixels, and
+    for the big ones where they lie on ``small`` and their pixels."""
+    kernel = np.ones((3, 3), np.uint8)
+    grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, kernel).max(axis=2)
+    edges = (grad > 14).astype(np.uint8)
+    for t in texts:  # text strokes are not widgets
+        r = t.rect.scale(s, s)
+        edges[max(0, r.top + 1) : max(0, r.bottom - 1), max(0, r.left + 1) : max(0, r.right - 1)] = 0
+    joined = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=1)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    inv = 1.0 / s
+    blobs: list[Blob] = []
+    frames: dict[int, tuple[int, int, np.ndarray]] = {}  # big blobs: where they lie and their pixels
+    for i in range(1, n):
+        x, y, cw, ch, area = (int(v) for v in stats[i])
+        if cw < 5 or ch < 5:
+            continue
+        rect = Rect(round(x * inv), round(y * inv), min(W, round((x + cw) * inv)), min(H, round((y + ch) * inv)))
+        if rect.width > 0.97 * W and rect.height > 0.4 * H:
+            continue  # the whole screen / a full-screen panel
+        comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
+        blobs.append((rect, *_shape(comp)))
+        if cw >= 40 or ch >= 40:
+            frames[len(blobs) - 1] = (x, y, comp)
+    return blobs, frames
+
+
+def _judge_blobs(blobs: list[Blob], frames: dict[int, tuple[int, int, np.ndarray]], texts: Sequence[TextSpan],
+                 image: np.ndarray, small: np.ndarray, s: float, status_h: int, nav_top: int | None,
+                 small_icons: list[Rect]) -> list[Detection]:
+    """The widget each blob is (outlined cards and bars are opened to judge their parts);
+    dots and small glyphs are collected into ``small_icons`` for the page-indicator rule."""
+    H, W = image.shape[:2]
+    inv = 1.0 / s
+    unit = W / 411.0
+    out: list[Detection] = []
+    queue = list(enumerate(blobs))
+    while queue:
+        index, (rect, fill, hollow) = queue.pop(0)
+        if status_h and rect.bottom <= status_h + 2:
+            continue
+        if nav_top is not None and rect.top >= nav_top - 2:
+            continue
+        if 3 * unit <= rect.width <= 12 * unit and 0.7 <= rect.width / max(1, rect.height) <= 1.4 and not _has_text(rect, texts):
+            if index >= 0:  # (a dot inside a card is part of its drawing)
+                small_icons.append(rect)  # a dot: maybe part of a page indicator
+            continue
+        aspect = rect.width / max(1, rect.height)
+        if 3.5 <= aspect <= 7 and 8 * unit <= rect.height <= 30 * unit and not _has_text(rect, texts) and _yellowish(image, rect):
+            out.append(Detection(ElementKind.RATING_BAR, rect, 0.5))  # touching stars merge into one blob
+            continue
+        kind = _classify(rect, fill, hollow, texts, W, H, small, s)
+        if kind in (ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP) and not _label_right(rect, texts, unit, left_ok=kind is ElementKind.CHECK_BOX):
+            kind = ElementKind.BUTTON  # a ring or box with no label beside it is an icon
+        if kind is ElementKind.RADIO_GROUP and _filled_inside(image, rect):
+            kind = ElementKind.IMAGE  # a coloured disc (avatar), not an empty ring
+        if kind is ElementKind.SEEK_BAR and not (index in frames and _has_thumb(frames[index][2])):
+            kind = None  # a long thin shape with no knob: a divider, an underline or a line of print
+        bar = kind is ElementKind.BUTTON and rect.width > 0.9 * W  # a full-width bar, not one button
+        if (kind is None or bar) and index in frames and min(frames[index][2].shape) >= 40 and hollow >= 0.3:
+            queue.extend((-1, part) for part in _parts_inside(*frames[index], inv, W, H))  # an outlined card or bar
+            continue
+        if kind is None:
+            continue
+        if kind is ElementKind.BUTTON and rect.width < 0.09 * W and rect.height < 0.05 * H and not _has_text(rect, texts):
+            small_icons.append(rect)
+        out.append(Detection(kind, rect, 0.5))
+    return out
 
 
 def _shape(comp: np.ndarray) -> tuple[float, float]:

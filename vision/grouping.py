@@ -80,7 +80,39 @@ def build_elements(
     unit = W / 411.0
     widgets = [d for d in detections if d.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
     bars = [d for d in detections if d.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
-    # 1. text inside widgets (smallest containing widget wins)
+    owner = _text_owners(widgets, texts)  # 1. text inside widgets
+    inner: dict[int, list[TextSpan]] = {}
+    for ti, wi in owner.items():
+        inner.setdefault(wi, []).append(texts[ti])
+    free = [t for ti, t in enumerate(texts) if ti not in owner]
+    labels, beside = _proximity_labels(widgets, inner, free, W, unit)  # 2. text-less widgets: the words near them
+    # 3. icon labels for buttons still unnamed, and for icons only named by the words beside
+    # them: a recognised glyph says what it does (the back arrow left of a page title is
+    # "back", not the title)
+    unnamed = [wi for wi, d in enumerate(widgets) if d.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and wi not in inner
+               and (wi not in labels or wi in beside) and d.rect.width <= 96 * unit and d.rect.height <= 96 * unit]
+    icon_labels = _icon_labels(image, widgets, unnamed, icons, icon_min_confidence)
+    elements: list[Element] = []
+    for wi, d in enumerate(widgets):
+        label = icon_labels[wi] if wi in beside and wi in icon_labels else labels.get(wi) or icon_labels.get(wi, "")
+        elements.append(_widget_element(f"v{len(elements) + 1}", image, d, _join(inner.get(wi, [])), label,
+                                        wi in icon_labels, free, unit))
+    for d in bars:
+        covered = [t for t in free if d.rect.contains(t.rect.center)]
+        elements.append(Element(id=f"v{len(elements) + 1}", kind=d.kind, rect=d.rect, text=_join(covered) if d.kind is ElementKind.STATUS_BAR else "",
+                                source=ElementSource.DETECTOR, confidence=d.confidence))
+    for t in free:
+        if any(d.kind is ElementKind.NAVIGATION_BAR and d.rect.contains(t.rect.center) for d in bars):
+            continue  # OCR reading the home button's circle as "O"
+        elements.append(Element(id=f"v{len(elements) + 1}", kind=ElementKind.TEXT, rect=t.rect, text=t.text,
+                                source=ElementSource.OCR, confidence=t.confidence))
+    stats = {"widgets": len(widgets), "texts_inside": len(owner), "proximity_labels": len(labels), "icon_labels": len(icon_labels)}
+    return elements, stats
+
+
+def _text_owners(widgets: Sequence[Detection], texts: Sequence[TextSpan]) -> dict[int, int]:
+    """Span index -> the widget it lies in (the smallest containing one; an image does not
+    own text that fills most of it)."""
     owner: dict[int, int] = {}
     for ti, t in enumerate(texts):
         c = t.rect.center
@@ -92,15 +124,15 @@ def build_elements(
                 best, best_area = wi, d.rect.area
         if best >= 0:
             owner[ti] = best
-    inner: dict[int, list[TextSpan]] = {}
-    for ti, wi in owner.items():
-        inner.setdefault(wi, []).append(texts[ti])
-    free = [t for ti, t in enumerate(texts) if ti not in owner]
+    return owner
 
-    elements: list[Element] = []
+
+def _proximity_labels(widgets: Sequence[Detection], inner: dict[int, list[TextSpan]], free: Sequence[TextSpan],
+                      W: int, unit: float) -> tuple[dict[int, str], set[int]]:
+    """Labels for text-less widgets from the free text near them, and which of those labels
+    came from beside the widget (a bar's title, a row's text) rather than under or above it."""
     labels: dict[int, str] = {}
-    beside: set[int] = set()  # icons named by the words beside them (a bar's title, a row's text)
-    # 2. proximity matching for text-less widgets
+    beside: set[int] = set()
     for wi, d in enumerate(widgets):
         if wi in inner or d.kind not in _NEEDS_LABEL:
             continue
@@ -128,52 +160,45 @@ def build_elements(
             labels[wi] = best_t.text
             if best_beside and d.kind in (ElementKind.BUTTON, ElementKind.IMAGE):
                 beside.add(wi)
-    # 3. icon labels for buttons still unnamed, and for icons only named by the words beside
-    # them: a recognised glyph says what it does (the back arrow left of a page title is
-    # "back", not the title)
-    unnamed = [wi for wi, d in enumerate(widgets) if d.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and wi not in inner
-               and (wi not in labels or wi in beside) and d.rect.width <= 96 * unit and d.rect.height <= 96 * unit]
-    icon_labels: dict[int, str] = {}
-    if icons is not None and unnamed:
-        crops = [np.ascontiguousarray(image[widgets[wi].rect.top : widgets[wi].rect.bottom, widgets[wi].rect.left : widgets[wi].rect.right]) for wi in unnamed]
-        try:
-            guesses = icons.classify(crops)
-        except Exception as exc:  # a broken optional model must not break the parse
-            log.warning("icon classifier failed: %s", exc)
-            guesses = []
-        for wi, g in zip(unnamed, guesses, strict=False):
-            if g.label and g.confidence >= icon_min_confidence:
-                icon_labels[wi] = g.label
-    for wi, d in enumerate(widgets):
-        r = d.rect
-        text = _join(inner.get(wi, []))
-        kind = d.kind
-        leading = kind is ElementKind.BUTTON and not text and _leads_text(r, free, unit)
-        if leading:
-            kind = ElementKind.IMAGE  # a row's leading icon or avatar: decoration, the row is the target
-        elif kind is ElementKind.IMAGE and wi in icon_labels and r.width <= 56 * unit:
-            kind = ElementKind.BUTTON  # a small icon with a recognisable function acts as a button
-        crop = image[r.top : r.bottom, r.left : r.right]
-        checked = _checked_state(kind, crop)
-        if kind is ElementKind.BUTTON and not text and max(r.width, r.height) < 44 * unit and not leading:
-            r = _touch_target(r, round(48 * unit), W, H)  # icon glyph -> its 48 dp touch target
-        elements.append(Element(
-            id=f"v{len(elements) + 1}", kind=kind, rect=r, text=text,
-            label=(icon_labels[wi] if wi in beside and wi in icon_labels else labels.get(wi) or icon_labels.get(wi, "")),
-            clickable=kind in _CLICKABLE, checkable=checked is not None, checked=checked,
-            source=ElementSource.DETECTOR, confidence=d.confidence,
-        ))
-    for d in bars:
-        covered = [t for t in free if d.rect.contains(t.rect.center)]
-        elements.append(Element(id=f"v{len(elements) + 1}", kind=d.kind, rect=d.rect, text=_join(covered) if d.kind is ElementKind.STATUS_BAR else "",
-                                source=ElementSource.DETECTOR, confidence=d.confidence))
-    for t in free:
-        if any(d.kind is ElementKind.NAVIGATION_BAR and d.rect.contains(t.rect.center) for d in bars):
-            continue  # OCR reading the home button's circle as "O"
-        elements.append(Element(id=f"v{len(elements) + 1}", kind=ElementKind.TEXT, rect=t.rect, text=t.text,
-                                source=ElementSource.OCR, confidence=t.confidence))
-    stats = {"widgets": len(widgets), "texts_inside": len(owner), "proximity_labels": len(labels), "icon_labels": len(icon_labels)}
-    return elements, stats
+    return labels, beside
+
+
+def _icon_labels(image: np.ndarray, widgets: Sequence[Detection], unnamed: Sequence[int], icons: IconClassifier | None,
+                 min_confidence: float) -> dict[int, str]:
+    """Widget index -> the icon classifier's label, where it is confident enough."""
+    out: dict[int, str] = {}
+    if icons is None or not unnamed:
+        return out
+    crops = [np.ascontiguousarray(image[widgets[wi].rect.top : widgets[wi].rect.bottom, widgets[wi].rect.left : widgets[wi].rect.right]) for wi in unnamed]
+    try:
+        guesses = icons.classify(crops)
+    except Exception as exc:  # a broken optional model must not break the parse
+        log.warning("icon classifier failed: %s", exc)
+        guesses = []
+    for wi, g in zip(unnamed, guesses, strict=False):
+        if g.label and g.confidence >= min_confidence:
+            out[wi] = g.label
+    return out
+
+
+def _widget_element(eid: str, image: np.ndarray, d: Detection, text: str, label: str, has_icon_label: bool,
+                    free: Sequence[TextSpan], unit: float) -> Element:
+    """One detected widget as an element: its kind settled (a row's leading icon is an image,
+    a small recognised glyph a button), its on/off state, and a glyph grown to its touch target."""
+    H, W = image.shape[:2]
+    r = d.rect
+    kind = d.kind
+    leading = kind is ElementKind.BUTTON and not text and _leads_text(r, free, unit)
+    if leading:
+        kind = ElementKind.IMAGE  # a row's leading icon or avatar: decoration, the row is the target
+    elif kind is ElementKind.IMAGE and has_icon_label and r.width <= 56 * unit:
+        kind = ElementKind.BUTTON  # a small icon with a recognisable function acts as a button
+    crop = image[r.top : r.bottom, r.left : r.right]
+    checked = _checked_state(kind, crop)
+    if kind is ElementKind.BUTTON and not text and max(r.width, r.height) < 44 * unit and not leading:
+        r = _touch_target(r, round(48 * unit), W, H)  # icon glyph -> its 48 dp touch target
+    return Element(id=eid, kind=kind, rect=r, text=text, label=label, clickable=kind in _CLICKABLE,
+                   checkable=checked is not None, checked=checked, source=ElementSource.DETECTOR, confidence=d.confidence)
 
 
 def label_from_neighbours(elements: Sequence[Element], width: int) -> list[Element]:

@@ -1,4 +1,3 @@
-import time
 from dataclasses import FrozenInstanceError
 
 import numpy as np
@@ -29,17 +28,14 @@ def test_every_block_member_is_an_element(shared_parser, settings_image):
     assert all(set(b.element_ids) <= ids for b in p.blocks)
 
 
-def test_tree_only_parse_is_fast_and_needs_no_ocr(settings_image):
+def test_tree_only_parse_needs_no_ocr(settings_image):
     class NoOcrAllowed:
         def read(self, image):
             raise AssertionError("tree mode must not run OCR")
 
     parser = ScreenParser(PipelineConfig(mode="tree"), ocr=NoOcrAllowed())
     screen = Screen(settings_image, hierarchy_xml=settings_dump())
-    parser.parse(screen)
-    t0 = time.perf_counter()
-    p = parser.parse(screen)
-    assert time.perf_counter() - t0 < 0.03
+    p = parser.parse(screen)  # its speed is measured by bench/bench_vision.py, never asserted here
     assert any(e.kind is ElementKind.SWITCH and e.label == "Wi-Fi" for e in p.elements)
     assert "switch" in p.description
 
