@@ -102,6 +102,8 @@ need() {  # need DESCRIPTION GLOB
 need "OCR models" "rapidocr/models/*.onnx"
 need "OCR config" "rapidocr/config.yaml"
 need "prompt templates" "agent/prompts/system.txt"
+need "safety word lists" "agent/safety/words/en.toml"
+need "safety signs" "agent/safety/words/_signs.toml"
 need "virtual phone task files" "phone/virtual/tasks/*.yaml"
 need "Roboto fonts" "font_roboto/files/Roboto-Regular.ttf"
 need "icon fonts" "qtawesome/fonts/materialdesignicons6-webfont-*.ttf"
@@ -127,9 +129,12 @@ import ast, sys
 toc = ast.literal_eval(open(sys.argv[1]).read())
 heavy = {"tests", "pytest", "_pytest", "hypothesis", "torch", "torchvision", "ultralytics", "open_clip", "paddle",
          "llama_cpp", "sentence_transformers", "transformers", "matplotlib", "PyQt5", "PyQt6", "PySide2"}
-for name, *_ in toc[1]:
+for name, path, *_ in toc[1]:
     parts = name.split(".")
-    if parts[0] in heavy or "tests" in parts[1:]:
+    package = str(path).endswith(("__init__.py", "__init__.pyc"))
+    # a test *package* (foo.tests/ and what is inside it); a module that is merely called
+    # "tests" is real code (jinja2.tests holds Jinja's template tests)
+    if parts[0] in heavy or "tests" in parts[1:-1] or (parts[-1] == "tests" and package):
         print(name)
 PY
 )
