@@ -124,20 +124,7 @@ unwanted=$(cd "$INTERNAL" && { ls -d torch torchvision ultralytics open_clip pad
     -o -name 'libcudnn*' -o -name 'test_*.py' -o -name 'libqgtk3.so' -o -name 'libpango-1.0.so*' \) -print; })
 [ -z "$unwanted" ] || die "the bundle contains what it should leave out: $(echo "$unwanted" | head -20 | tr '\n' ' ')"
 # the frozen modules (PYZ archive): no test packages, no pytest, no heavy extras
-unwanted=$("$PY" - "$WORK/tapwise/PYZ-00.toc" <<'PY'
-import ast, sys
-toc = ast.literal_eval(open(sys.argv[1]).read())
-heavy = {"tests", "pytest", "_pytest", "hypothesis", "torch", "torchvision", "ultralytics", "open_clip", "paddle",
-         "llama_cpp", "sentence_transformers", "transformers", "matplotlib", "PyQt5", "PyQt6", "PySide2"}
-for name, path, *_ in toc[1]:
-    parts = name.split(".")
-    package = str(path).endswith(("__init__.py", "__init__.pyc"))
-    # a test *package* (foo.tests/ and what is inside it); a module that is merely called
-    # "tests" is real code (jinja2.tests holds Jinja's template tests)
-    if parts[0] in heavy or "tests" in parts[1:-1] or (parts[-1] == "tests" and package):
-        print(name)
-PY
-)
+unwanted=$("$PY" packaging/frozen_check.py "$WORK/tapwise/PYZ-00.toc")
 [ -z "$unwanted" ] || die "frozen modules that should be left out: $(echo "$unwanted" | head -20 | tr '\n' ' ')"
 
 # 7. self-test, as a first start on a fresh account: empty HOME, no network if possible
