@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -67,6 +68,7 @@ class MacroLibraryPanel(QWidget):
         self._macros: dict[str, Macro] = {}
         self._versions: list[Macro] = []  # every version of the selected macro, oldest first
         self._versions_of = ""
+        self._changes: dict[int, str] = {}  # version -> what it changed, in words
         self.record = QPushButton(icon("mdi6.record-rec", "#c62828"), "Record")
         self.record.setCheckable(True)
         self.list = QListWidget()
@@ -78,6 +80,9 @@ class MacroLibraryPanel(QWidget):
         self.restore.setToolTip("Bring back the version shown; it is saved as the newest version, nothing is lost")
         self.undo = QPushButton(icon("mdi6.undo"), "Undo")
         self.undo.setToolTip("Undo the last change to the macro (the version before it comes back as the newest)")
+        self.version_note = QLabel("")
+        self.version_note.setWordWrap(True)
+        self.version_note.setStyleSheet("color:#555")
         self.steps = QListWidget()
         self.steps.setToolTip("The macro's steps; the buttons below edit the selected one")
         self.step_up = QPushButton(icon("mdi6.arrow-up"), "")
@@ -105,39 +110,40 @@ class MacroLibraryPanel(QWidget):
         self.delete = QPushButton(icon("mdi6.delete"), "Delete")
         self.import_ = QPushButton(icon("mdi6.import"), "Import…")
         self.export = QPushButton(icon("mdi6.export"), "Export…")
-        step_row = QHBoxLayout()
-        for b in (self.step_up, self.step_down, self.step_edit, self.step_redemo, self.step_delete):
-            step_row.addWidget(b)
+        # every row stays narrow: the dock beside the mirror is about 200 px wide at 1024x700
+        step_rows = QGridLayout()
+        step_rows.setContentsMargins(0, 0, 0, 0)
+        for col, b in enumerate((self.step_up, self.step_down, self.step_delete)):
+            step_rows.addWidget(b, 0, col)
+        step_rows.addWidget(self.step_edit, 1, 0, 1, 2)
+        step_rows.addWidget(self.step_redemo, 1, 2)
         steps_box = QWidget()
         sl = QVBoxLayout(steps_box)
         sl.setContentsMargins(0, 0, 0, 0)
         sl.addWidget(self.details)
-        version_row = QHBoxLayout()
-        version_row.addWidget(QLabel("Version"))
-        version_row.addWidget(self.versions, 1)
-        version_row.addWidget(self.restore)
-        version_row.addWidget(self.undo)
-        sl.addLayout(version_row)
+        sl.addWidget(self.versions)
+        version_buttons = QHBoxLayout()
+        version_buttons.addWidget(self.restore)
+        version_buttons.addWidget(self.undo)
+        sl.addLayout(version_buttons)
+        sl.addWidget(self.version_note)
         sl.addWidget(self.steps, 1)
-        sl.addLayout(step_row)
+        sl.addLayout(step_rows)
         sl.addWidget(self.results_title)
         sl.addWidget(self.results, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.list)
         split.addWidget(steps_box)
         split.setStretchFactor(1, 2)
-        row1 = QHBoxLayout()
-        for b in (self.run, self.run_approve, self.run_on):
-            row1.addWidget(b)
-        row2 = QHBoxLayout()
-        for b in (self.edit, self.delete, self.import_, self.export):
-            row2.addWidget(b)
+        actions = QGridLayout()
+        for n, b in enumerate((self.run, self.run_approve, self.run_on, self.edit, self.import_, self.export,
+                               self.delete)):
+            actions.addWidget(b, n // 2, n % 2)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.record)
         lay.addWidget(split, 1)
-        lay.addLayout(row1)
-        lay.addLayout(row2)
+        lay.addLayout(actions)
         self.record.toggled.connect(self._on_record)
         self.list.currentItemChanged.connect(lambda *_: self._update())
         self.versions.currentIndexChanged.connect(lambda *_: self._update())
@@ -184,9 +190,10 @@ class MacroLibraryPanel(QWidget):
         self._versions_of = macro_id
         self.versions.blockSignals(True)
         self.versions.clear()
+        self._changes = {m.version: what for m, what in versions}
         for n, (m, what) in enumerate(reversed(versions)):
             latest = " · latest" if n == 0 else ""
-            self.versions.addItem(f"v{m.version}{latest} — {what}", m.version)
+            self.versions.addItem(f"v{m.version}{latest}", m.version)
             self.versions.setItemData(n, f"v{m.version}: {what}", Qt.ItemDataRole.ToolTipRole)
         self.versions.setCurrentIndex(0)
         self.versions.blockSignals(False)
@@ -293,6 +300,9 @@ class MacroLibraryPanel(QWidget):
         m = self.shown_version()
         old = m is not None and latest is not None and m.version != latest.version
         self.restore.setEnabled(old)
+        what = self._changes.get(m.version, "") if m is not None and self._versions_of == m.id else ""
+        self.version_note.setText(f"v{m.version}: {_esc(what)}" if what and m is not None else "")
+        self.version_note.setVisible(bool(what))
         self.undo.setEnabled(latest is not None and latest.version > 1 and not old)
         self.versions.setEnabled(latest is not None)
         keep = self.steps.currentRow()

@@ -238,6 +238,7 @@ class MacroController:
         macro, index = self._redemo
         self._redemo = None
         self._redemonstrating = False
+        self.ui.notifications.resolve("macro-redemo")
         if self.ui.view.mode is ViewMode.DEMONSTRATE:
             self.ui.view.set_mode(ViewMode.INSPECT)
 
@@ -293,6 +294,7 @@ class MacroController:
                       "Home and Back on the navigation bar are recorded as keys.", key="macro-recording")
             return
         recorder, self.recorder = self.recorder, None
+        ui.notifications.resolve("macro-recording")
         if ui.view.mode is ViewMode.DEMONSTRATE and not (self.demonstrating or self._redemonstrating):
             ui.view.set_mode(ViewMode.INSPECT)
         if recorder is None or not recorder.steps:
@@ -522,8 +524,15 @@ class MacroController:
         ui.decisions.claim(self)
         if question is not None:
             # nothing to approve: only demonstrate the step, skip it (Reject) or abort
-            ui.decision_bar.set_failed_step(True)
-            ui.proposal_card.set_failed(f"Step {question.index + 1} needs you: {question.reason}")
+            bar, card = ui.decision_bar, ui.proposal_card
+            bar.set_failed_step(True)
+            bar.buttons[DecisionKind.EDIT].setEnabled(False)
+            bar.feedback.setPlaceholderText("Reject skips this step")
+            card.set_failed(question.reason)
+            card.title.setText(f"Macro step {question.index + 1} needs you")
+            card.rationale.setText(f"{_esc(question.reason)}<br><br><b>Demonstrate</b> the step on the mirror "
+                                   "(it replaces the recorded one in the next version); <b>Reject</b> skips it; "
+                                   "<b>Abort</b> stops the replay.")
             ui.view.set_proposal(None)
             ui.notify(Level.WARNING, f"Macro step {question.index + 1} needs you: {question.reason}",
                       "Show the step on the mirror (tap, hold or drag), Reject to skip it, or Abort.",
@@ -554,6 +563,7 @@ class MacroController:
         ui = self.ui
         self.waiting_event = None
         self._demo.stop()
+        ui.notifications.resolve("macro-needs-you")
         ui.decisions.release(self)
         ui.decision_bar.set_failed_step(False)
         ui.proposal_card.set_proposal(None)
@@ -630,3 +640,7 @@ class _SessionParser:
 
     def parse(self, screen: Screen) -> ScreenParse:
         return self._s.parse_screen(screen)
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
