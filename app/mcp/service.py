@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from agent.device import Device, DeviceError
 from agent.execute import NotExecutable, execute
 from agent.safety import sensitivity
@@ -119,8 +121,8 @@ class PhoneService:
     def latest(self) -> Observation | None:
         return self._state.latest
 
-    def _look(self) -> tuple[Screen, ScreenParse, str]:
-        screen = self.device.screenshot(with_hierarchy=True)
+    def _look(self, screen: Screen | None = None) -> tuple[Screen, ScreenParse, str]:
+        screen = screen if screen is not None else self.device.screenshot(with_hierarchy=True)
         parse = self._parse(screen)
         package = screen.foreground_package or ""
         if not package:
@@ -131,16 +133,24 @@ class PhoneService:
         return screen, parse, package
 
     def _new_observation(self) -> Observation:
-        screen, parse, package = self._look()
+        latest = self._state.latest
+        shot = self.device.screenshot(with_hierarchy=True)
         self._state.number += 1
-        obs = Observation(self._state.number, screen, parse, package, screen_signature(parse, package))
+        if latest is not None and _same_screen(latest.screen, shot):  # parsed already: a new number only
+            obs = Observation(self._state.number, shot, latest.parse, latest.package, latest.signature)
+        else:
+            screen, parse, package = self._look(shot)
+            obs = Observation(self._state.number, screen, parse, package, screen_signature(parse, package))
         self._state.latest = obs
         return obs
 
     def _current(self) -> Observation:
         """The latest observation if the screen still shows it, else a new one."""
         latest = self._state.latest
-        screen, parse, package = self._look()
+        shot = self.device.screenshot(with_hierarchy=True)
+        if latest is not None and _same_screen(latest.screen, shot):
+            return latest  # the same tree and pixels parse the same: no need to parse again
+        screen, parse, package = self._look(shot)
         sig = screen_signature(parse, package)
         if latest is not None and latest.signature == sig:
             return latest
@@ -554,6 +564,16 @@ def _target(element: Element | None, point: Any) -> Target | None:
     if element is None:
         return None
     return Target(element_id=element.id, point=point, description=element.display_name or element.kind.value)
+
+
+def _same_screen(a: Screen, b: Screen) -> bool:
+    """Whether two screenshots show the same: the same accessibility tree and the same pixels
+    (compared on a 4-pixel grid)."""
+    if a.hierarchy_xml is None or a.hierarchy_xml != b.hierarchy_xml or a.foreground_package != b.foreground_package:
+        return False
+    if a.image is b.image:
+        return True
+    return a.image.shape == b.image.shape and bool(np.array_equal(a.image[::4, ::4], b.image[::4, ::4]))
 
 
 def _check_point(x: int, y: int, width: int, height: int) -> None:
