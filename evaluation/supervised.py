@@ -139,6 +139,8 @@ class ScriptedSupervisor:
             if self.task.checkpoints_done(after) > self.task.checkpoints_done(self.phone):
                 return True
             there = _place(after)
+            if there == _place(self.phone):  # it leaves the phone where it is: nothing advanced
+                return False
             for j, ref in self._reference():
                 if ref is None:
                     continue
