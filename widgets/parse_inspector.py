@@ -76,6 +76,7 @@ class ParseInspector(QWidget):
         self.filter_edit = QLineEdit(placeholderText="Filter elements (text, kind, id, source)…")
         self.filter_edit.setClearButtonEnabled(True)
         self.summary = QLabel("No parse yet")
+        self.summary.setWordWrap(True)  # a long summary must not widen the panel
         self.model = QStandardItemModel(0, len(COLUMNS), self)
         self.model.setHorizontalHeaderLabels(list(COLUMNS))
         self.proxy = _Filter(self)

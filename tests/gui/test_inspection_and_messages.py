@@ -337,3 +337,16 @@ def test_no_tab_of_the_left_column_pushes_the_decision_bar_off_a_small_window(qt
             assert _inside(b, w), b.text()
     assert w.view.width() >= 300  # the mirror keeps a useful share
     w.close()
+
+
+def test_the_disagreement_list_shows_whole_in_a_small_window(qtbot):
+    w = _small_window(qtbot)
+    w.show_parse(_disagreeing_parse())
+    qtbot.wait(50)
+    insp = w.inspector
+    insp.tabs.setCurrentWidget(insp.disagreements)
+    qtbot.wait(20)
+    visible = insp.parentWidget()  # the Parse tab's scroll area viewport
+    assert _inside(insp.disagreements, visible)
+    assert insp.width() <= visible.width()
+    w.close()
