@@ -71,6 +71,7 @@ class MapElement:
     reason: str = ""  # why it was not tried ("deleting", "password field", ...)
     leads_to: str = ""  # screen key it led to ("" unknown, OUTSIDE for another app)
     bounds: tuple[int, int, int, int] = (0, 0, 0, 0)  # where it was when first seen
+    below: bool = False  # seen only after scrolling the screen's list down once
 
 
 @dataclass
@@ -269,7 +270,7 @@ class AppMap:
                 "visits": s.visits, "unreachable": s.unreachable, "shape": s.shape,
                 "elements": [{"key": e.key, "name": e.name, "kind": e.kind, "fingerprint": codec.to_data(e.fingerprint),
                               "status": e.status, "reason": e.reason, "leads_to": e.leads_to,
-                              "bounds": list(e.bounds)} for e in s.elements.values()],
+                              "bounds": list(e.bounds), "below": e.below} for e in s.elements.values()],
             } for s in self.screens.values()],
             "edges": [{"src": e.src, "element": e.element, "dst": e.dst, "count": e.count, "source": e.source}
                       for e in self.edges.values()],
@@ -297,7 +298,7 @@ class AppMap:
                 screen.elements[e["key"]] = MapElement(
                     e["key"], e.get("name", ""), e.get("kind", ""), codec.from_data(Fingerprint, e.get("fingerprint", {})),
                     e.get("status", UNTRIED), e.get("reason", ""), e.get("leads_to", ""),
-                    tuple(e.get("bounds", (0, 0, 0, 0)))[:4])  # type: ignore[arg-type]
+                    tuple(e.get("bounds", (0, 0, 0, 0)))[:4], bool(e.get("below", False)))  # type: ignore[arg-type]
             m.screens[screen.key] = screen
         for e in data.get("edges", []):
             m.edges[(e["src"], e["element"])] = MapEdge(e["src"], e["element"], e["dst"], int(e.get("count", 1)),

@@ -4,6 +4,8 @@
 
 * breadth-first over the elements of each screen: tap one untried element, note the
   screen it led to, press Back to return, and go on with the next element;
+* each new screen's main list is scrolled down once: elements that appear there join
+  the screen (marked ``below``; finding one again scrolls down first);
 * when a screen has nothing left to try, go to the next screen (in the order they were
   found) that has, by restarting the app and following the shortest known path; an
   element of the path that cannot be found again marks that screen unreachable;
@@ -31,7 +33,7 @@ from typing import Protocol, runtime_checkable
 
 from agent.device import Device, DeviceError, Key
 from agent.knowledge.app_map import OUTSIDE, SKIPPED, TRIED, AppMap, MapElement, MapScreen
-from agent.knowledge.map_build import new_screen
+from agent.knowledge.map_build import new_screen, sure_match
 from agent.knowledge.screen_key import screen_key
 from agent.llm.base import CancelToken
 from agent.macros.reidentify import reidentify
@@ -50,6 +52,7 @@ RISKS = ("Exploring taps every button of the app, one after another, to learn wh
          "Use a test phone or an app whose data you can lose; you can stop at any time.")
 
 _ATTEMPTS = 2  # failed returns before a screen is called unreachable
+_LIST_SHARE = 0.4  # a list at least this tall (share of the screen) may hide elements below
 
 
 class ExploreRefused(RuntimeError):
@@ -88,6 +91,7 @@ class ExploreBudget:
     max_seconds: float = 900.0
     max_screens: int = 80
     settle_s: float = 0.0  # pause after each action (real phones animate)
+    scroll: bool = True  # also look below the fold of each new screen's list
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.max_seconds <= 0 or self.max_screens < 1:
@@ -183,6 +187,13 @@ class Explorer:
             time.sleep(self.budget.settle_s)
 
     def _observe(self) -> _Seen:
+        seen, activity = self._look()
+        if seen.package == self._package:
+            self._register(seen, activity)
+        return seen
+
+    def _look(self) -> tuple[_Seen, str]:
+        """The screen as it is now, not added to the map; and its activity."""
         screen = self.device.screenshot(with_hierarchy=True)
         parse = self.parser.parse(screen)  # type: ignore[attr-defined]
         package = screen.foreground_package or ""
@@ -190,10 +201,7 @@ class Explorer:
         if not package:
             package, activity = self.device.foreground()
         sk = screen_key(parse, package, activity)
-        seen = _Seen(screen, parse, package, sk.key, sk.shape)
-        if package == self._package:
-            self._register(seen, activity)
-        return seen
+        return _Seen(screen, parse, package, sk.key, sk.shape), activity
 
     def _register(self, seen: _Seen, activity: str) -> MapScreen:
         m = self.map
@@ -208,8 +216,43 @@ class Explorer:
             if reason:
                 el.status, el.reason = SKIPPED, reason
         m.screens[seen.key] = screen
+        if self.budget.scroll:
+            self._below(seen, screen, activity)
         log.info("new screen %s %r with %d elements", seen.key, screen.title, len(screen.elements))
         return screen
+
+    def _list_of(self, parse: ScreenParse) -> Element | None:
+        """The screen's main scrolling list (the tallest), if it is tall enough to hide things."""
+        lists = [e for e in parse.elements if e.scrollable and not e.covered
+                 and e.rect.height >= parse.screen_size.height * _LIST_SHARE]
+        return max(lists, key=lambda e: e.rect.height, default=None)
+
+    def _scroll(self, container: Element, down: bool = True) -> None:
+        r = container.rect
+        x = int(r.center.x)
+        low, high = int(r.top + r.height * 0.8), int(r.top + r.height * 0.2)
+        self._act(lambda: self.device.swipe(x, low, x, high, 400) if down else self.device.swipe(x, high, x, low, 400))
+
+    def _below(self, seen: _Seen, screen: MapScreen, activity: str) -> None:
+        """Scroll the screen's list down once and add the elements that appear there (marked
+        ``below``), then scroll back up."""
+        container = self._list_of(seen.parse)
+        if container is None or self._out_of_budget():
+            return
+        self._scroll(container)
+        after, _act = self._look()
+        if after.package == self._package and after.screen.foreground_activity == seen.screen.foreground_activity:
+            more, found = new_screen(after.key, after.parse, after.package, activity, None, after.shape)
+            for key, el in more.elements.items():
+                if key in screen.elements:
+                    continue
+                el.below = True
+                reason = self._why_not(found[key], after)
+                if reason:
+                    el.status, el.reason = SKIPPED, reason
+                screen.elements[key] = el
+        self._scroll(container, down=False)
+        self._scroll(container, down=False)
 
     def _why_not(self, e: Element, seen: _Seen) -> str:
         if e.password:
@@ -232,9 +275,19 @@ class Explorer:
         self._act(lambda: self.device.open_app(self.app))
         return self._observe()
 
-    def _find(self, seen: _Seen, el: MapElement) -> Element | None:
+    def _find(self, seen: _Seen, el: MapElement) -> tuple[Element | None, _Seen]:
+        """``el`` on this screen (scrolling the list down once for one found below); returns
+        the element and the screen it was found on."""
         match = reidentify(Target(fingerprint=el.fingerprint, description=el.name), seen.parse, seen.screen.image)
-        return match.element
+        if sure_match(match, el.fingerprint) or not el.below:
+            return (match.element if sure_match(match, el.fingerprint) else None), seen
+        container = self._list_of(seen.parse)
+        if container is None:
+            return None, seen
+        self._scroll(container)
+        seen, _act = self._look()
+        match = reidentify(Target(fingerprint=el.fingerprint, description=el.name), seen.parse, seen.screen.image)
+        return (match.element if sure_match(match, el.fingerprint) else None), seen
 
     def _go_to(self, target: str, here: _Seen | None = None) -> _Seen | None:
         """Follow the shortest known path to ``target``, from ``here`` when one is known,
@@ -260,7 +313,9 @@ class Explorer:
             if self._out_of_budget():
                 return None
             el = m.screens[edge.src].elements.get(edge.element)
-            found = self._find(seen, el) if el is not None and seen.key == edge.src else None
+            found = None
+            if el is not None and seen.key == edge.src:
+                found, seen = self._find(seen, el)
             if found is None:
                 return None
             self._act(lambda f=found: self.device.tap(*_centre(f)))  # type: ignore[misc]
@@ -348,7 +403,7 @@ class Explorer:
     def _try(self, seen: _Seen, screen: MapScreen, el: MapElement) -> _Seen:
         m = self.map
         assert m is not None
-        found = self._find(seen, el)
+        found, seen = self._find(seen, el)
         if found is None:
             el.status, el.reason = SKIPPED, "not found again"
             return seen

@@ -26,12 +26,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.knowledge.app_map import AppMap, MapError, path_words
+from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
-from agent.macros.reidentify import Match, MatchLevel, reidentify
+from agent.macros.reidentify import reidentify
 from agent.planners.base import PlanContext, Planner
-from agent.types import Fingerprint, Proposal, Target
+from agent.types import Proposal, Target
 from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -40,8 +41,6 @@ log = logging.getLogger(__name__)
 MIN_SCORE = 0.12
 #: Screens scoring within this of the best count as equally likely: the nearest one wins.
 NEAR = 0.05
-#: A path step found only by its fingerprint must be at least this similar.
-SURE_FINGERPRINT = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +82,6 @@ class AppMaps:
         return [m for m in (self.load(p) for p in self.store.app_map_packages()) if m is not None]
 
 
-def _sure(found: Match, fp: Fingerprint) -> bool:
-    """Found by id, words or icon; or, for a control that has none of these, by a close
-    fingerprint: sure enough to point at it."""
-    if found.level in (MatchLevel.EXACT_ID, MatchLevel.RESOURCE_ID, MatchLevel.TEXT, MatchLevel.ICON_LABEL):
-        return True
-    nameless = not (fp.text or fp.label or fp.resource_id)
-    return nameless and found.level is MatchLevel.FINGERPRINT and found.score >= SURE_FINGERPRINT
-
-
 class MapGuide:
     """Hints from a set of app maps; see the module docstring."""
 
@@ -127,11 +117,13 @@ class MapGuide:
             return None
         found = reidentify(Target(fingerprint=first.fingerprint, description=first.name), parse,
                            screen.image if screen is not None else None)
-        if found.element is None or not _sure(found, first.fingerprint):
+        where = f"App map: from here, '{m.screens[target].label()}' is reached by: "
+        if found.element is None or not sure_match(found, first.fingerprint):
+            if first.below:  # it lies further down this screen's list
+                return Hint(where + f"scroll down, then {path_words(m, steps)}.")
             log.info("map path step %r not found on this screen: planning without the map", first.name)
             return None
-        return Hint(f"App map: from here, '{m.screens[target].label()}' is reached by: {path_words(m, steps)}.",
-                    (found.element.id,))
+        return Hint(where + f"{path_words(m, steps)}.", (found.element.id,))
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the best-matching screen of any map that can be

@@ -20,13 +20,29 @@ from agent.knowledge.app_map import OUTSIDE, TRIED, AppMap, MapElement, MapScree
 from agent.knowledge.graph import element_key
 from agent.knowledge.screen_key import id_tail, screen_key
 from agent.macros.fingerprint import fingerprint_of
+from agent.macros.reidentify import Match, MatchLevel
 from agent.structured import choosable, element_name, takes_a_tap
+from agent.types import Fingerprint
 from vision.types import Element, ElementKind, ScreenParse
 
 _TITLE_MAX = 40
 _TEXTS = 10
 _THUMB_W = 216
 _TOP_SHARE = 0.2
+#: A control found again only by its fingerprint must be at least this similar.
+SURE_FINGERPRINT = 0.8
+
+
+def sure_match(found: Match, fp: Fingerprint) -> bool:
+    """Found by id, words or icon; or, for a control that has none of these, by a close
+    fingerprint: sure enough to tap it (a named row matched only by its place in a list
+    is another row)."""
+    if found.element is None:
+        return False
+    if found.level in (MatchLevel.EXACT_ID, MatchLevel.RESOURCE_ID, MatchLevel.TEXT, MatchLevel.ICON_LABEL):
+        return True
+    nameless = not (fp.text or fp.label or fp.resource_id)
+    return nameless and found.level is MatchLevel.FINGERPRINT and found.score >= SURE_FINGERPRINT
 
 
 def thumbnail(image: np.ndarray) -> bytes:

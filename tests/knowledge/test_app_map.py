@@ -81,6 +81,9 @@ def test_exploring_settings_finds_its_pages_and_the_way_to_wifi():
     m, phone = explored("Settings")
     visited = {v.split("/", 1)[1] for v in phone.state["ui"]["visited"] if v.startswith("com.android.settings/")}
     assert {"main", "network", "wifi", "display", "sound", "apps"} <= visited
+    assert {"system", "about", "location"} <= visited  # below the fold of the first screen's list
+    below = [e for e in m.screens[m.root].elements.values() if e.below]
+    assert below and all(m.describe(m.root, e.key).startswith("opens") for e in below if e.status == TRIED)
     assert len(m.screens) >= 15 and m.root
     wifi = next(s.key for s in m.screens.values() if s.activity.endswith("WifiActivity"))
     path = m.path(m.root, wifi)
@@ -190,6 +193,15 @@ def test_the_hint_names_the_path_and_offers_its_first_element_first():
     assert seen.parse.elements[0].label.startswith("Network & internet")
     assert hint in proposal.evidence
     assert {e.id for e in seen.parse.elements} == {e.id for e in ctx.parse.elements}
+
+
+def test_a_path_starting_below_the_fold_says_to_scroll_first():
+    m, _ = explored("Settings")
+    phone = VirtualPhone()
+    phone.open_app("Settings")
+    hint = MapGuide([m]).hint("Show the phone's model number in About phone", context(phone, "x").parse,
+                              phone.screenshot(with_hierarchy=True))
+    assert hint is not None and "scroll down, then 'About phone'" in hint.text and not hint.element_ids
 
 
 def test_outside_the_app_the_hint_names_the_app_to_open():
