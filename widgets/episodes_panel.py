@@ -41,6 +41,9 @@ class EpisodesPanel(QWidget):
     openRequested = Signal(str)  # episode id
     exportRequested = Signal(str, str)  # episode id, "json", "aitw" or "html"
     refreshRequested = Signal()
+    #: A run stored elsewhere (a macro replay) and shown on the timeline under this section:
+    #: its steps' stored frames can be looked at like an opened run's.
+    runStored = Signal(str, object)  # timeline section, Episode
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

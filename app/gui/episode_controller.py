@@ -101,6 +101,13 @@ class EpisodeController:
         panel.refreshRequested.connect(self.refresh)
         panel.openRequested.connect(self.open)
         panel.exportRequested.connect(self.export_dialog)
+        panel.runStored.connect(self.adopt)
+
+    def adopt(self, section: str, episode: Episode) -> None:
+        """A run stored by another loop (a macro replay) is on the timeline as ``section``:
+        its steps' frames are read from the store like an opened run's."""
+        self.opened[section] = episode
+        self.ui.episodes_panel.request_refresh()
 
     def refresh(self) -> None:
         self.session.misc.submit(lambda: self.session.store().list_episodes(limit=500),

@@ -509,8 +509,9 @@ class MacroController:
                 if record is not None:
                     self._add_step(record)
                 ui.notify(Level.WARNING, f"The macro's step {index + 1} failed", message, key="macro-step-failed")
-            case Finished(status=status, note=note):
+            case Finished(status=status, note=note, episode=episode):
                 ui.timeline.set_section_title(self._section, f"macro — {status.value}: {note}")
+                ui.episodes_panel.runStored.emit(self._section, episode)  # its frames, like an opened run's
             case _:
                 log.debug("replay event not shown: %r", event)
         self._show_reports()
@@ -587,6 +588,11 @@ class MacroController:
     @property
     def demonstrating(self) -> bool:
         return self._demo.active
+
+    @property
+    def section(self) -> str:
+        """The timeline section of the current (or last) replay."""
+        return self._section
 
     @property
     def needs_you(self) -> NeedDemonstration | None:

@@ -147,6 +147,12 @@ def test_a_macro_step_is_edited_in_the_window_and_the_macro_replays_on_the_table
     assert win.device.state["settings"]["airplane_mode"] is True
     results = [panel.results.item(i).text() for i in range(panel.results.count())]
     assert len(results) == 4 and "Airplane mode" in results[2] and "succeeded" in results[3], results
+    # the replay's steps are on the timeline; a step's stored frame can be looked at
+    section = win.macros.section
+    assert win.timeline.count(section) >= 4
+    win.timeline.select_step(1, section)
+    qtbot.waitUntil(lambda: win.viewing.name == section and win.viewing.step == 1, timeout=10000)
+    assert not any("No screen was recorded" in n.message for n in win.notifications.history)
     # in words, not the cascade's codes ("exact_id · confirmed")
     assert "found by its" in results[1] and "no element needed" in results[0], results
     assert not any(code in r for r in results for code in ("exact_id", "not_needed", "confirmed", "·")), results
