@@ -81,6 +81,8 @@ IMAGE_FILTER = ("Screens: a screenshot, or a hierarchy beside it (*.png *.jpg *.
                 "Hierarchies: uiautomator, Appium page source, Rico, DroidBot (*.xml *.uix *.json)")
 #: The smallest window the layout is made for: every control stays visible and clickable.
 MIN_SIZE = QSize(1024, 700)
+#: The thread the session's parse worker (``LatestWins("parse")``) runs inspection parses on.
+PARSE_THREAD = "latest-parse"
 #: Model listing and phone discovery start after the first mirrored frame, or after this.
 AFTER_FIRST_FRAME_LATEST_MS = 4000
 
@@ -275,9 +277,13 @@ class MainWindow(QMainWindow):
         return self.run.active
 
     def _comparison_wanted(self) -> bool:
-        """Whether parses compare tree and pixels now (read on the parse thread)."""
+        """Whether this parse compares tree and pixels: only the inspection parses (live or of
+        an opened screenshot, made on the parse worker's thread) while the Parse tab is open
+        and no run is going; a run's, a macro replay's or an MCP call's observations never
+        pay for it."""
         run = getattr(self, "run", None)
-        return self._compare_wanted.is_set() and not (run is not None and run.active)
+        on_parse_thread = threading.current_thread().name == PARSE_THREAD
+        return on_parse_thread and self._compare_wanted.is_set() and not (run is not None and run.active)
 
     def _open_within_screen(self) -> None:
         """Open at 1560x960 where that fits, else within the screen's available area: on a

@@ -156,12 +156,32 @@ def _open_tab(win: MainWindow, title: str) -> None:
     bar.setCurrentIndex([bar.tabText(i) for i in range(bar.count())].index(title))
 
 
+def _wanted_now(win: MainWindow, qtbot) -> bool:
+    """What the parser is told on the parse thread, where inspection parses run."""
+    seen: list[bool] = []
+    win.parse_worker.submit(win._comparison_wanted, on_done=seen.append, on_error=lambda f: seen.append(False))
+    qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
+    return seen[0]
+
+
 def test_the_comparison_runs_only_while_the_parse_tab_is_open_and_no_run_goes(win, qtbot):
-    assert win._comparison_wanted()
+    assert _wanted_now(win, qtbot)
     _open_tab(win, "Steps")
-    qtbot.waitUntil(lambda: not win._comparison_wanted(), timeout=2000)
+    qtbot.waitUntil(lambda: not _wanted_now(win, qtbot), timeout=3000)
     _open_tab(win, "Parse")
-    qtbot.waitUntil(lambda: win._comparison_wanted(), timeout=2000)
+    qtbot.waitUntil(lambda: _wanted_now(win, qtbot), timeout=3000)
+
+
+def test_only_inspection_parses_compare_not_a_replay_or_a_run(win, qtbot):
+    import threading
+
+    seen: list[bool] = []
+    win.parse_worker.submit(win._comparison_wanted, on_done=seen.append, on_error=lambda f: seen.append(False))
+    qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
+    other = threading.Thread(target=lambda: seen.append(win._comparison_wanted()))  # a macro replay's observation
+    other.start()
+    other.join()
+    assert seen == [True, False]
 
 
 def test_the_timings_list_total_once():
