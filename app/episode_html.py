@@ -8,7 +8,8 @@ the timings and the model calls.  Images are PNGs embedded as ``data:`` URIs and
 style sheet is inline: the page needs no network, no scripts and no other file.
 
 ``export_html`` reads the episode and its frames from the store and writes the page
-atomically.  Qt-free; all user and model text is HTML-escaped.
+atomically.  Qt-free; all user and model text is HTML-escaped, credentials in URLs are
+hidden and text typed into a password field is shown as dots.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import io
 import logging
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
 
+from agent.redact import redact_url
 from agent.types import Action, ActionType, Episode, EpisodeStatus, LatentState, Step
 
 log = logging.getLogger(__name__)
@@ -69,7 +72,25 @@ footer{color:#777;font-size:12px;padding:0 28px 24px}
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(redact_url(str(text)), quote=True)
+
+
+def _said(action: Action, step: Step) -> str:
+    """The action in words, with text typed into a password field hidden."""
+    if action.type is ActionType.TYPE and action.text and _into_password(action, step):
+        action = replace(action, text="•" * 8)
+    return _e(action.describe())
+
+
+def _into_password(action: Action, step: Step) -> bool:
+    parse = step.parse
+    if parse is None:
+        return False
+    element_id = action.target.element_id if action.target is not None else None
+    el = parse.element(element_id) if element_id else None
+    if el is None:  # typed into the focused field
+        el = next((e for e in parse.elements if e.focused), None)
+    return bool(el is not None and el.password)
 
 
 def _when(ts: float | None) -> str:
@@ -138,14 +159,14 @@ def _step_card(step: Step, frame: bytes | None) -> str:
     outcome = step.outcome.value
     badge = outcome if outcome in ("executed", "finished", "rejected", "aborted", "error") else "other"
     action = acted_action(step)
-    title = f"Step {step.index + 1}" + (f": {_e(action.describe())}" if action is not None else "")
+    title = f"Step {step.index + 1}" + (f": {_said(action, step)}" if action is not None else "")
     pic = (f'<img alt="frame of step {step.index + 1}" src="{_data_uri(frame)}">' if frame is not None
            else '<div class="noframe">no frame stored</div>')
     parts = [f'<h2>{title}<span class="badge {badge}">{_e(outcome)}</span></h2>']
     p = step.proposal
     if p is not None:
         parts.append('<div class="label">Proposal</div>' + _rows([
-            ("action", _e(p.action.describe())), ("planner", _e(p.planner)), ("why", _e(p.rationale)),
+            ("action", _said(p.action, step)), ("planner", _e(p.planner)), ("why", _e(p.rationale)),
             ("evidence", "<br>".join(_e(x) for x in p.evidence)),
             ("confidence", "" if p.confidence is None else f"{p.confidence:.2f}"),
             ("sensitive", "yes" if p.sensitive else ""),
@@ -154,10 +175,10 @@ def _step_card(step: Step, frame: bytes | None) -> str:
     if d is not None:
         parts.append('<div class="label">Decision</div>' + _rows([
             ("decision", _e(d.kind.value)), ("by", _e(d.decided_by)), ("reason", _e(d.feedback)),
-            ("user's action", _e(d.action.describe()) if d.action is not None else ""),
+            ("user's action", _said(d.action, step) if d.action is not None else ""),
         ]))
     if step.executed is not None:
-        parts.append(_rows([("done on the phone", _e(step.executed.describe())),
+        parts.append(_rows([("done on the phone", _said(step.executed, step)),
                             ("app in front", _e(step.foreground_package or ""))]))
     if step.error:
         parts.append(f'<p class="err">Error: {_e(step.error)}</p>')

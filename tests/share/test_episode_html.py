@@ -169,3 +169,18 @@ def test_chromium_opens_the_page_offline_shows_every_step_and_decodes_every_imag
     assert all(ok and w > 0 and h > 0 for ok, w, h in images), images
     assert elsewhere == []  # nothing but the file itself and its embedded images
     assert "not the timer, the add button" in text and "make a new alarm" in text
+
+
+def test_text_typed_into_a_password_field_and_credentials_in_urls_stay_out_of_the_page():
+    from agent.types import Episode, Step
+    from vision.geometry import Rect, Size
+    from vision.types import Element, ElementKind, ScreenParse
+
+    field = Element(id="pw", kind=ElementKind.EDIT_TEXT, rect=Rect(10, 10, 200, 60), password=True, focused=True)
+    parse = ScreenParse(Size(400, 800), (field,))
+    typed = Action.type_text("hunter2-secret")
+    step = Step(0, parse=parse, proposal=Proposal(typed, rationale="log in at https://bob:KEY123@example.org"),
+                executed=typed)
+    page = episode_html(Episode(goal="log in", steps=(step,)), {0: np.zeros((800, 400, 3), np.uint8)})
+    assert "hunter2-secret" not in page and "••••••••" in page
+    assert "KEY123" not in page and "https://***@example.org" in page
