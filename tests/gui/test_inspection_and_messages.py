@@ -370,3 +370,27 @@ def test_the_disagreement_list_shows_whole_in_a_small_window(qtbot):
     assert _inside(insp.disagreements, visible)
     assert insp.width() <= visible.width()
     w.close()
+
+
+@pytest.mark.slow
+def test_on_the_files_screen_no_tag_covers_another(qtbot):
+    """The Files title showed a stray "n": its OCR tag was covered by a set-of-marks id."""
+    from phone.virtual.phone import VirtualPhone
+    from vision.config import PipelineConfig
+    from vision.pipeline import ScreenParser
+
+    phone = VirtualPhone()
+    phone.open_app("Files")
+    shot = phone.screenshot(with_hierarchy=True)
+    parse = ScreenParser(PipelineConfig(remember_previous=False)).parse(shot)
+    v = ScreenView()
+    qtbot.addWidget(v)
+    v.resize(540, 1200)
+    v.set_frame(shot.image)
+    v.flush()
+    for layer in Layer:
+        v.set_layer_visible(layer, True)
+    v.set_parse(parse)
+    placed = [(layer, r) for layer in Layer for r in v.layer_item(layer).placed]
+    clashes = [(a, b) for i, (a, ra) in enumerate(placed) for b, rb in placed[i + 1:] if ra.intersects(rb)]
+    assert placed and clashes == []
