@@ -23,13 +23,25 @@ from vision.types import Element, ElementKind, TextSpan
 _WORD_KINDS = (ElementKind.TEXT, ElementKind.BUTTON, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP)
 
 
+_FEW_BOXES = 400
+
+
+def _uniform(image: np.ndarray, r: Rect, max_std: float, empty: bool) -> bool:
+    crop = image[max(0, r.top) : max(0, r.bottom), max(0, r.left) : max(0, r.right)]
+    if crop.size == 0:
+        return empty
+    return float(crop.reshape(-1, crop.shape[-1]).std(axis=0).max()) < max_std
+
+
 def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 2.0, empty: bool = True) -> list[bool]:
     """For each box: is it (nearly) one colour?  Each channel's standard deviation inside the
-    box stays under ``max_std``; a box with no pixels inside the image answers ``empty``.  One pass over the image
-    (summed-area tables), then constant work per box, however many boxes there are."""
+    box stays under ``max_std``; a box with no pixels inside the image answers ``empty``.  Many
+    boxes: one pass over the image (summed-area tables), then constant work per box."""
     if not rects:
         return []
     h, w = image.shape[:2]
+    if len(rects) <= _FEW_BOXES:  # a few boxes: measuring each costs less than a table over the frame
+        return [_uniform(image, r, max_std, empty) for r in rects]
     sums, squares = cv2.integral2(np.ascontiguousarray(image), sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
     box = np.array([(r.left, r.top, r.right, r.bottom) for r in rects], dtype=np.int64)
     box[:, [0, 2]] = box[:, [0, 2]].clip(0, w)

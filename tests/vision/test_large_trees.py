@@ -105,3 +105,14 @@ def test_box_uniformity_matches_the_standard_deviation_of_the_pixels():
         expected.append(crop.size == 0 or float(crop.reshape(-1, 3).std(axis=0).max()) < 2.0)
     assert uniform_boxes(image, boxes) == expected
     assert uniform_boxes(image, boxes, empty=False) == [e and r.area > 0 for e, r in zip(expected, boxes, strict=True)]
+
+
+def test_many_boxes_are_judged_as_a_few_boxes_are():
+    rng = np.random.default_rng(5)
+    image = np.full((400, 300, 3), 200, np.uint8)
+    image[50:350:3, 40:260] = rng.integers(0, 255, (100, 220, 3), dtype=np.uint8)
+    rects = [Rect(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h in
+             zip(rng.integers(-20, 300, 600), rng.integers(-20, 400, 600), rng.integers(0, 120, 600), rng.integers(0, 90, 600), strict=True)]
+    one_by_one = [flag for r in rects for flag in uniform_boxes(image, [r])]
+    assert uniform_boxes(image, rects) == one_by_one
+    assert 50 < sum(one_by_one) < 550  # both kinds are present
