@@ -41,6 +41,7 @@ from agent.macros.reidentify import Grounder, Match, MatchLevel, Thresholds, rei
 from agent.macros.start import MAX_BACKS, is_fresh_launch, is_known_start
 from agent.macros.words import level_words
 from agent.planners.base import PlanContext
+from agent.runner import ScreenParserLike
 from agent.types import (
     Action,
     ActionType,
@@ -71,11 +72,11 @@ class Eyes:
     """The parser handed to the runner: parses, and keeps the last screen's pixels and app
     in front so the planner can compare fingerprints and check effects."""
 
-    parser: object
+    parser: ScreenParserLike
     last: Observation | None = None
 
     def parse(self, screen: Screen) -> ScreenParse:
-        parse: ScreenParse = self.parser.parse(screen)  # type: ignore[attr-defined]
+        parse = self.parser.parse(screen)
         self.last = Observation(parse, screen.image, screen.foreground_package)
         return parse
 
@@ -124,7 +125,7 @@ class MacroPlanner:
     failure: str = ""  # why the replay waits for the user (kept when the user gives up)
     asked: dict[int, int] = field(default_factory=dict)  # runner step -> macro step
     _pending: _Pending | None = None
-    _bad: StepReport | None = None  # a step with the wrong effect, while the user is asked
+    wrong_effect: StepReport | None = None  # a step with the wrong effect, while the user is asked
     _setup_done: bool = False
     _scrolled: bool = False
     _unwind: int | None = None  # Back presses so far while launching an app fresh
@@ -243,7 +244,7 @@ class MacroPlanner:
             self.new_steps.append(self.macro.steps[p.index])
             self.cursor += 1
             return None
-        self._bad = report  # reported only if the user gives up on the step
+        self.wrong_effect = report  # reported only if the user gives up on the step
         reason = f"{step.description!r} had the wrong effect: {effect.detail}"
         if same_screen(p.before.signature, obs.signature) is False:
             return self._offer("undo", run_step, p.index, p.before, Action.simple(ActionType.BACK),
@@ -281,7 +282,7 @@ class MacroPlanner:
 
     def _report(self, report: StepReport) -> None:
         self.reports.append(report)
-        self._bad = None
+        self.wrong_effect = None
         log.debug("macro step %d: %s", report.index + 1, report.words)
 
     def _words(self, index: int) -> str:

@@ -32,6 +32,7 @@ from agent.macros.effects import StepReport
 from agent.macros.planner import Eyes, MacroPlanner, needs_you
 from agent.macros.recorder import Observation
 from agent.macros.reidentify import Grounder, MatchLevel, Thresholds
+from agent.runner import ScreenParserLike
 from agent.types import Action, Autonomy, Decision, DecisionKind, Episode, EpisodeStatus, Macro, MacroStep
 from vision.geometry import Size
 
@@ -115,7 +116,7 @@ class Replayer:
     """Replays macros on ``device``; ``parser`` turns its screenshots into parses."""
 
     device: Device
-    parser: Any  # anything with ``parse(screen) -> ScreenParse``
+    parser: ScreenParserLike
     grounder: Grounder | None = None
     approve_each: bool = False
     check_effects: bool = True
@@ -183,8 +184,8 @@ def _result(planner: MacroPlanner, episode: Episode) -> ReplayResult:
         state, message = "aborted", episode.note or "aborted by the user"
     else:
         state, message = "failed", planner.failure or episode.note
-    if state == "failed" and planner._bad is not None:
-        reports.append(planner._bad)
+    if state == "failed" and planner.wrong_effect is not None:
+        reports.append(planner.wrong_effect)
     result_macro = macro
     if planner.repaired:
         result_macro = next_version(macro, tuple(planner.new_steps) + macro.steps[planner.cursor:])
