@@ -239,3 +239,36 @@ def test_an_outside_edge_is_described_as_leaving_the_app():
     m.screens["a"] = MapScreen("a", "com.x", elements={"k": MapElement("k", "Share", "button", Fingerprint())})
     m.add_edge("a", "k", OUTSIDE)
     assert m.describe("a", "k") == "leaves the app" and m.path("a", OUTSIDE) is None
+
+
+# ---- runs and demonstrations grow the same map ---------------------------------------------
+
+
+def test_a_solved_run_adds_its_transitions_to_the_explored_map():
+    from agent.knowledge.base import Knowledge
+    from agent.types import Episode, Step
+
+    m, _ = explored("Settings", 60)  # budget spent before the Internet page was opened
+    store = MemoryStore()
+    AppMaps(store).save(m)
+    phone = VirtualPhone()
+    phone.open_app("Settings")
+    steps = []
+    for n, text in enumerate(("Network & internet", "Internet")):
+        shot = phone.screenshot(with_hierarchy=True)
+        parse = PARSER.parse(shot)
+        el = next(e for e in parse.elements if e.label.startswith(text) and e.clickable)
+        act = Action.tap(el.rect.center.x, el.rect.center.y)
+        phone.tap(act.touch.x, act.touch.y)
+        steps.append(Step(index=n, parse=parse, executed=act, foreground_package=shot.foreground_package))
+    shot = phone.screenshot(with_hierarchy=True)
+    steps.append(Step(index=2, parse=PARSER.parse(shot), executed=Action.simple(ActionType.COMPLETE),
+                      foreground_package=shot.foreground_package))
+    Knowledge(store).learn_transitions(Episode(goal="open the Wi-Fi settings", steps=tuple(steps)))
+    grown = AppMaps(store).load("com.android.settings")
+    assert grown is not None
+    assert grown.edges[(m.root, "id:network")].count == m.edges[(m.root, "id:network")].count + 1  # seen again
+    runs = [e for e in grown.edges.values() if e.source == "run"]
+    network = m.edges[(m.root, "id:network")].dst
+    assert [e.src for e in runs] == [network]  # the new step starts on the explored screen (matched by shape)
+    assert runs[0].dst in grown.screens and runs[0].dst not in m.screens  # and leads to a screen it adds
