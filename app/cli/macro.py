@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from app.cli.safe_text import as_text, quoted
+from app.cli.safe_text import as_text, clean, quoted
 
 macro_app = typer.Typer(help="Recorded macros: list, show, export, import, replay, diff.", no_args_is_help=True)
 
@@ -155,7 +155,7 @@ def diff(name: str = typer.Argument(..., help="Macro name or id."),
     to_v = new or versions[-1]
     from_v = old or max([v for v in versions if v < to_v], default=to_v)
     a, b = _find(store, latest.id, from_v), _find(store, latest.id, to_v)
-    typer.echo(render_diff(a, b, show_same=all_steps))
+    typer.echo(clean(render_diff(a, b, show_same=all_steps), newlines=True))
     store.close()
 
 
@@ -211,21 +211,21 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
             ev = replay.events.send(reply)
             reply = None
             for r in replay.planner.reports[shown:]:
-                c.print(f"{r.index + 1:>2}. {escape(r.description)}  [dim]{escape(r.words)}[/dim]")
+                c.print(f"{r.index + 1:>2}. {quoted(r.description)}  [dim]{quoted(r.words)}[/dim]")
             shown = len(replay.planner.reports)
             if not isinstance(ev, AwaitingDecision):
                 continue
             question = replay.question(ev)
             if question is None:
-                ok = typer.confirm(f"{escape(ev.proposal.rationale)}?", default=True)
+                ok = typer.confirm(f"{clean(ev.proposal.rationale)}?", default=True)
                 reply = Decision(DecisionKind.APPROVE) if ok else Decision(DecisionKind.REJECT, feedback="skipped")
                 continue
-            c.print(f"[yellow]step {question.index + 1}: {escape(question.reason)}[/yellow]")
+            c.print(f"[yellow]step {question.index + 1}: {quoted(question.reason)}[/yellow]")
             el = None
             if interactive and question.observation is not None:
                 parse = question.observation.parse
                 for e in (e for e in parse.elements if e.clickable):
-                    c.print(f"  [{e.id}] {escape(e.display_name or e.kind.value)}")
+                    c.print(f"  {quoted(f'[{e.id}]')} {quoted(e.display_name or e.kind.value)}")
                 pick = typer.prompt("demonstrate: the element id to tap (empty to stop)", default="",
                                     show_default=False).strip()
                 el = parse.element(pick) if pick else None
@@ -234,7 +234,7 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
     except StopIteration as stop:
         result = stop.value
     colour = "green" if result.succeeded else "red"
-    c.print(f"[{colour}]{result.status}[/{colour}] {escape(result.message)}")
+    c.print(f"[{colour}]{result.status}[/{colour}] {quoted(result.message)}")
     if result.repaired and save:
         saved = store.save_macro(result.macro)
         c.print(f"saved the repaired macro as version {saved.version} (see `tapwise macro diff {quoted(m.name)}`)")

@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from agent.redact import redact_url
+from app.cli.safe_text import quoted
 
 if TYPE_CHECKING:
     from agent.events import Event
@@ -38,13 +39,18 @@ EXIT_CODES = {"succeeded": EXIT_SUCCEEDED, "failed": EXIT_FAILED, "impossible": 
               "error": EXIT_ERROR, "aborted": EXIT_INTERRUPTED, "interrupted": EXIT_INTERRUPTED}
 
 
+def shown(text: str) -> str:
+    """Model or screen text for a panel: control characters made visible, lines kept."""
+    return quoted(text, newlines=True)
+
+
 def _ask(console: Console, event: Any, size: Any) -> Any:
     from rich.prompt import Prompt
 
     from agent.commands import CommandError, parse_command
     from agent.types import Decision, DecisionKind
 
-    console.print(f"[yellow]Waiting for you:[/] {escape(event.reason)}")
+    console.print(f"[yellow]Waiting for you:[/] {quoted(event.reason)}")
     while True:
         choice = Prompt.ask(escape("[a]pprove, [e]dit, [r]eject, [d]emonstrate, [q]uit"), choices=list("aerdq"),
                             default="a")
@@ -58,7 +64,7 @@ def _ask(console: Console, event: Any, size: Any) -> Any:
         try:
             action = parse_command(text, size)
         except CommandError as exc:
-            console.print(f"[red]{escape(str(exc))}[/]")
+            console.print(f"[red]{quoted(str(exc))}[/]")
             continue
         return Decision(DecisionKind.EDIT if choice == "e" else DecisionKind.DEMONSTRATE, action=action)
 
@@ -86,25 +92,25 @@ def _print(console: Console, ev: Event, verbose: bool) -> None:
         case Observed(step=i, screen=screen):
             console.rule(f"step {i + 1} · {screen.foreground_package or '?'}")
         case Parsed(parse=parse) if verbose:
-            console.print(Panel(escape(parse.description), title="screen", expand=False))
+            console.print(Panel(shown(parse.description), title="screen", expand=False))
         case Estimated(latent=lat):
-            console.print(f"[cyan]performed:[/] {escape(lat.performed_action)}\n[cyan]screen:[/] "
-                          f"{escape(lat.screen_summary)}\n[cyan]progress:[/] {escape(lat.progression)}\n"
-                          f"[cyan]mistakes:[/] {escape(lat.mistakes)}")
+            console.print(f"[cyan]performed:[/] {quoted(lat.performed_action)}\n[cyan]screen:[/] "
+                          f"{quoted(lat.screen_summary)}\n[cyan]progress:[/] {quoted(lat.progression)}\n"
+                          f"[cyan]mistakes:[/] {quoted(lat.mistakes)}")
         case Proposed(proposal=p):
             _print_proposal(console, p, verbose)
         case Executed(action=action):
-            console.print(f"[green]done:[/] {escape(action.describe())}")
+            console.print(f"[green]done:[/] {quoted(action.describe())}")
         case Rejected(record=step):
-            console.print(f"[yellow]rejected:[/] {escape(step.decision.feedback if step.decision else '')}")
+            console.print(f"[yellow]rejected:[/] {quoted(step.decision.feedback if step.decision else '')}")
         case Aborted():
             console.print("[yellow]stopped at this step[/]")
         case ErrorEvent(message=message, fatal=fatal):
-            console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {escape(redact_url(message))}")
+            console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {quoted(redact_url(message))}")
         case Finished(status=status, note=note):
-            console.rule(f"[bold]{status.value}[/]: {escape(redact_url(note))}")
+            console.rule(f"[bold]{status.value}[/]: {quoted(redact_url(note))}")
     if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
-        console.print(f"[dim]time: {escape(_timings(ev.record))}[/]")
+        console.print(f"[dim]time: {quoted(_timings(ev.record))}[/]")
 
 
 def _print_proposal(console: Console, p: Proposal, verbose: bool) -> None:
@@ -115,17 +121,17 @@ def _print_proposal(console: Console, p: Proposal, verbose: bool) -> None:
         extra.append(f"confidence {p.confidence:.2f}")
     if p.sensitive:
         extra.append("[red]sensitive[/]")
-    console.print(f"[bold]proposes:[/] {escape(p.action.describe())}  "
+    console.print(f"[bold]proposes:[/] {quoted(p.action.describe())}  "
                   f"[dim]({len(p.llm_calls)} LLM calls, {tokens} tokens, {llm_ms:.0f} ms)[/] {' '.join(extra)}")
     if p.plan:
-        console.print(f"[cyan]plan:[/] {escape(' → '.join(p.plan))}")
+        console.print(f"[cyan]plan:[/] {quoted(' → '.join(p.plan))}")
     if p.rationale and verbose:
-        console.print(f"[dim]{escape(p.rationale[:400])}[/]")
+        console.print(f"[dim]{quoted(p.rationale[:400])}[/]")
     for e in p.evidence:
-        console.print(f"[dim]· {escape(e)}[/]")
+        console.print(f"[dim]· {quoted(e)}[/]")
     if verbose:
         for c in p.llm_calls:
-            console.print(Panel(escape(c.prompt[-1500:]) + "\n[bold]→[/] " + escape(c.reply[:500]),
+            console.print(Panel(shown(c.prompt[-1500:]) + "\n[bold]→[/] " + shown(c.reply[:500]),
                                 title=f"{c.purpose} ({c.latency_ms:.0f} ms)", expand=False))
 
 
@@ -167,7 +173,7 @@ def run(
     console = Console()
     settings, problem = load_settings()
     if problem:
-        console.print(f"[yellow]settings: {escape(problem)}[/]")
+        console.print(f"[yellow]settings: {quoted(problem)}[/]")
     sink = None
     if store:
         from app.storage import Store, StoreError
@@ -175,7 +181,7 @@ def run(
         try:
             sink = Store(db or settings.database_path, busy_timeout_s=db_wait / 3, write_retries=2)
         except StoreError as exc:
-            console.print(f"[red]{escape(str(exc))}[/]")
+            console.print(f"[red]{quoted(str(exc))}[/]")
             raise typer.Exit(EXIT_ERROR) from None
     try:
         phone, found = _phone(console, device, task)
@@ -196,7 +202,7 @@ def run(
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
                                   store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default())
     except ValueError as exc:
-        console.print(f"[red]{escape(redact_url(str(exc)))}[/]")
+        console.print(f"[red]{quoted(redact_url(str(exc)))}[/]")
         _close(phone, sink)
         raise typer.Exit(EXIT_ERROR) from None
     if built.examples:
@@ -208,7 +214,7 @@ def run(
         for ev in drive(built.events, lambda ev: _ask(console, ev, size)):
             _print(console, ev, verbose)
             if isinstance(ev, AwaitingDecision):
-                console.print(f"[yellow]proposal:[/] {escape(ev.proposal.action.describe())}")
+                console.print(f"[yellow]proposal:[/] {quoted(ev.proposal.action.describe())}")
             if isinstance(ev, Finished):
                 final = ev
         if final is not None:
@@ -219,7 +225,7 @@ def run(
             if not ok and code == EXIT_SUCCEEDED:
                 code = EXIT_FAILED
     except StepNotStored as exc:
-        console.print(f"[red]stopped: a step could not be stored, so the run did not go on.[/] {escape(str(exc))}")
+        console.print(f"[red]stopped: a step could not be stored, so the run did not go on.[/] {quoted(str(exc))}")
         built.events.close()
         code = EXIT_NOT_STORED
     except (KeyboardInterrupt, EOFError) as exc:
@@ -247,7 +253,7 @@ def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
         found = {t.id: t for t in load_tasks()}.get(task)
         if found is None:
             phone.close()
-            console.print(f"[red]no task {escape(repr(task))}; see `tapwise sim tasks`[/]")
+            console.print(f"[red]no task {quoted(repr(task))}; see `tapwise sim tasks`[/]")
             raise typer.Exit(EXIT_ERROR)
         found.setup(phone)
         return phone, found
@@ -257,7 +263,7 @@ def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
     try:
         return AdbDevice(device), None
     except DeviceError as exc:
-        console.print(f"[red]{escape(str(exc))}[/]")
+        console.print(f"[red]{quoted(str(exc))}[/]")
         raise typer.Exit(EXIT_ERROR) from None
 
 
