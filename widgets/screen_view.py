@@ -5,8 +5,8 @@ dropped), the overlay layers of the current ``ScreenParse``, the proposed action
 marker, and hover / selection highlights.  Mouse input becomes intent signals only:
 selecting an element (inspect mode), a gesture for the phone (control mode), picking a
 point for the action editor, or demonstrating a gesture.  Overlays drawn for an older
-frame are hidden while the frame on show has moved on (``set_overlays_current``).  It
-never talks to a device.
+frame are hidden once the frame on show is another screen (``set_overlays_current``; a
+blinking cursor or the clock ticking does not count).  It never talks to a device.
 """
 
 from __future__ import annotations
@@ -48,6 +48,28 @@ PIXMAP_CACHE_KB = 160 * 1024
 
 #: Smallest on-screen size (logical px) of overlay labels, whatever the zoom.
 MIN_LABEL_PX = 12
+
+#: Overlays are hidden once this share of the screen differs from the frame they were drawn
+#: for (a blinking cursor or the status bar's clock stays well below it; a new page does not).
+MOVED_FRACTION = 0.01
+#: Frames are compared on every this-many-th pixel in each direction.
+THUMB_STEP = 16
+
+
+def _thumb(rgb: np.ndarray) -> np.ndarray:
+    """A coarse brightness sample of a frame, to tell a new screen from a blinking cursor."""
+    return rgb[::THUMB_STEP, ::THUMB_STEP].astype(np.int16).sum(axis=2)
+
+
+def moved_on(drawn_for: np.ndarray | None, now: np.ndarray) -> bool:
+    """Whether frame ``now`` shows another screen than the one sampled as ``drawn_for``."""
+    if drawn_for is None:
+        return False
+    thumb = _thumb(now)
+    if thumb.shape != drawn_for.shape:
+        return True
+    return float((np.abs(thumb - drawn_for) > 60).mean()) > MOVED_FRACTION
+
 
 #: A press held at least this long without moving is a long press.
 LONG_PRESS_MS = 600
@@ -162,7 +184,7 @@ class ScreenView(QGraphicsView):
         self._parse: ScreenParse | None = None
         self._marks: dict[str, str] | None = None
         self._overlays_current = True
-        self._parsed_at_frame = 0
+        self._parsed_thumb: np.ndarray | None = None
         self._screen_rect: Rect | None = None
         self._pending: tuple[np.ndarray, float] | None = None
         self._apply_scheduled = False
@@ -212,7 +234,7 @@ class ScreenView(QGraphicsView):
             self._scene.setSceneRect(QRectF(0, 0, w, h))
             self._fit()
         self._frames_shown += 1
-        if self._parse is not None and self._overlays_current and self._frames_shown > self._parsed_at_frame:
+        if self._parse is not None and self._overlays_current and moved_on(self._parsed_thumb, rgb):
             self.set_overlays_current(False)  # the screen moved on: no boxes over the wrong things
         self.frameShown.emit(captured_at)
 
@@ -239,8 +261,9 @@ class ScreenView(QGraphicsView):
             self._fit()
         self._draw_layers()
         # drawn for the frame on show, or for the one about to be shown (a screenshot opened
-        # with its parse); any later frame hides them until the next parse
-        self._parsed_at_frame = self._frames_shown + (1 if self._pending is not None else 0)
+        # with its parse); a later frame that shows another screen hides them until the next parse
+        drawn_for = self._pending[0] if self._pending is not None else self._frame_item.rgb
+        self._parsed_thumb = _thumb(drawn_for) if drawn_for is not None else None
         self.set_overlays_current(True)
         if parse is None or (self._selected_id and parse.element(self._selected_id) is None):
             self._selected_id = ""

@@ -239,6 +239,18 @@ def test_the_overlay_is_hidden_as_soon_as_the_screen_changes_after_a_tap(win, ph
     qtbot.waitUntil(lambda: boxes.isVisible() and win.view.overlays_current, timeout=10000)
 
 
+def test_a_blinking_cursor_or_a_clock_tick_keeps_the_overlay(win, phone, qtbot):
+    boxes = win.view.layer_item(Layer.WIDGETS)
+    shown = win.view.frames_shown
+    blink = sample_image()
+    blink[700:760, 300:306] = 0  # a text cursor
+    blink[10:40, 20:90] = 255  # the clock's digits
+    phone.next_image = blink
+    qtbot.waitUntil(lambda: win.view.frames_shown > shown, timeout=5000)
+    qtbot.wait(100)
+    assert boxes.isVisible() and win.view.overlays_current
+
+
 def test_the_mirror_says_what_a_click_does_and_control_mode_taps_the_phone(win, phone, qtbot):
     bar = win.mode_bar
     assert bar.isVisible() and bar.inspect_button.isChecked()
