@@ -111,3 +111,18 @@ def test_the_episodes_listing_says_a_killed_run_was_interrupted(tmp_path):
     out = tapwise("episodes")
     assert out.returncode == 0, out.stderr
     assert "interrupted" in out.stdout and f"pid {proc.pid}" in out.stdout
+
+
+def test_a_run_whose_process_is_alive_is_left_running(tmp_path):
+    from agent.types import Episode
+
+    db = tmp_path / "t.sqlite"
+    runner = Store(db)
+    episode = Episode(goal="still going")
+    runner.begin_episode(episode)
+    with Store(db) as other:  # another window or command opening the database meanwhile
+        assert other.load_episode(episode.id).status is EpisodeStatus.RUNNING
+    runner.finish_episode(episode.id, EpisodeStatus.SUCCEEDED)
+    runner.close()
+    with Store(db) as again:
+        assert again.load_episode(episode.id).status is EpisodeStatus.SUCCEEDED, "a finished run stays finished"
