@@ -7,6 +7,7 @@ one action, nothing is executed, and the proposal is scored against the recorded
 Modules: ``types`` (recorded tasks and gold actions), one reader per format
 (``droidtask``, ``aitw_json``, ``llamatouch``; ``datasets`` picks one), ``replay`` (one
 planner proposal per recorded step), ``scoring``, ``oracle`` (a scripted model that
-answers with the gold step), ``bench`` (the resumable run over tasks) and ``summary``
-(figures, per app, paired comparisons, error kinds).  Qt-free.
+answers with the gold step), ``bench`` (the resumable run over tasks), ``summary``
+(figures, per app, paired comparisons, error kinds) and ``report`` (``offline.md`` /
+``offline.html``).  Qt-free.
 """
