@@ -32,6 +32,7 @@ from agent.macros.effects import StepReport
 from agent.macros.planner import Eyes, MacroPlanner, needs_you
 from agent.macros.recorder import Observation
 from agent.macros.reidentify import Grounder, MatchLevel, Thresholds
+from agent.macros.start import MAX_BACKS, is_fresh_launch
 from agent.runner import ScreenParserLike
 from agent.types import Action, Autonomy, Decision, DecisionKind, Episode, EpisodeStatus, Macro, MacroStep
 from vision.geometry import Size
@@ -143,8 +144,9 @@ class Replayer:
             planner.missing_app = (f"the macro's app {macro.app!r} is not installed on this device: "
                                    "install it or pick another macro")
         n = len(macro.steps)
+        fresh = sum(1 for step in macro.steps if is_fresh_launch(step))  # open, Backs, open again
         settings = RunSettings(mode=Autonomy.APPROVE if self.approve_each else Autonomy.AUTO,
-                               max_steps=3 * n + 6, max_repeats=_longest_repeat(concrete) + 1,
+                               max_steps=3 * n + 6 + fresh * (MAX_BACKS + 2), max_repeats=_longest_repeat(concrete) + 1,
                                max_consecutive_errors=3, settle_ms=self.settle_ms, model="")
         goal = f"Replay the macro “{macro.name}” (v{macro.version})"
         run = run_episode(goal, self.device, planner.eyes, planner, store, settings=settings, cancel=cancel)
