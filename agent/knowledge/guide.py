@@ -193,3 +193,19 @@ class GuidedPlanner:
             parse = replace(parse, elements=first + rest)
         proposal = self.inner.propose(replace(ctx, parse=parse, notes=(*ctx.notes, hint.text)))
         return replace(proposal, evidence=(*proposal.evidence, hint.text))
+
+
+def with_maps(planner: Planner, store: object, device: Any = None) -> Planner:
+    """``planner`` guided by every stored app map that is still current (a map whose app
+    has another version on the phone is forgotten); ``planner`` itself when there is none."""
+    if not isinstance(store, AppMapStore):
+        return planner
+    from agent.knowledge.explore import app_version
+
+    maps = AppMaps(store)
+    current = []
+    for package in store.app_map_packages():
+        m = maps.load(package, app_version(device, package) if device is not None else "")
+        if m is not None:
+            current.append(m)
+    return GuidedPlanner(planner, MapGuide(current), device) if current else planner

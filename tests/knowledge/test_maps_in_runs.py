@@ -1,0 +1,62 @@
+"""A run assembled by ``app.compose.build_run`` on a database that holds app maps plans with
+the maps (``GuidedPlanner``); a map whose app has another version on the phone is forgotten."""
+
+from __future__ import annotations
+
+from agent.knowledge.app_map import AppMap
+from agent.knowledge.guide import AppMaps, GuidedPlanner, with_maps
+from app.knowledge_store import SqliteKnowledgeStore
+from app.storage import Store
+
+
+class Planner:
+    name = "plain"
+    uses_latent = False
+
+    def propose(self, ctx):  # type: ignore[no-untyped-def]
+        raise AssertionError("not called")
+
+
+class PhoneWithVersions:
+    def __init__(self, versions: dict[str, str]) -> None:
+        self.versions = versions
+
+    def app_version(self, package: str) -> str:
+        return self.versions.get(package, "")
+
+
+def test_stored_maps_guide_the_planner_and_a_new_app_version_forgets_its_map(tmp_path):
+    store = Store(tmp_path / "t.db")
+    ks = SqliteKnowledgeStore(store)
+    plain = Planner()
+    assert with_maps(plain, ks) is plain  # no map: the planner as it was
+    AppMaps(ks).save(AppMap("com.x", "X", "1.0"))
+    AppMaps(ks).save(AppMap("com.y", "Y", "5"))
+    guided = with_maps(plain, ks, PhoneWithVersions({"com.x": "1.0", "com.y": "6"}))
+    assert isinstance(guided, GuidedPlanner) and guided.inner is plain and guided.name == "plain"
+    assert set(guided.guide.maps) == {"com.x"}
+    assert ks.app_map_packages() == ["com.x"]  # the stale map of com.y is gone
+
+
+def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
+    import agent.runner
+    from app.compose import RunRequest, build_run
+    from app.settings import Settings
+    from phone.virtual.phone import VirtualPhone
+
+    store = Store(tmp_path / "t.db")
+    AppMaps(SqliteKnowledgeStore(store)).save(AppMap("com.android.settings", "Settings"))
+    seen = {}
+
+    def fake_run_episode(goal, device, parser, planner, *a, **k):  # type: ignore[no-untyped-def]
+        seen["planner"] = planner
+        return iter(())
+
+    monkeypatch.setattr(agent.runner, "run_episode", fake_run_episode)
+
+    class Client:
+        model = "m"
+
+    build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
+              device=VirtualPhone(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
+    assert isinstance(seen["planner"], GuidedPlanner)
