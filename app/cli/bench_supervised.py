@@ -115,7 +115,8 @@ def supervised(
                 console.print(f"{'with' if arm else 'without'} feedback  {tid:32} "
                               f"{'done' if r.completed else 'NOT done':8} interventions {r.interventions} "
                               f"(rej {r.rejections}, dem {r.demonstrations}, edit {r.edits})  again "
-                              f"{r.proposed_again}  model {r.model_s:.1f} s  wall {time.perf_counter() - t0:.1f} s",
+                              f"{r.proposed_again}  model {r.model_s:.1f} s  wall {time.perf_counter() - t0:.1f} s  "
+                              f"approve->next {_seconds(r.approve_to_next_s)}",
                               soft_wrap=True)
             s = summarise(results)
             summary_rows.append((arm, s, results))
@@ -133,3 +134,8 @@ def supervised(
         out.write_text(json.dumps([{"feedback": arm, "summary": asdict(s), "tasks": [asdict(r) for r in rs]}
                                    for arm, s, rs in summary_rows], indent=2), encoding="utf-8")
         console.print(f"written: {out}")
+
+
+def _seconds(values: tuple[float, ...]) -> str:
+    """The values in whole seconds, for the per-task line."""
+    return "[" + ", ".join(f"{v:.0f}" for v in values) + "] s"
