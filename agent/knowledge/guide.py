@@ -150,9 +150,20 @@ class MapGuide:
 class GuidedPlanner:
     """A planner that sees the app map's hint; see the module docstring."""
 
-    def __init__(self, planner: Planner, guide: MapGuide, device: Any = None) -> None:
+    def __init__(self, planner: Planner, guide: MapGuide, device: Any = None, *, check_versions: bool = False) -> None:
         self.inner, self.guide, self.device = planner, guide, device
         self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
+        self._check_versions = check_versions and device is not None
+
+    def _drop_stale(self) -> None:
+        """Forget the maps made for another version of their app than the phone's."""
+        from agent.knowledge.explore import app_version
+
+        self._check_versions = False
+        for package, m in list(self.guide.maps.items()):
+            if m.is_stale(app_version(self.device, package)):
+                log.info("the map of %s is for version %s: not used", package, m.app_version)
+                del self.guide.maps[package]
 
     def __getattr__(self, name: str) -> Any:  # client, samples, ... of the wrapped planner
         return getattr(self.inner, name)
@@ -179,6 +190,8 @@ class GuidedPlanner:
 
     def propose(self, ctx: PlanContext) -> Proposal:
         try:
+            if self._check_versions:
+                self._drop_stale()
             hint = self.guide.hint(ctx.goal, ctx.parse, self._screen())
         except Exception:  # a damaged map must not stop the run
             log.exception("the app map could not give a hint")
@@ -196,16 +209,11 @@ class GuidedPlanner:
 
 
 def with_maps(planner: Planner, store: object, device: Any = None) -> Planner:
-    """``planner`` guided by every stored app map that is still current (a map whose app
-    has another version on the phone is forgotten); ``planner`` itself when there is none."""
+    """``planner`` guided by every stored app map; ``planner`` itself when there is none.
+
+    Reads the store only: the maps' app versions are checked against the phone when the
+    first step is planned (on the run's thread), and a map of another version is dropped."""
     if not isinstance(store, AppMapStore):
         return planner
-    from agent.knowledge.explore import app_version
-
-    maps = AppMaps(store)
-    current = []
-    for package in store.app_map_packages():
-        m = maps.load(package, app_version(device, package) if device is not None else "")
-        if m is not None:
-            current.append(m)
-    return GuidedPlanner(planner, MapGuide(current), device) if current else planner
+    maps = AppMaps(store).all()
+    return GuidedPlanner(planner, MapGuide(maps), device, check_versions=True) if maps else planner

@@ -21,21 +21,31 @@ class PhoneWithVersions:
     def __init__(self, versions: dict[str, str]) -> None:
         self.versions = versions
 
+    def foreground(self) -> tuple[str, str]:
+        return "com.launcher", ""
+
     def app_version(self, package: str) -> str:
         return self.versions.get(package, "")
 
 
-def test_stored_maps_guide_the_planner_and_a_new_app_version_forgets_its_map(tmp_path):
+def test_stored_maps_guide_the_planner_and_a_map_of_another_app_version_is_not_used(tmp_path):
+    from agent.planners.base import PlanContext
+    from vision.geometry import Size
+    from vision.types import ScreenParse
+
     store = Store(tmp_path / "t.db")
     ks = SqliteKnowledgeStore(store)
     plain = Planner()
     assert with_maps(plain, ks) is plain  # no map: the planner as it was
     AppMaps(ks).save(AppMap("com.x", "X", "1.0"))
     AppMaps(ks).save(AppMap("com.y", "Y", "5"))
-    guided = with_maps(plain, ks, PhoneWithVersions({"com.x": "1.0", "com.y": "6"}))
+    phone = PhoneWithVersions({"com.x": "1.0", "com.y": "6"})
+    guided = with_maps(plain, ks, phone)
     assert isinstance(guided, GuidedPlanner) and guided.inner is plain and guided.name == "plain"
-    assert set(guided.guide.maps) == {"com.x"}
-    assert ks.app_map_packages() == ["com.x"]  # the stale map of com.y is gone
+    assert set(guided.guide.maps) == {"com.x", "com.y"}  # building the run asks the phone nothing
+    plain.propose = lambda ctx: "planned"  # type: ignore[method-assign,assignment,return-value]
+    assert guided.propose(PlanContext("g", ScreenParse(Size(10, 10)), "")) == "planned"
+    assert set(guided.guide.maps) == {"com.x"}  # the first step dropped the stale map
 
 
 def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
