@@ -762,7 +762,7 @@ class MainWindow(QMainWindow):
         dlg.finished.connect(dlg.deleteLater)
         dlg.open()
 
-    def _settings_accepted(self, settings: Any) -> None:
+    def _settings_accepted(self, settings: Settings | None) -> None:
         if settings is None:
             return
         self.settings = settings
