@@ -762,8 +762,8 @@ class MainWindow(QMainWindow):
         dlg.finished.connect(dlg.deleteLater)
         dlg.open()
 
-    def _settings_accepted(self, settings: Settings | None) -> None:
-        if settings is None:
+    def _settings_accepted(self, settings: object) -> None:
+        if not isinstance(settings, Settings):  # the dialog was left without a valid model
             return
         self.settings = settings
         self.session.reset_parser()  # rebuilt with the new configuration on next use
