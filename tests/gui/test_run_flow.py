@@ -335,3 +335,63 @@ def test_driver_reports_an_exception_in_the_loop(qtbot):
     qtbot.waitUntil(lambda: len(errors) == 1, timeout=2000)
     assert "planner exploded" in errors[0].message and "Traceback" in errors[0].detail
     assert d.join(2)
+
+
+def waiting_loop(log: list, gate: threading.Event, cleaned: threading.Event):
+    """A step that works visibly (stage, call k of n), then offers candidates after two
+    rejections, then asks "Is the task done?"."""
+    from agent.events import Working
+
+    episode = Episode(goal="Turn off Wi-Fi", id="ep-waiting")
+    try:
+        yield Observed(0, sample_screen())
+        yield Parsed(0, sample_parse())
+        yield Working(0, "estimating progress", 2, 6, __import__("time").time() - 14)
+        gate.wait(10)  # the model "works" until the test has looked at the card
+        p = sample_proposal(Action.tap(100, 200))
+        yield Proposed(0, p)
+        alternative = Action.tap(300, 400)
+        decision = yield AwaitingDecision(0, p, "approval mode", alternatives=(alternative,))
+        log.append(decision)
+        done = Proposal(Action.simple(ActionType.COMPLETE), rationale="Wi-Fi shows Off.")
+        decision = yield AwaitingDecision(1, done, "the agent says the task is done: is the task done?",
+                                          confirm_done=True)
+        log.append(decision)
+        episode = replace(episode, status=EpisodeStatus.SUCCEEDED, note="done — confirmed by the user")
+        yield Finished(EpisodeStatus.SUCCEEDED, "done — confirmed by the user", episode)
+        return episode
+    finally:
+        cleaned.set()
+
+
+def test_the_card_shows_the_work_in_progress_then_candidates_then_asks_if_done(qtbot):
+    gate = threading.Event()
+    w = _window(qtbot, lambda req: waiting_loop(w.decisions_made, gate, w.cleaned))
+    try:
+        w.latent_panel.set_state(sample_latent(progression="1 done"))
+        w.task_panel.start.click()
+        card = w.proposal_card
+        qtbot.waitUntil(lambda: card.working.isVisible(), timeout=5000)
+        assert card.title.text() == "The agent is thinking…"
+        assert "Estimating progress — call 2 of 6, 14 s" in card.rationale.text()
+        assert w.latent_panel.stale  # the previous step's estimates are greyed
+        w.run._heard("tap Network &")  # a streamed reply, from the request's thread in real runs
+        qtbot.waitUntil(lambda: card.stream.isVisible() and card.stream.text() == "tap Network &", timeout=5000)
+        gate.set()
+        _wait_proposal(qtbot, w)
+        assert not card.working.isVisible() and card.rationale.text().startswith("Why: ")
+        picks = card.alternatives.findChildren(type(w.decision_bar.buttons[DecisionKind.APPROVE]))
+        assert [b.text() for b in picks] == ["tap at (300, 400)"]
+        picks[0].click()  # one click: performed as an edit
+        qtbot.waitUntil(lambda: len(w.decisions_made) == 1 and w.decision_bar.enabled, timeout=5000)
+        assert w.decisions_made[0].kind is DecisionKind.EDIT and w.decisions_made[0].action == Action.tap(300, 400)
+        assert card.title.text() == "Is the task done?" and "Wi-Fi shows Off." in card.rationale.text()
+        assert w.decision_bar.buttons[DecisionKind.REJECT].text() == "Not done yet"
+        w.decision_bar.trigger(DecisionKind.APPROVE)
+        qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
+        assert w.decisions_made[1].kind is DecisionKind.APPROVE
+        assert w.decision_bar.buttons[DecisionKind.APPROVE].text() == "Approve"  # the bar is itself again
+        assert "succeeded" in w.task_panel.status.text()
+    finally:
+        gate.set()
+        w.close()
