@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,11 @@ import httpx
 from agent.llm.base import ChatRequest, LLMError, RawReply, RetryingClient, TransientError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+log = logging.getLogger(__name__)
+
+
+class _NoStream(TransientError):
+    """The server refused a streamed request or sent a stream that cannot be read."""
 
 
 @dataclass
@@ -33,6 +39,8 @@ class OpenAIClient(RetryingClient):
     api_key: str = "not-needed"
     schema_style: str = "json_object"  # or "json_schema" (OpenAI's form)
     _http: httpx.Client | None = field(default=None, repr=False)
+    #: Whether to stream replies someone listens to (set False after a server refused to).
+    streams: bool = True
 
     def describe_backend(self) -> str:
         return f"OpenAI-compatible server at {self.base_url}"
@@ -69,8 +77,12 @@ class OpenAIClient(RetryingClient):
             body["response_format"] = {"type": "json_object"}
         elif isinstance(request.json_schema, dict):
             body["response_format"] = self._schema_format(request.json_schema)
-        if request.on_text is not None:
-            return self._stream(body, request.on_text, timeout_s)
+        if request.on_text is not None and self.streams:
+            try:
+                return self._stream(body, request.on_text, timeout_s)
+            except _NoStream as exc:  # this server cannot stream: ask again without, and remember
+                log.info("streaming from %s failed (%s); asking without streaming", self.base_url, exc)
+                self.streams = False
         try:
             r = self._client().post(self._url("chat/completions"), json=body, timeout=timeout_s)
         except httpx.TimeoutException as exc:
@@ -102,7 +114,7 @@ class OpenAIClient(RetryingClient):
                     raise LLMError(f"{self.base_url} has no chat endpoint or model {self.model!r} (404)",
                                    hint="check --base-url (it usually ends in /v1) and the model name")
                 if r.status_code >= 400:
-                    raise TransientError(f"server answered {r.status_code}: {r.read()[:200]!r}")
+                    raise _NoStream(f"server answered {r.status_code}: {r.read()[:200]!r}")
                 if "event-stream" not in r.headers.get("content-type", ""):  # a server that does not stream
                     r.read()
                     data = r.json()
@@ -130,7 +142,7 @@ class OpenAIClient(RetryingClient):
         except httpx.HTTPError as exc:
             raise TransientError(f"cannot reach {self.base_url}: {exc}") from None
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise TransientError(f"malformed streamed reply: {type(exc).__name__}: {exc}") from None
+            raise _NoStream(f"malformed streamed reply: {type(exc).__name__}: {exc}") from None
         return RawReply("".join(parts), usage.get("prompt_tokens"), usage.get("completion_tokens"))
 
     def _schema_format(self, schema: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ def _completion(text: str) -> bytes:
 
 class _Handler(BaseHTTPRequestHandler):
     gap_s = 0.3
+    refuse_stream = False
 
     def log_message(self, *args: object) -> None:  # quiet
         pass
@@ -35,6 +36,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         try:
+            if body.get("stream") and self.refuse_stream:
+                self.send_response(400)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if body.get("stream"):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -112,3 +118,14 @@ def test_ollama_streams_too(server, ollama):
     token.listen(heard.append)
     assert ollama.chat(ChatRequest("next?"), token).text == "scroll down"
     assert heard and heard[-1] == "scroll down"
+
+
+def test_a_server_that_cannot_stream_is_asked_again_without(awkward_server, monkeypatch):
+    monkeypatch.setattr(_Handler, "refuse_stream", True)
+    monkeypatch.setattr(_Handler, "gap_s", 0.0)
+    client = OpenAIClient(model="m", base_url=awkward_server, policy=RetryPolicy(attempts=1, timeout_s=10.0))
+    token = CancelToken()
+    token.listen(lambda text: None)
+    assert client.chat(ChatRequest("next?"), token).text == "tap Display"
+    assert client.streams is False  # not tried again on this server
+    client.close()
