@@ -320,7 +320,7 @@ class _Run:
         """Why the run is stuck: the agent's own action changed nothing ``max_repeats`` times."""
         keys = self.memory.unchanged[-self.settings.max_repeats:]
         if len(keys) == self.settings.max_repeats and len(set(keys)) == 1:
-            return (f"the same action changed nothing {self.settings.max_repeats} times in a row: "
+            return (f"the same action was repeated {self.settings.max_repeats} times and changed nothing: "
                     f"{self.memory.history[-1].action.describe()}")
         return ""
 
