@@ -21,6 +21,7 @@ import numpy as np
 from vision.errors import BackendUnavailable
 from vision.geometry import Rect
 from vision.ocr_cache import PixelCache
+from vision.text_rows import ink_bands, stack, unstack
 from vision.types import TextSpan
 
 log = logging.getLogger(__name__)
@@ -44,8 +45,11 @@ class RapidOcrBackend:
     """PP-OCR (det + rec; models bundled in the rapidocr wheel) on onnxruntime."""
 
     def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0,
-                 *, cache_entries: int = 0, rec_batch: int = 6) -> None:
+                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = True) -> None:
         self.min_confidence = min_confidence
+        self.det_max_side = det_max_side
+        self.skip_flat_rows = skip_flat_rows
+        self._call_lock = threading.Lock()  # one engine call at a time (the detector's size is set per call)
         self._cache = PixelCache(cache_entries) if cache_entries > 0 else None
         self._params = {
             "Global.log_level": "error",
@@ -91,9 +95,26 @@ class RapidOcrBackend:
         return self._read(image)
 
     def _read(self, image: np.ndarray) -> list[TextSpan]:
+        """Read ``image``; with ``skip_flat_rows`` the detector sees only the rows that hold
+        strokes (``vision.text_rows``), at the scale it would have used for the whole image."""
+        h, w = image.shape[:2]
+        bands = ink_bands(image) if self.skip_flat_rows else []
+        if not self.skip_flat_rows or sum(b.height for b in bands) > 0.85 * h:
+            return self._engine_read(image, self.det_max_side)
+        if not bands:
+            return []
+        stacked = stack(image, bands)
+        scale = min(1.0, self.det_max_side / max(h, w))
+        limit = max(32, round(scale * max(stacked.shape[0], w)))
+        return unstack(self._engine_read(stacked, limit), bands)
+
+    def _engine_read(self, image: np.ndarray, det_limit: int) -> list[TextSpan]:
         h, w = image.shape[:2]
         engine = self._get()
-        result = engine(np.ascontiguousarray(image[:, :, ::-1]))  # rapidocr expects BGR arrays
+        with self._call_lock:
+            detector = getattr(engine, "text_det", None) or engine._load_det_model()
+            detector.limit_side_len = det_limit
+            result = engine(np.ascontiguousarray(image[:, :, ::-1]))  # rapidocr expects BGR arrays
         boxes = getattr(result, "boxes", None)
         if boxes is None or len(boxes) == 0:
             return []
