@@ -45,7 +45,7 @@ class RapidOcrBackend:
     """PP-OCR (det + rec; models bundled in the rapidocr wheel) on onnxruntime."""
 
     def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0,
-                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = True) -> None:
+                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False) -> None:
         self.min_confidence = min_confidence
         self.det_max_side = det_max_side
         self.skip_flat_rows = skip_flat_rows
@@ -86,20 +86,23 @@ class RapidOcrBackend:
         """The pixel cache in front of the engine (None when switched off)."""
         return self._cache
 
-    def read(self, image: np.ndarray) -> list[TextSpan]:
+    def read(self, image: np.ndarray, *, written_rows_only: bool | None = None) -> list[TextSpan]:
+        """Text lines of ``image``.  ``written_rows_only`` (default: ``skip_flat_rows``) lets
+        the detector see only the rows that hold strokes (``vision.text_rows``), at the scale
+        it would have used for the whole image: much less work on a frame whose known words
+        are painted over; on a full frame it can shift a box, so plain reads use the frame."""
         h, w = image.shape[:2]
         if h < 8 or w < 8:
             return []
+        rows = self.skip_flat_rows if written_rows_only is None else written_rows_only
         if self._cache is not None:
-            return self._cache.read(image, self._read)
-        return self._read(image)
+            return self._cache.read(image, lambda im: self._read(im, rows), variant="rows" if rows else "")
+        return self._read(image, rows)
 
-    def _read(self, image: np.ndarray) -> list[TextSpan]:
-        """Read ``image``; with ``skip_flat_rows`` the detector sees only the rows that hold
-        strokes (``vision.text_rows``), at the scale it would have used for the whole image."""
+    def _read(self, image: np.ndarray, rows_only: bool) -> list[TextSpan]:
         h, w = image.shape[:2]
-        bands = ink_bands(image) if self.skip_flat_rows else []
-        if not self.skip_flat_rows or sum(b.height for b in bands) > 0.85 * h:
+        bands = ink_bands(image) if rows_only else []
+        if not rows_only or sum(b.height for b in bands) > 0.85 * h:
             return self._engine_read(image, self.det_max_side)
         if not bands:
             return []

@@ -21,6 +21,7 @@ import numpy as np
 from vision.types import TextSpan
 
 Key = tuple[int, int, bytes]
+CacheKey = tuple[int, int, bytes, str]
 
 
 def pixel_key(image: np.ndarray) -> Key:
@@ -39,11 +40,12 @@ class PixelCache:
         self.max_entries = max_entries
         self.hits = 0
         self.misses = 0
-        self._cache: OrderedDict[Key, tuple[TextSpan, ...]] = OrderedDict()
+        self._cache: OrderedDict[CacheKey, tuple[TextSpan, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def read(self, image: np.ndarray, engine: Callable[[np.ndarray], list[TextSpan]]) -> list[TextSpan]:
-        key = pixel_key(image)
+    def read(self, image: np.ndarray, engine: Callable[[np.ndarray], list[TextSpan]], *, variant: str = "") -> list[TextSpan]:
+        """``engine(image)``, or what it said before for these pixels (and this ``variant`` of reading)."""
+        key = (*pixel_key(image), variant)
         with self._lock:
             found = self._cache.get(key)
             if found is not None:

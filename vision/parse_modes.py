@@ -32,7 +32,7 @@ from vision.grouping import build_elements, label_from_neighbours
 from vision.hierarchy import parse_hierarchy
 from vision.icons import IconClassifier
 from vision.occlusion import mark_covered, pixel_occluder
-from vision.ocr import OcrBackend, incremental_read
+from vision.ocr import OcrBackend, RapidOcrBackend, incremental_read
 from vision.tree_text import mask_tree_text, named_icons, tree_spans, worded
 from vision.types import Block, Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming, TextSpan
 
@@ -165,7 +165,7 @@ def read_tree_gaps(job: ParseJob, tree: Sequence[Element]) -> list[TextSpan]:
     ocr = job.backends.ocr_backend()
     prev = job.previous
     if prev is None or not _comparable(job):
-        return job.timer.run("ocr_tree_gaps", lambda: ocr.read(masked)) + known
+        return job.timer.run("ocr_tree_gaps", lambda: _read_written_rows(ocr, masked)) + known
     prev_masked = mask_tree_text(prev.screen.image, hide)
     taken = {(s.rect, s.text) for s in known}
     prev_spans = [s for s in prev.parse.text_spans if (s.rect, s.text) not in taken]
@@ -175,6 +175,14 @@ def read_tree_gaps(job: ParseJob, tree: Sequence[Element]) -> list[TextSpan]:
         return spans
 
     return job.timer.run("ocr_incremental", changed) + known
+
+
+def _read_written_rows(ocr: OcrBackend, image: np.ndarray) -> list[TextSpan]:
+    """OCR of a frame with the tree's words painted over: mostly flat rows, which the
+    RapidOCR backend can leave out of detection."""
+    if isinstance(ocr, RapidOcrBackend):
+        return ocr.read(image, written_rows_only=True)
+    return ocr.read(image)
 
 
 def _guarded(job: ParseJob, what: str, fn: Callable[[], Any], fallback: Any) -> Any:

@@ -40,8 +40,9 @@ def test_spans_read_on_the_stack_go_back_to_their_rows():
 
 def test_reading_only_the_written_rows_finds_the_same_words_in_the_same_places():
     image = _screen()
-    rows = RapidOcrBackend(0.9, 960, skip_flat_rows=True).read(image)
-    whole = RapidOcrBackend(0.9, 960, skip_flat_rows=False).read(image)
+    ocr = RapidOcrBackend(0.9, 960)
+    rows = ocr.read(image, written_rows_only=True)
+    whole = ocr.read(image)
     assert sorted(s.text for s in rows) == sorted(s.text for s in whole) == ["Battery saver", "Storage used 42%"]
     for a, b in zip(sorted(rows, key=lambda s: s.text), sorted(whole, key=lambda s: s.text), strict=True):
         assert a.rect.iou(b.rect) > 0.8
