@@ -114,7 +114,9 @@ class Feedback:
             if c.kind in _ELEMENT_ACTIONS:
                 for e in parse.elements:
                     if c.words and simplify(element_name(e)) == c.words:
-                        out.append(Action(c.kind, target=Target(element_id=e.id)))
+                        target = Target(element_id=e.id)
+                        out.append(Action.type_text(c.text or "…", target) if c.kind is ActionType.TYPE
+                                   else Action(c.kind, target=target))
             elif c.kind is ActionType.OPEN_APP:
                 out.append(Action.open_app(c.app))
             elif c.kind in (ActionType.BACK, ActionType.HOME, ActionType.ENTER):

@@ -195,3 +195,13 @@ def test_a_pause_interrupts_the_call_in_progress_and_the_step_starts_again(serve
     executed = [e for e in events if isinstance(e, Executed)]
     assert [e.step for e in executed] == [0, 1]  # the interrupted step 0 ran again, no gap
     assert events[-1].status is EpisodeStatus.SUCCEEDED
+
+
+def test_a_rejected_typing_is_left_out_of_the_form_too():
+    parse = settings_parse()
+    fb = Feedback()
+    fb.reject("screen", Action.type_text("wifi", Target(element_id="5")), parse, "search is not needed")
+    excluded = fb.excluded("screen", parse)
+    assert [(a.type, a.target.element_id) for a in excluded] == [(ActionType.TYPE, "5")]
+    form = Structured(enabled=True).form(PlanContext(goal="Turn off Wi-Fi", parse=parse, screen="", rejected=excluded))
+    assert not form.editable
