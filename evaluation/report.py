@@ -209,9 +209,7 @@ def _figures(summaries: dict[str, PlannerSummary], results: Sequence[EpisodeResu
 # ---- writing -------------------------------------------------------------------------
 
 
-def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
-    summaries = summarise(inp.results)
-    planners = list(summaries)
+def _header(inp: ReportInput) -> list[str]:
     s = inp.settings
     label = str(s.get("model") or "unknown model")
     lines = [f"# {inp.title}", ""]
@@ -221,56 +219,64 @@ def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
         lines.append("")
         lines.append("Settings: " + "; ".join(meta))
     lines.append(f"\nGenerated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {len(inp.results)} episodes.\n")
-    if not inp.results:
-        lines.append("_No results yet._\n")
-    else:
-        lines += ["## Per planner (Table 3 measures)", "", table3(summaries)]
+    return lines
+
+
+def _results_sections(inp: ReportInput, figure_names: Sequence[str]) -> list[str]:
+    summaries = summarise(inp.results)
+    lines = ["## Per planner (Table 3 measures)", "", table3(summaries)]
+    lines += [
+        "Task success: the task's success condition holds at the end. Partial completion: share of the "
+        "task's checkpoints reached (1 on success). Strict stop: success and `complete` declared right after "
+        "the action that achieved it. Premature stop: `complete`/`impossible` declared while not done. "
+        + (
+            "AITW step match: the episode's actions scored step by step against the task's reference solution "
+            "with the Android-in-the-Wild rule (offline-style, so a different but valid path scores low). "
+            if any(r.aitw_match is not None for r in inp.results) else ""
+        )
+        + "Episodes that crashed count as failures.",
+        "",
+    ]
+    passk = pass_at_k_table(inp.results)
+    if passk:
         lines += [
-            "Task success: the task's success condition holds at the end. Partial completion: share of the "
-            "task's checkpoints reached (1 on success). Strict stop: success and `complete` declared right after "
-            "the action that achieved it. Premature stop: `complete`/`impossible` declared while not done. "
-            + (
-                "AITW step match: the episode's actions scored step by step against the task's reference solution "
-                "with the Android-in-the-Wild rule (offline-style, so a different but valid path scores low). "
-                if any(r.aitw_match is not None for r in inp.results) else ""
-            )
-            + "Episodes that crashed count as failures.",
+            "## pass@k (attempts are a task's seeds)",
+            "",
+            passk,
+            "pass@1: mean success over a task's seeds. pass@k: the chance that at least one of k attempts "
+            "succeeds (unbiased estimate from all seeds run). Many published phone-agent figures are pass@3.",
             "",
         ]
-        passk = pass_at_k_table(inp.results)
-        if passk:
-            lines += [
-                "## pass@k (attempts are a task's seeds)",
-                "",
-                passk,
-                "pass@1: mean success over a task's seeds. pass@k: the chance that at least one of k attempts "
-                "succeeds (unbiased estimate from all seeds run). Many published phone-agent figures are pass@3.",
-                "",
-            ]
-        lines += [
-            "## Paired comparisons",
-            "",
-            comparisons_table(inp.results, planners),
-            "## How episodes ended",
-            "",
-            stop_table(inp.results),
-            "## Per task (successes / episodes · mean partial completion)",
-            "",
-            per_task_table(inp.results),
-        ]
-        if figure_names:
-            lines += ["## Figures", ""] + [f"![{n}]({n})" for n in figure_names] + [""]
+    lines += [
+        "## Paired comparisons", "", comparisons_table(inp.results, list(summaries)),
+        "## How episodes ended", "", stop_table(inp.results),
+        "## Per task (successes / episodes · mean partial completion)", "", per_task_table(inp.results),
+    ]
+    if figure_names:
+        lines += ["## Figures", ""] + [f"![{n}]({n})" for n in figure_names] + [""]
+    return lines
+
+
+def _problems(inp: ReportInput) -> list[str]:
+    errs = [r for r in inp.results if r.error]
+    if not (inp.problems or errs):
+        return []
+    lines = ["## Problems", ""]
+    lines += [f"- `{src}`: {msg}" for src, msg in inp.problems]
+    lines += [f"- {r.planner} · {r.task_id} · seed {r.seed}: {r.error}" for r in errs[:50]]
+    if len(errs) > 50:
+        lines.append(f"- … and {len(errs) - 50} more errored episodes")
+    lines.append("")
+    return lines
+
+
+def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
+    """The report as Markdown: header, the measures per planner, comparisons, extra sections, problems."""
+    lines = _header(inp)
+    lines += _results_sections(inp, figure_names) if inp.results else ["_No results yet._\n"]
     for heading, body in inp.extra_sections:
         lines += [f"## {heading}", "", body, ""]
-    errs = [r for r in inp.results if r.error]
-    if inp.problems or errs:
-        lines += ["## Problems", ""]
-        lines += [f"- `{src}`: {msg}" for src, msg in inp.problems]
-        lines += [f"- {r.planner} · {r.task_id} · seed {r.seed}: {r.error}" for r in errs[:50]]
-        if len(errs) > 50:
-            lines.append(f"- … and {len(errs) - 50} more errored episodes")
-        lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + _problems(inp))
 
 
 def _md_to_html(md: str) -> str:

@@ -121,80 +121,8 @@ class ScriptedLLMServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> ScriptedLLMServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # keep output quiet
-                pass
-
-            def _send(self, status: int, body: str, ctype: str = "application/json") -> None:
-                data = body.encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", ctype)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                    pass
-
-            def do_GET(self) -> None:
-                if self.path == "/api/version":
-                    self._send(200, json.dumps({"version": "0.0.0-scripted"}))
-                elif self.path == "/api/tags":
-                    self._send(200, json.dumps({"models": [{"model": m, "name": m} for m in server.models]}))
-                elif self.path == "/v1/models":
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": m} for m in server.models]}))
-                else:
-                    self._send(404, json.dumps({"error": "not found"}))
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if self.path not in ("/api/chat", "/v1/chat/completions"):
-                    self.rfile.read(length)
-                    self._send(404, json.dumps({"error": "not found"}))
-                    return
-                try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except json.JSONDecodeError:
-                    self._send(400, json.dumps({"error": "bad json"}))
-                    return
-                messages = body.get("messages") or []
-                prompt = "\n".join(
-                    m["content"] if isinstance(m.get("content"), str)
-                    else " ".join(p.get("text", "") for p in m.get("content", []) if isinstance(p, dict))
-                    for m in messages
-                )
-                with server._lock:
-                    server.requests.append(Seen(self.path, body, prompt))
-                reply = server._pick(prompt)
-                if reply.delay_s:
-                    time.sleep(reply.delay_s)
-                if reply.raw_body is not None:
-                    self._send(reply.status, reply.raw_body)
-                    return
-                if reply.status != 200:
-                    self._send(reply.status, json.dumps({"error": f"scripted failure {reply.status}"}))
-                    return
-                if self.path == "/api/chat":
-                    out = {
-                        "model": body.get("model", ""), "created_at": "2026-01-01T00:00:00Z",
-                        "message": {"role": "assistant", "content": reply.text}, "done": True,
-                        "done_reason": "stop", "prompt_eval_count": reply.prompt_tokens,
-                        "eval_count": reply.completion_tokens,
-                    }
-                else:
-                    out = {
-                        "id": "cmpl-scripted", "object": "chat.completion", "model": body.get("model", ""),
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                                     "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens},
-                    }
-                self._send(200, json.dumps(out))
-
-        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        handler = type("Handler", (_Handler,), {"server_of_script": self})
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="scripted-llm", daemon=True).start()
         return self
@@ -210,3 +138,84 @@ class ScriptedLLMServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _prompt_text(messages: list[Any]) -> str:
+    """The text of every message, images left out (what the rules match against)."""
+    return "\n".join(
+        m["content"] if isinstance(m.get("content"), str)
+        else " ".join(p.get("text", "") for p in m.get("content", []) if isinstance(p, dict))
+        for m in messages
+    )
+
+
+def _completion(path: str, model: str, reply: Reply) -> dict[str, Any]:
+    """A finished chat reply in the wire format of ``path`` (Ollama's or OpenAI's)."""
+    if path == "/api/chat":
+        return {
+            "model": model, "created_at": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": reply.text}, "done": True,
+            "done_reason": "stop", "prompt_eval_count": reply.prompt_tokens, "eval_count": reply.completion_tokens,
+        }
+    return {
+        "id": "cmpl-scripted", "object": "chat.completion", "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens},
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One HTTP exchange with the scripted server (``server_of_script`` is set per server)."""
+
+    protocol_version = "HTTP/1.1"
+    server_of_script: ScriptedLLMServer
+
+    def log_message(self, *args: Any) -> None:  # keep output quiet
+        pass
+
+    def _send(self, status: int, body: str, ctype: str = "application/json") -> None:
+        data = body.encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            pass
+
+    def do_GET(self) -> None:
+        models = self.server_of_script.models
+        if self.path == "/api/version":
+            self._send(200, json.dumps({"version": "0.0.0-scripted"}))
+        elif self.path == "/api/tags":
+            self._send(200, json.dumps({"models": [{"model": m, "name": m} for m in models]}))
+        elif self.path == "/v1/models":
+            self._send(200, json.dumps({"object": "list", "data": [{"id": m} for m in models]}))
+        else:
+            self._send(404, json.dumps({"error": "not found"}))
+
+    def do_POST(self) -> None:
+        script = self.server_of_script
+        length = int(self.headers.get("Content-Length") or 0)
+        if self.path not in ("/api/chat", "/v1/chat/completions"):
+            self.rfile.read(length)
+            self._send(404, json.dumps({"error": "not found"}))
+            return
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, json.dumps({"error": "bad json"}))
+            return
+        prompt = _prompt_text(body.get("messages") or [])
+        with script._lock:
+            script.requests.append(Seen(self.path, body, prompt))
+        reply = script._pick(prompt)
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        if reply.raw_body is not None:
+            self._send(reply.status, reply.raw_body)
+        elif reply.status != 200:
+            self._send(reply.status, json.dumps({"error": f"scripted failure {reply.status}"}))
+        else:
+            self._send(200, json.dumps(_completion(self.path, body.get("model", ""), reply)))

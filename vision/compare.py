@@ -110,6 +110,15 @@ def compare(tree: Sequence[Element], seen: Sequence[Element], size: Size,
     pixels = [v for v in seen if not v.covered and v.kind not in _NOT_COMPARED and not v.rect.is_empty()
               and not any(b.contains(v.rect.center) for b in bars)
               and not (v.text and len(_norm(v.text)) < 2)]  # a glyph read as a letter ("Q" for a magnifier)
+    notes, mismatched = _from_tree(trees, pixels, image)
+    big = HUGE * screen_area
+    visible = [t for t in tree if not t.covered and not t.rect.is_empty() and t.rect.area <= big]
+    return tuple(notes + _from_screen(pixels, visible, trees, holders, mismatched))
+
+
+def _from_tree(trees: Sequence[Element], pixels: Sequence[Element],
+               image: np.ndarray | None) -> tuple[list[Disagreement], list[Rect]]:
+    """What the tree says that the pixels do not bear out, and the boxes whose words differ."""
     words_seen = [v for v in pixels if v.text]
     notes: list[Disagreement] = []
     mismatched: list[Rect] = []
@@ -137,10 +146,17 @@ def compare(tree: Sequence[Element], seen: Sequence[Element], size: Size,
                 notes.append(Disagreement("only_in_tree", t.rect,
                                           f"the tree has a {t.kind.value} {t.label!r} here; the screen is blank there",
                                           t.id))
+    return notes, mismatched
+
+
+def _from_screen(pixels: Sequence[Element], visible: Sequence[Element], trees: Sequence[Element],
+                 holders: Sequence[Element], mismatched: Sequence[Rect]) -> list[Disagreement]:
+    """What the pixels show that no tree node accounts for (``visible``: the tree's uncovered
+    nodes of a sensible size; ``trees``: those compared; ``holders``: clickable rows)."""
+    notes: list[Disagreement] = []
     for v in pixels:
         if v.text:
-            near = [t for t in tree if not t.covered and not t.rect.is_empty() and t.rect.area <= HUGE * screen_area
-                    and _overlap(t.rect, v.rect) >= 0.5]
+            near = [t for t in visible if _overlap(t.rect, v.rect) >= 0.5]
             if any(_names_words(_names(t), v.text) for t in near):
                 continue
             if any(m.contains(v.rect.center) for m in mismatched):
@@ -156,7 +172,7 @@ def compare(tree: Sequence[Element], seen: Sequence[Element], size: Size,
             name = f" {v.label!r}" if v.label else ""
             notes.append(Disagreement("only_on_screen", v.rect,
                                       f"a {v.kind.value}{name} on the screen has no node in the tree", v.id))
-    return tuple(notes)
+    return notes
 
 
 def matching_id(rect: Rect, elements: Sequence[Element], *, min_iou: float = 0.6) -> str | None:
