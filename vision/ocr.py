@@ -60,7 +60,7 @@ class RapidOcrBackend:
             "Det.limit_side_len": det_max_side,
             "Rec.rec_batch_num": max(1, rec_batch),
             # keep onnxruntime's memory arena: text lines differ in width, and re-allocating
-            # every batch's buffers cost about a tenth of the recognition time here
+            # every batch's buffers cost about a tenth of the recognition CPU time here
             "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
         }
         if threads > 0:
