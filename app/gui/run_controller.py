@@ -275,6 +275,7 @@ class RunController:
         instead of ending the run and "Is the task done?" asked when the agent says so."""
         from agent.llm.base import CancelToken
         from app.compose import RunRequest, build_run
+        from phone.virtual.oracle import judge_for  # the virtual phone's verdict on its own tasks
 
         client = self.llm_factory(request) if self.llm_factory is not None else None
         settings = self.session.settings
@@ -285,7 +286,7 @@ class RunController:
                                    model=request.model),
                         settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
                         store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
-                        ask_on_error=True, confirm_done=True)
+                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True)
         self._client = run.client
         return run.events
 

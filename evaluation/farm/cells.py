@@ -12,16 +12,15 @@ by ``tapwise farm serve --model-url``); cells on it then use that server.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.device import DeviceError
 from evaluation.farm.phones import PhoneKind, PhoneSlot
 from evaluation.metrics import EpisodeResult
 from evaluation.online import Job, error_result
+from phone.virtual.remote import ServedSimPhone
 
 log = logging.getLogger(__name__)
 
@@ -43,43 +42,6 @@ def host_settings(settings: dict[str, Any]) -> dict[str, Any]:
     if os.environ.get(HOST_MODEL, "").strip():
         out["model"] = os.environ[HOST_MODEL].strip()
     return out
-
-
-class ServedSimPhone:
-    """What a task's oracle needs of a served virtual phone (its ``state`` and a
-    ``reset``), read and written over ``adb shell tapwise-bench``."""
-
-    def __init__(self, device: Any, *, seed: int = 0, noise: dict[str, Any] | None = None) -> None:
-        self._device = device  # an ``phone.adb.adb_device.AdbDevice``
-        self.seed = seed
-        self.noise = dict(noise or {})
-
-    def screen_size(self) -> Any:
-        return self._device.screen_size()
-
-    def close(self) -> None:
-        """Nothing to release: the arena closes the adb connection."""
-
-    def _shell(self, *args: str) -> str:
-        ret = self._device.adb.shell2(["tapwise-bench", *args], timeout=30)
-        if ret.returncode != 0:
-            raise DeviceError(
-                f"the phone did not answer `tapwise-bench {args[0]}` ({ret.output.strip()[:200]})",
-                "only Tapwise's served virtual phone can run the built-in tasks",
-            )
-        return str(ret.output)
-
-    @property
-    def state(self) -> dict[str, Any]:
-        data = json.loads(self._shell("state"))
-        if not isinstance(data, dict):
-            raise DeviceError("the phone's state is not a JSON object")
-        return data
-
-    def reset(self, overrides: dict[str, Any] | None = None) -> None:
-        from phone.virtual.wire.bench_control import encode
-
-        self._shell("reset", encode({"seed": self.seed, "noise": self.noise, "state": overrides or {}}))
 
 
 class _Unrecorded:

@@ -84,3 +84,20 @@ def test_a_phone_started_early_is_taken_by_the_window_or_ended(adb_env, settings
     assert early.process.poll() is not None
 
     assert start_early(DeviceSettings(virtual_phone="window"), "sim") is None
+
+
+def test_the_served_phone_judges_its_own_task_over_adb(adb_env):
+    from phone.virtual.launcher import launch_device
+    from phone.virtual.oracle import judge_for
+
+    device = launch_device()
+    try:
+        judge = judge_for("Turn off Wi-Fi", device)
+        assert judge is not None, "the phone in its own process is still the virtual phone"
+        assert judge(None) is False  # Wi-Fi starts on
+        from phone.virtual.remote import ServedSimPhone
+
+        ServedSimPhone(device.inner).reset({"settings": {"wifi": False}})  # the phone's own side channel
+        assert judge(None) is True, "the verdict reads the served phone's state over adb"
+    finally:
+        device.close()
