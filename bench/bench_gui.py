@@ -150,11 +150,11 @@ def _startup_child(timeout: float = 30.0) -> None:
 
     win = build_window(Settings(), "sim", live_parse=False)  # as `tapwise` opens it
     win.show()
-    _pump(app, timeout, until=lambda: win.first_frame_s is not None)
+    _pump(app, timeout, until=lambda: win.phone.first_frame_s is not None)
     print(f"first_frame_at={time.time()}", flush=True)
-    print(f"window_to_first_frame_s={win.first_frame_s:.3f}", flush=True)
+    print(f"window_to_first_frame_s={win.phone.first_frame_s:.3f}", flush=True)
     _pump(app, 3)
-    print(f"mirror_fps={win.mirror.fps() if win.mirror else 0.0:.1f}", flush=True)
+    print(f"mirror_fps={win.session.mirror.fps() if win.session.mirror else 0.0:.1f}", flush=True)
     win.close()
 
 

@@ -131,8 +131,8 @@ def window_bench(serial: str, seconds: float, shot: str, switch: tuple[int, int]
 
     try:
         win.connect_device(DeviceChoice(serial, "Tapwise Virtual Phone (adb)", is_virtual=False))
-        if not pump_until(lambda: win.view.frame is not None and "scrcpy v3" in win.mirror.source_note, 60):
-            print("the window showed no scrcpy frame:", win.mirror.source_note if win.mirror else "no mirror")
+        if not pump_until(lambda: win.view.frame is not None and "scrcpy v3" in win.session.mirror.source_note, 60):
+            print("the window showed no scrcpy frame:", win.session.mirror.source_note if win.session.mirror else "no mirror")
             return 1
         if not live_parse:
             win.parse_now()  # one parse, so its overlays are drawn on the mirror while it streams
@@ -140,7 +140,7 @@ def window_bench(serial: str, seconds: float, shot: str, switch: tuple[int, int]
         if not parses:
             print("no parse arrived: the overlays are missing")
         stop = threading.Event()
-        device = win.device
+        device = win.session.device
 
         def churn() -> None:  # a tap a frame through the control socket keeps the screen changing
             while not stop.is_set():
@@ -149,8 +149,8 @@ def window_bench(serial: str, seconds: float, shot: str, switch: tuple[int, int]
 
         worker = threading.Thread(target=churn, daemon=True)
         shown: list[float] = []
-        win.mirror.frameArrived.connect(lambda _s: shown.append(time.perf_counter()))
-        frames0, parses0 = win.mirror.frames, len(parses)
+        win.session.mirror.frameArrived.connect(lambda _s: shown.append(time.perf_counter()))
+        frames0, parses0 = win.session.mirror.frames, len(parses)
         cpu0 = (time.process_time(), cpu_seconds(server_proc))
         worker.start()
         t0 = time.perf_counter()
@@ -166,7 +166,7 @@ def window_bench(serial: str, seconds: float, shot: str, switch: tuple[int, int]
         status = win.fps_status.text()
         stop.set()
         worker.join()
-        received = win.mirror.frames - frames0
+        received = win.session.mirror.frames - frames0
         layers = win.view.parse is not None and len(win.view.parse.elements)
         print(f"window (DISPLAY={os.environ.get('DISPLAY', '')}, {QApplication.platformName()}): "
               f"{received / elapsed:5.1f} fps received and shown ({received} frames in {elapsed:.1f} s), "

@@ -102,11 +102,11 @@ class InspectController(QObject):
             w.notify(Level.INFO, "A task is driving the phone: the mirror only inspects until it ends.",
                      key="mirror-mode")
             return
-        if not w.viewing.live:
+        if not w.session.viewing.live:
             w.notify(Level.INFO, "The mirror shows a saved screen: press “Back to live” to control the phone.",
                      key="mirror-mode")
             return
-        if w.device is None or w.executor is None:
+        if w.session.device is None or w.session.executor is None:
             w.notify(Level.WARNING, "No phone is connected: connect one to control it from the mirror.",
                      key="mirror-mode")
             return
@@ -114,6 +114,6 @@ class InspectController(QObject):
 
         device = w.agent_device()
         self.gestures_sent += 1
-        w.misc.submit(lambda: execute(action, device),
+        w.session.misc.submit(lambda: execute(action, device),
                       on_done=lambda _r: log.info("sent from the mirror: %s", action.describe()),
                       on_error=lambda f: w.notify_failure("Could not send the gesture to the phone", f))

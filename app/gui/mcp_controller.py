@@ -90,7 +90,7 @@ class WindowSupervisor:
 
     def review(self, review: Review) -> Decision:
         pending = _Pending(review)
-        self._c.ui.poster.post(lambda: self._c.enqueue(pending))
+        self._c.ui.session.poster.post(lambda: self._c.enqueue(pending))
         while not pending.done.wait(0.2):
             if self._c.stopping:
                 return Decision(DecisionKind.ABORT, feedback="Tapwise's MCP server was stopped in the window",
@@ -237,7 +237,7 @@ class McpController:
         book = EpisodeBook(store, device=serial or "window", on_recorded=self._recorded)
         self.stopping = False
         self.service = PhoneService(device, ui.parse_screen, PolicySupervisor(policy, WindowSupervisor(self)), book,
-                                    store=store, task_runner=task_runner(ui.settings, device, _WindowParser(ui),
+                                    store=store, task_runner=task_runner(ui.session.settings, device, _WindowParser(ui),
                                                                          store, policy),
                                     busy=self._phone_busy)
         self.token = new_token()
@@ -380,7 +380,7 @@ class McpController:
             self._refresh_due = False
             self.ui.episodes_panel.request_refresh()
 
-        self.ui.poster.post(lambda: QTimer.singleShot(500, refresh))
+        self.ui.session.poster.post(lambda: QTimer.singleShot(500, refresh))
 
     def _copy(self, text: str, what: str) -> None:
         if not text:

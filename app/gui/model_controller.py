@@ -30,6 +30,11 @@ from widgets.notifications import Level
 log = logging.getLogger(__name__)
 
 
+
+def _settings_of(window: Any) -> Any:
+    """The window's settings (held by its session); None for a window without one (tests)."""
+    return getattr(getattr(window, "session", None), "settings", None)
+
 class ModelController(QObject):
     """Owns the model panel, the built-in server and the model manager for one window."""
 
@@ -40,7 +45,7 @@ class ModelController(QObject):
         from app.model_prefs import ModelManager, PrefsStore
 
         self.window = window
-        llm = getattr(getattr(window, "settings", None), "llm", None)
+        llm = getattr(_settings_of(window), "llm", None)
         self.manager = manager or ModelManager(getattr(llm, "ollama_host", "http://127.0.0.1:11434"))
         session = getattr(window, "session", None)
         self.prefs = prefs or (session.prefs if session is not None else PrefsStore.default())
@@ -72,7 +77,7 @@ class ModelController(QObject):
     # ---- plumbing ------------------------------------------------------------------------------
     def _post(self, fn: Any) -> None:
         if not self._closed:
-            self.window.poster.post(fn)
+            self.window.session.poster.post(fn)
 
     def _run(self, job: Any, done: Any, failed: Any) -> None:
         def work() -> None:
@@ -92,13 +97,13 @@ class ModelController(QObject):
             notify(level, message, detail, key="models")
 
     def current_model(self) -> str:
-        llm = getattr(getattr(self.window, "settings", None), "llm", None)
+        llm = getattr(_settings_of(self.window), "llm", None)
         return str(getattr(llm, "model", "") or "")
 
     # ---- listing --------------------------------------------------------------------------------
     def refresh(self) -> None:
         """List the models again (on a worker); called on start, by Refresh and on settings changes."""
-        llm = getattr(getattr(self.window, "settings", None), "llm", None)
+        llm = getattr(_settings_of(self.window), "llm", None)
         host = getattr(llm, "ollama_host", None)
         if host:
             self.manager.ollama_host = host
@@ -215,12 +220,12 @@ class ModelController(QObject):
 
     def _apply_llm(self, **changes: Any) -> None:
         """Switch the window's LLM settings now; the next step uses them."""
-        settings = getattr(self.window, "settings", None)
+        settings = _settings_of(self.window)
         if settings is None or not hasattr(settings, "llm"):
             return
         prefs = self.prefs.get(str(changes.get("model", settings.llm.model)))
         changes.setdefault("temperature", prefs.temperature)
-        self.window.settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=changes)})
+        self.window.session.settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=changes)})
         persist = getattr(self.window, "persist_settings", None)
         if persist is not None:  # the chosen model survives a restart
             persist()
@@ -262,8 +267,8 @@ class ModelController(QObject):
             self._notify(Level.WARNING, f"Setting not saved: {exc}")
             return
         if model == self.current_model():
-            settings = self.window.settings
-            self.window.settings = settings.model_copy(
+            settings = self.window.session.settings
+            self.window.session.settings = settings.model_copy(
                 update={"llm": settings.llm.model_copy(update={"temperature": prefs.temperature})})
 
     # ---- lifetime ---------------------------------------------------------------------------

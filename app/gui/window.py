@@ -51,10 +51,9 @@ from agent.types import Action, Decision, DecisionKind, Target
 from app.compose import PLANNERS
 from app.gui.decisions import DecisionRouter
 from app.gui.devices import VIRTUAL_CHOICE, DeviceChoice
-from app.gui.mirror import MirrorLoop
 from app.gui.phone_controller import PhoneController, PhoneUi
 from app.gui.session import LIVE, Session, Viewing, viewing_file, viewing_step
-from app.gui.workers import Failure, GuiPoster, LatestWins, SerialExecutor, SerializedDevice
+from app.gui.workers import Failure, GuiPoster, SerializedDevice
 from app.settings import Settings
 from vision.geometry import Point
 from vision.types import Screen, ScreenParse
@@ -196,74 +195,9 @@ class MainWindow(QMainWindow):
                 QTimer.singleShot(0, self.refresh_devices)
             self._after_first_frame.append(self.refresh_models)  # it imports the LLM clients
 
-    # ---- the session's parts, under the names the rest of the code uses ---------------------
-    @property
-    def settings(self) -> Settings:
-        return self.session.settings
-
-    @settings.setter
-    def settings(self, value: Settings) -> None:
-        self.session.settings = value
-
-    @property
-    def poster(self) -> GuiPoster:
-        return self.session.poster
-
-    @property
-    def misc(self) -> SerialExecutor:
-        return self.session.misc
-
-    @property
-    def parse_worker(self) -> LatestWins:
-        return self.session.parse_worker
-
-    @property
-    def device(self) -> Device | None:
-        return self.session.device
-
-    @device.setter
-    def device(self, value: Device | None) -> None:
-        self.session.device = value
-
-    @property
-    def executor(self) -> SerialExecutor | None:
-        return self.session.executor
-
-    @executor.setter
-    def executor(self, value: SerialExecutor | None) -> None:
-        self.session.executor = value
-
-    @property
-    def mirror(self) -> MirrorLoop | None:
-        return self.session.mirror
-
-    @mirror.setter
-    def mirror(self, value: MirrorLoop | None) -> None:
-        self.session.mirror = value
-
-    @property
-    def viewing(self) -> Viewing:
-        return self.session.viewing
-
     @property
     def closing(self) -> bool:
         return self._closing
-
-    @property
-    def device_hint(self) -> str | None:
-        return self.phone.device_hint
-
-    @property
-    def device_choice(self) -> DeviceChoice | None:
-        return self.phone.device_choice
-
-    @property
-    def first_frame_s(self) -> float | None:
-        return self.phone.first_frame_s
-
-    @property
-    def live_parse_enabled(self) -> bool:
-        return self.phone.live_parse_enabled
 
     def _knowledge_shown(self, shown: bool) -> None:
         if shown:
@@ -533,7 +467,7 @@ class MainWindow(QMainWindow):
         from app.builtin_model.catalog import installed_models
         from app.compose import list_models
 
-        settings = self.settings
+        settings = self.session.settings
         default = settings.llm.model
         builtin = [m.alias for m in installed_models()]  # always listed: picking one starts it
         self.task_panel.set_models(list(dict.fromkeys([*([default] if default else []), *builtin])), current=default)
@@ -546,7 +480,7 @@ class MainWindow(QMainWindow):
             self.task_panel.set_models(list(dict.fromkeys([*models, *builtin])), current=default)
             self.notifications.resolve("model-list", "no-model")  # a model server answers now
 
-        self.misc.submit(lambda: list_models(settings), on_done=listed, on_error=failed)
+        self.session.misc.submit(lambda: list_models(settings), on_done=listed, on_error=failed)
 
     # ---- the phone (PhoneController does the work) ------------------------------------------
     def refresh_devices(self) -> None:
@@ -567,11 +501,11 @@ class MainWindow(QMainWindow):
         self.phone.parse_now()
 
     def _on_first_frame(self, _seconds: float) -> None:
-        self.misc.submit(_warm_up)  # after the first frame, so it does not delay it
+        self.session.misc.submit(_warm_up)  # after the first frame, so it does not delay it
         # build the screen parser now, at the parse thread's low priority, so that neither
         # the first live parse nor a run's first observation pays for it (a newer parse
         # request replaces this one and builds it anyway)
-        self.parse_worker.submit(self.session.parser, on_done=lambda _parser: None,
+        self.session.parse_worker.submit(self.session.parser, on_done=lambda _parser: None,
                                  on_error=lambda f: log.info("the screen parser is not ready: %s", f.message))
         self._run_after_first_frame()
 
@@ -589,7 +523,7 @@ class MainWindow(QMainWindow):
 
     def show_parse(self, parse: ScreenParse | None, marks: dict[str, str] | None = None) -> None:
         self.view.set_parse(parse, marks)
-        if parse is not None and self.viewing.live:
+        if parse is not None and self.session.viewing.live:
             self.phone.show_hierarchy_note()  # live parses and a run's observations
         # filling the inspector's table costs the GUI thread ~10 ms: only while it is seen
         self._inspector_pending = parse
@@ -652,7 +586,7 @@ class MainWindow(QMainWindow):
             self.show_screen(screen, step.parse, viewing, banner)
             self.view.set_proposal(action)
 
-        self.misc.submit(lambda: self.episodes.load_frame(ref), on_done=shown,
+        self.session.misc.submit(lambda: self.episodes.load_frame(ref), on_done=shown,
                          on_error=lambda f: self.notify_failure("Could not read the step's frame", f))
 
     def open_screenshot_dialog(self) -> None:
@@ -675,7 +609,7 @@ class MainWindow(QMainWindow):
             self.show_screen(screen, None, viewing, f"Screenshot {path.name} (offline inspection)")
             self.request_parse(screen, viewing=viewing)
 
-        self.misc.submit(load, on_done=loaded,
+        self.session.misc.submit(load, on_done=loaded,
                          on_error=lambda f: self.notify_failure(f"Could not open {path.name}", f))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -718,12 +652,12 @@ class MainWindow(QMainWindow):
             tmp.replace(path)
             return path
 
-        self.misc.submit(save, on_done=lambda p: self.notify(Level.INFO, f"Overlay saved to {p}"),
+        self.session.misc.submit(save, on_done=lambda p: self.notify(Level.INFO, f"Overlay saved to {p}"),
                          on_error=lambda f: self.notify_failure("Export failed", f))
 
     # ---- action editor (Edit decision, pick on mirror) -----------------------------------
     def open_action_editor(self, action: Action | None, on_accept: Callable[[Action], None]) -> ActionEditor:
-        size = self.view.parse.screen_size if self.view.parse else (self.device.info.size if self.device else None)
+        size = self.view.parse.screen_size if self.view.parse else (self.session.device.info.size if self.session.device else None)
         ed = ActionEditor(action, size, self)
         ed.pickRequested.connect(lambda _which: self.view.set_mode(ViewMode.PICK))
         ed.actionAccepted.connect(on_accept)
@@ -752,12 +686,12 @@ class MainWindow(QMainWindow):
 
     # ---- settings ------------------------------------------------------------------------
     def open_settings(self) -> None:
-        if self.settings is None:
+        if self.session.settings is None:
             self.notify(Level.WARNING, "No settings model is loaded.")
             return
         from widgets.settings_dialog import SettingsDialog
 
-        dlg = SettingsDialog(self.settings, self)
+        dlg = SettingsDialog(self.session.settings, self)
         dlg.accepted.connect(lambda: self._settings_accepted(dlg.result_model()))
         dlg.finished.connect(dlg.deleteLater)
         dlg.open()
@@ -765,7 +699,7 @@ class MainWindow(QMainWindow):
     def _settings_accepted(self, settings: object) -> None:
         if not isinstance(settings, Settings):  # the dialog was left without a valid model
             return
-        self.settings = settings
+        self.session.settings = settings
         self.session.reset_parser()  # rebuilt with the new configuration on next use
         self.models.settings_changed()
 
@@ -774,7 +708,7 @@ class MainWindow(QMainWindow):
 
             return Path(save_settings(settings))
 
-        self.misc.submit(save, on_done=lambda p: self.notify(Level.INFO, f"Settings saved to {p}"),
+        self.session.misc.submit(save, on_done=lambda p: self.notify(Level.INFO, f"Settings saved to {p}"),
                          on_error=lambda f: self.notify_failure("Could not save settings", f))
 
     def persist_settings(self) -> None:
@@ -784,7 +718,7 @@ class MainWindow(QMainWindow):
         from app.settings import save_settings
 
         try:
-            save_settings(self.settings)
+            save_settings(self.session.settings)
         except OSError as exc:
             self.notify(Level.WARNING, "Could not save settings", str(exc), key="settings-save")
 
@@ -814,9 +748,9 @@ class MainWindow(QMainWindow):
         self.phone.shutdown()
         # a parse in progress cannot be interrupted (and killing its native threads at exit
         # aborts the process), so wait for it, with the window already off the screen
-        self.parse_worker.shutdown(timeout=60.0)
-        self.misc.shutdown(wait=True)
-        self.poster.close()
+        self.session.parse_worker.shutdown(timeout=60.0)
+        self.session.misc.shutdown(wait=True)
+        self.session.poster.close()
         self.session.close_store()
         super().closeEvent(event)
 

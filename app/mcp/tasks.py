@@ -14,9 +14,10 @@ from app.mcp.supervisor import Policy
 
 if TYPE_CHECKING:
     from agent.events import AwaitingDecision
+    from app.settings import Settings
 
 
-def task_runner(settings: Any, device: Any, parser: Any, store: Any, policy: Policy) -> TaskRunner:
+def task_runner(settings: Settings, device: Any, parser: Any, store: Any, policy: Policy) -> TaskRunner:
     """A ``TaskRunner`` over ``device``: the agent asks at every step under the ``ask`` policy
     and only for what must be asked (sensitive steps) under ``auto``."""
     autonomy = Autonomy.AUTO if policy is Policy.AUTO else Autonomy.APPROVE

@@ -60,7 +60,7 @@ def main() -> int:
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
     pump(30, until=lambda: win.view.frame is not None)
-    win.executor.call(lambda: win.device.open_app("Settings"))
+    win.session.executor.call(lambda: win.session.device.open_app("Settings"))
     win.knowledge_dock.show()
     win.knowledge_dock.raise_()
     win.resizeDocks([win.knowledge_dock], [int(width * 0.52)], Qt.Orientation.Horizontal)

@@ -96,7 +96,7 @@ def main() -> int:
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
     pump(20, until=lambda: win.view.frame is not None)
-    win.device.open_app("Settings")
+    win.session.device.open_app("Settings")
     win.ensure_model = lambda model, then=None: True  # the streaming server stands in for the built-in model
     pump(1.0)
     win.task_panel.goal.setPlainText("Turn off Wi-Fi")

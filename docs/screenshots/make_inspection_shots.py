@@ -94,9 +94,9 @@ def main() -> int:
     win.show()
     win.use_device(phone, DeviceChoice(phone.info.serial, "Virtual phone (stale tree)", is_virtual=True))
     pump(60, until=lambda: win.view.parse is not None)
-    shot = win.executor.call(lambda: phone.screenshot(with_hierarchy=True))
+    shot = win.session.executor.call(lambda: phone.screenshot(with_hierarchy=True))
     row = next(e for e in parse_hierarchy(shot.hierarchy_xml, shot.size).elements if e.text == "Network & internet")
-    win.executor.call(lambda: phone.tap(row.rect.center.x, row.rect.center.y))
+    win.session.executor.call(lambda: phone.tap(row.rect.center.x, row.rect.center.y))
     pump(90, until=lambda: win.view.parse is not None and len(win.view.parse.disagreements) > 3
          and win.view.overlays_current)
     for layer in Layer:

@@ -105,7 +105,7 @@ def main() -> int:
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
     panel = win.macro_panel
-    pump(30, lambda: panel.list.count() == 1 and win.device is not None and win.view.parse is not None)
+    pump(30, lambda: panel.list.count() == 1 and win.session.device is not None and win.view.parse is not None)
     win.macro_dock.raise_()
     panel.list.setCurrentRow(0)
 
@@ -132,8 +132,8 @@ def main() -> int:
     store.save_macro(replace_step(store.load_macro(macro.id), 2, gizmo))
     win.macros.refresh()
     pump(10, lambda: "v4" in panel.list.item(0).text())
-    phone = win.device
-    win.executor.call(lambda: phone.open_app("Clock"))  # the phone as the user left it
+    phone = win.session.device
+    win.session.executor.call(lambda: phone.open_app("Clock"))  # the phone as the user left it
     panel.list.setCurrentRow(0)
     panel.run_on.click()
     dialog = win.macros.dialog
@@ -150,13 +150,13 @@ def main() -> int:
     i = next(i for i in range(box.count()) if box.itemData(i) == VIRTUAL_CHOICE)
     box.setCurrentIndex(i)
     box.activated.emit(i)
-    pump(20, lambda: win.device is phone)
+    pump(20, lambda: win.session.device is phone)
     pump(5, lambda: win.view.parse is not None and "deskclock" in win.view.parse.description)
     win.macro_dock.raise_()
     grab(win, f"{size}-run-on-back.png")
 
     # ---- a replay on the phone, exported and opened in Chromium ---------------------------
-    win.executor.call(lambda: phone.key(Key.HOME))
+    win.session.executor.call(lambda: phone.key(Key.HOME))
     pump(20, lambda: win.view.parse is not None and "launcher" in win.view.parse.description)
     pump(2)  # the mirror shows the home screen before the replay's first frame is taken
     store.save_macro(store.load_macro(macro.id, 1))  # the good version back

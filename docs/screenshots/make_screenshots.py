@@ -104,10 +104,10 @@ def main() -> int:
     win.move(0, 0)
     win.resize(1600, 1000)
     win.show()
-    pump(30, until=lambda: win.device is not None and win.view.frame is not None)
+    pump(30, until=lambda: win.session.device is not None and win.view.frame is not None)
 
     # 1. inspecting a parse: Settings open, full vision + tree parse, an element selected
-    win.executor.call(lambda: win.device.open_app("Settings"))
+    win.session.executor.call(lambda: win.session.device.open_app("Settings"))
     pump(120, until=lambda: win.inspector.parse is not None and "com.android.settings" in win.inspector.description.toPlainText())
     for layer in (Layer.WIDGETS, Layer.BLOCKS, Layer.ICON_LABELS, Layer.DISAGREEMENTS):
         win.layer_panel.checks[layer].setChecked(True)
@@ -126,7 +126,7 @@ def main() -> int:
     pump(0.3)
 
     # 2. a task waiting for approval: proposal card, marker, latent state
-    win.executor.call(lambda: win.device.key("HOME"))
+    win.session.executor.call(lambda: win.session.device.key("HOME"))
     win.task_panel.set_models(["fake-model:latest", "llama3.2:3b", "qwen2.5:7b"], current="fake-model:latest")
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot+"))
@@ -168,8 +168,8 @@ def main() -> int:
 
     # 5. the macro library after recording a macro on the mirror
     win.show_live()
-    win.executor.call(lambda: win.device.reset())
-    win.executor.call(lambda: win.device.open_app("Settings"))
+    win.session.executor.call(lambda: win.session.device.reset())
+    win.session.executor.call(lambda: win.session.device.open_app("Settings"))
     pump(120, until=lambda: win.view.parse is not None and "Connected devices" in win.view.parse.description)
     win.macro_dock.raise_()
     win.macro_panel.record.click()

@@ -127,29 +127,29 @@ def main() -> int:
     win.episodes_panel.open.click()
     pump(20, until=lambda: win.timeline.count(episode_id) >= 1)
     win.timeline.select_step(1, episode_id)
-    pump(10, until=lambda: win.viewing.step == 1)
+    pump(10, until=lambda: win.session.viewing.step == 1)
     grab(win, f"{size}-episode.png")
 
     # 4. macros: record two steps, delete one in the window, replay with per-step results
     win.show_live()
-    win.executor.call(lambda: win.device.reset())
-    win.executor.call(lambda: win.device.open_app("Settings"))
+    win.session.executor.call(lambda: win.session.device.reset())
+    win.session.executor.call(lambda: win.session.device.open_app("Settings"))
     pump(60, until=lambda: win.view.parse is not None and "Connected devices" in win.view.parse.description)
     from agent.macros.recorder import Recorder
     from agent.types import Action
 
     recorder = Recorder()
     for words in ("Network & internet", "Airplane mode"):
-        obs = win.executor.call(win.macros.observe)
+        obs = win.session.executor.call(win.macros.observe)
         el = next(e for e in obs.parse.elements if e.text == words)
         recorder.record(Action.tap(el.rect.center.x, el.rect.center.y), obs)
-        win.executor.call(lambda el=el: win.device.tap(el.rect.center.x, el.rect.center.y))
-        recorder.observe_after(win.executor.call(win.macros.observe))
+        win.session.executor.call(lambda el=el: win.session.device.tap(el.rect.center.x, el.rect.center.y))
+        recorder.observe_after(win.session.executor.call(win.macros.observe))
     win.macros.save(recorder.build("Airplane mode on", app="com.android.settings"))
     win.macro_dock.raise_()
     pump(20, until=lambda: win.macro_panel.list.count() == 1)
     win.macro_panel.list.setCurrentRow(0)
-    win.executor.call(lambda: win.device.reset())
+    win.session.executor.call(lambda: win.session.device.reset())
     win.macro_panel.run.click()
     pump(60, until=lambda: win.macros.result is not None)
     win.macro_panel.steps.setCurrentRow(1)

@@ -124,7 +124,7 @@ def run_scripted_task(app: Any = None, *, qtbot: Any = None, pump: Any = None, a
             "steps": win.timeline.count(),
             "proposals": timeline,
             "db": settings.database_path,
-            "phone_state": win.device.state if win.device is not None and hasattr(win.device, "state") else None,
+            "phone_state": win.session.device.state if win.session.device is not None and hasattr(win.session.device, "state") else None,
             "llm_requests": len(server.requests),
             "notices": [(n.message, n.detail[-600:]) for n in win.notifications.history],
             "window": win,

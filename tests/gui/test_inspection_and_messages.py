@@ -116,12 +116,12 @@ def test_the_model_list_notice_goes_once_a_model_server_answers(win, qtbot):
     s.bind(("127.0.0.1", 0))
     dead = f"http://127.0.0.1:{s.getsockname()[1]}"
     s.close()
-    win.settings = Settings(llm=LLMSettings(ollama_host=dead, model="llama3.2", timeout_s=3, retries=0))
+    win.session.settings = Settings(llm=LLMSettings(ollama_host=dead, model="llama3.2", timeout_s=3, retries=0))
     win.refresh_models()
     qtbot.waitUntil(lambda: any(c.notice.key == "model-list" for c in win.notifications.cards), timeout=10000)
     server = ScriptedLLMServer().start()
     try:
-        win.settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", timeout_s=5))
+        win.session.settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", timeout_s=5))
         win.refresh_models()
         qtbot.waitUntil(lambda: not any(c.notice.key == "model-list" for c in win.notifications.cards), timeout=10000)
         assert "scripted-model:latest" in [win.task_panel.model.itemText(i) for i in range(win.task_panel.model.count())]
@@ -159,7 +159,7 @@ def _open_tab(win: MainWindow, title: str) -> None:
 def _wanted_now(win: MainWindow, qtbot) -> bool:
     """What the parser is told on the parse thread, where inspection parses run."""
     seen: list[bool] = []
-    win.parse_worker.submit(win._comparison_wanted, on_done=seen.append, on_error=lambda f: seen.append(False))
+    win.session.parse_worker.submit(win._comparison_wanted, on_done=seen.append, on_error=lambda f: seen.append(False))
     qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
     return seen[0]
 
@@ -176,7 +176,7 @@ def test_only_inspection_parses_compare_not_a_replay_or_a_run(win, qtbot):
     import threading
 
     seen: list[bool] = []
-    win.parse_worker.submit(win._comparison_wanted, on_done=seen.append, on_error=lambda f: seen.append(False))
+    win.session.parse_worker.submit(win._comparison_wanted, on_done=seen.append, on_error=lambda f: seen.append(False))
     qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
     other = threading.Thread(target=lambda: seen.append(win._comparison_wanted()))  # a macro replay's observation
     other.start()

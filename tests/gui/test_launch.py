@@ -20,8 +20,8 @@ def test_launch_mirrors_the_virtual_phone_and_exits_cleanly(qapp, tmp_path):
 
     def poll():
         wins = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
-        if wins and wins[0].first_frame_s is not None:
-            seen["first_frame_s"] = wins[0].first_frame_s
+        if wins and wins[0].phone.first_frame_s is not None:
+            seen["first_frame_s"] = wins[0].phone.first_frame_s
             seen["device"] = wins[0].device_status.text()
             wins[0].close()
         else:

@@ -111,8 +111,8 @@ def test_the_window_parses_the_live_phone_only_when_its_screen_settles(moving_wi
     # the phone's first frame is parsed at once: the overlays are there when it opens
     qtbot.waitUntil(lambda: win.inspector.parse is not None, timeout=5000)
     assert len(parser.screens) == 1
-    frames = win.mirror.frames
-    qtbot.waitUntil(lambda: win.mirror.frames >= frames + 15, timeout=5000)  # it keeps moving
+    frames = win.session.mirror.frames
+    qtbot.waitUntil(lambda: win.session.mirror.frames >= frames + 15, timeout=5000)  # it keeps moving
     assert len(parser.screens) == 1  # no parse while the screen moves
     phone.moving.clear()
     qtbot.waitUntil(lambda: len(parser.screens) == 2, timeout=5000)
@@ -120,8 +120,8 @@ def test_the_window_parses_the_live_phone_only_when_its_screen_settles(moving_wi
     # the status bar says which way the phone's hierarchy was read
     assert "hierarchy via uiautomator2" in win.device_status.text()
     assert "server answered" in win.device_status.toolTip()
-    frames = win.mirror.frames
-    qtbot.waitUntil(lambda: win.mirror.frames >= frames + 5, timeout=5000)
+    frames = win.session.mirror.frames
+    qtbot.waitUntil(lambda: win.session.mirror.frames >= frames + 5, timeout=5000)
     assert len(parser.screens) == 2  # the same still screen is not parsed again
 
 
@@ -130,8 +130,8 @@ def test_turning_live_parsing_off_in_the_toolbar_stops_parses_of_a_settling_scre
     qtbot.waitUntil(lambda: len(parser.screens) == 1, timeout=5000)  # the first frame's
     win.parse_action.setChecked(False)
     phone.moving.clear()
-    frames = win.mirror.frames
-    qtbot.waitUntil(lambda: win.mirror.frames >= frames + 10, timeout=5000)
+    frames = win.session.mirror.frames
+    qtbot.waitUntil(lambda: win.session.mirror.frames >= frames + 10, timeout=5000)
     qtbot.wait(win.phone.settle.settle_ms + 200)
     assert len(parser.screens) == 1
 

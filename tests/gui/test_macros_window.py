@@ -32,7 +32,7 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
     win.connect_device(VIRTUAL_CHOICE)
     qtbot.waitUntil(lambda: win.view.parse is not None and "nexuslauncher" in win.view.parse.description, timeout=20000)
 
-    win.executor.call(lambda: win.device.open_app("Settings"))
+    win.session.executor.call(lambda: win.session.device.open_app("Settings"))
     qtbot.waitUntil(lambda: win.view.parse is not None and "com.android.settings" in win.view.parse.description,
                     timeout=20000)
     win.macro_panel.record.click()
@@ -44,7 +44,7 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
     switch = next(e for e in win.view.parse.elements if e.kind.value == "switch" and e.label == "Airplane mode")
     click_mirror(win, switch.rect.center)
     qtbot.waitUntil(lambda: "2 steps" in win.macro_panel.record.text(), timeout=20000)
-    assert win.device.state["settings"]["airplane_mode"] is True
+    assert win.session.device.state["settings"]["airplane_mode"] is True
     monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("airplane mode on", True)))
     win.macro_panel.record.click()
     # the recording started inside Settings: saving warns; this test keeps it as recorded
@@ -57,8 +57,8 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
     table = win.knowledge_panel.task_table
     qtbot.waitUntil(lambda: table.rowCount() == 1, timeout=10000)
     assert (table.item(0, 0).text(), table.item(0, 1).text()) == ("airplane mode on", "demonstration")
-    win.executor.call(lambda: win.device.reset())  # a fresh phone: airplane mode off, home screen
-    assert win.device.state["settings"]["airplane_mode"] is False
+    win.session.executor.call(lambda: win.session.device.reset())  # a fresh phone: airplane mode off, home screen
+    assert win.session.device.state["settings"]["airplane_mode"] is False
     win.macro_panel.list.setCurrentRow(0)
     win.macro_panel.run_approve.click()
     # a replay is a run of the agent loop: opening the app, each recorded step and the
@@ -75,7 +75,7 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
         assert len(asked) < 8, asked
     assert asked[-1] == "complete" and len(asked) >= 3, asked
     assert win.macros.result.status == "succeeded", win.macros.result
-    assert win.device.state["settings"]["airplane_mode"] is True
+    assert win.session.device.state["settings"]["airplane_mode"] is True
     win.close()
 
 
@@ -121,7 +121,7 @@ def test_a_macro_step_is_edited_in_the_window_and_the_macro_replays_on_the_table
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
     panel = win.macro_panel
-    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.device is not None, timeout=20000)
+    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.session.device is not None, timeout=20000)
     panel.list.setCurrentRow(0)
     # delete the stray step
     panel.steps.setCurrentRow(3)
@@ -143,15 +143,15 @@ def test_a_macro_step_is_edited_in_the_window_and_the_macro_replays_on_the_table
     dialog.accept()
     qtbot.waitUntil(lambda: win.macros.result is not None, timeout=60000)
     assert win.macros.result.status == "succeeded", (win.macros.result, [n.message for n in win.notifications.history])
-    assert win.device.profile.name == "tablet"
-    assert win.device.state["settings"]["airplane_mode"] is True
+    assert win.session.device.profile.name == "tablet"
+    assert win.session.device.state["settings"]["airplane_mode"] is True
     results = [panel.results.item(i).text() for i in range(panel.results.count())]
     assert len(results) == 4 and "Airplane mode" in results[2] and "succeeded" in results[3], results
     # the replay's steps are on the timeline; a step's stored frame can be looked at
     section = win.macros.section
     assert win.timeline.count(section) >= 4
     win.timeline.select_step(1, section)
-    qtbot.waitUntil(lambda: win.viewing.name == section and win.viewing.step == 1, timeout=10000)
+    qtbot.waitUntil(lambda: win.session.viewing.name == section and win.session.viewing.step == 1, timeout=10000)
     assert not any("No screen was recorded" in n.message for n in win.notifications.history)
     # in words, not the cascade's codes ("exact_id · confirmed")
     assert "found by its" in results[1] and "no element needed" in results[0], results
@@ -173,7 +173,7 @@ def test_redo_keeps_every_version_visible_and_an_older_one_can_be_restored_or_th
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
     panel = win.macro_panel
-    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.device is not None, timeout=20000)
+    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.session.device is not None, timeout=20000)
     qtbot.waitUntil(lambda: win.view.parse is not None and "Settings" in win.view.parse.description, timeout=20000)
     panel.list.setCurrentRow(0)
     assert not panel.undo.isEnabled()  # nothing to undo on a fresh recording
@@ -229,9 +229,9 @@ def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
     panel, box, bar = win.macro_panel, win.device_combo, win.decision_bar
-    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.device is not None, timeout=20000)
-    phone = win.device
-    win.executor.call(lambda: phone.open_app("Settings"))  # the phone as the user left it
+    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.session.device is not None, timeout=20000)
+    phone = win.session.device
+    win.session.executor.call(lambda: phone.open_app("Settings"))  # the phone as the user left it
     assert "Virtual phone" in box.currentText()
     panel.list.setCurrentRow(0)
     panel.run_on.click()
@@ -240,8 +240,8 @@ def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_
     dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
     dialog.language.setCurrentIndex(dialog.language.findData("de"))
     dialog.accept()
-    qtbot.waitUntil(lambda: win.device is not None and win.device is not phone, timeout=30000)
-    assert win.device.profile.name == "tablet"
+    qtbot.waitUntil(lambda: win.session.device is not None and win.session.device is not phone, timeout=30000)
+    assert win.session.device.profile.name == "tablet"
     assert "tablet" in box.currentText() and "de" in box.currentText()  # the box names what is mirrored
     # the gizmo cannot be found: the replay waits for the user, with nothing to approve
     try:
@@ -264,7 +264,7 @@ def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_
     qtbot.waitUntil(lambda: win.macros.result is not None, timeout=60000)
     result = win.macros.result
     assert result.status == "succeeded" and result.repaired, result
-    assert win.device.state["settings"]["airplane_mode"] is True
+    assert win.session.device.state["settings"]["airplane_mode"] is True
     results = [panel.results.item(i).text() for i in range(panel.results.count())]
     assert any("shown by you" in r for r in results), results
     assert not any("exact_id" in r or "not_needed" in r for r in results), results  # words, not codes
@@ -272,7 +272,7 @@ def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_
     i = next(i for i in range(box.count()) if box.itemData(i) == VIRTUAL_CHOICE)
     box.setCurrentIndex(i)
     box.activated.emit(i)
-    qtbot.waitUntil(lambda: win.device is phone, timeout=20000)
+    qtbot.waitUntil(lambda: win.session.device is phone, timeout=20000)
     assert "Virtual phone" in box.currentText()
     assert "settings" in phone.screenshot().foreground_package
     assert phone.state["settings"]["airplane_mode"] is False  # the tablet's replay did not touch it
@@ -292,9 +292,9 @@ def test_saving_a_recording_that_depends_on_where_an_app_was_left_offers_a_known
     qtbot.addWidget(win)
     win.show()
     win.connect_device(VIRTUAL_CHOICE)
-    qtbot.waitUntil(lambda: win.device is not None and win.view.parse is not None
+    qtbot.waitUntil(lambda: win.session.device is not None and win.view.parse is not None
                     and "nexuslauncher" in win.view.parse.description, timeout=20000)
-    phone = win.device
+    phone = win.session.device
 
     def leave_settings_inside(row):
         phone.open_app("Settings")
@@ -305,7 +305,7 @@ def test_saving_a_recording_that_depends_on_where_an_app_was_left_offers_a_known
         phone.tap(el.rect.center.x, el.rect.center.y)
         phone.key(Key.HOME)
 
-    win.executor.call(lambda: leave_settings_inside("Network & internet"))
+    win.session.executor.call(lambda: leave_settings_inside("Network & internet"))
     qtbot.wait(500)  # the mirror and its parse catch up with the home screen
     qtbot.waitUntil(lambda: win.view.parse is not None and "nexuslauncher" in win.view.parse.description,
                     timeout=20000)
@@ -342,8 +342,8 @@ def test_saving_a_recording_that_depends_on_where_an_app_was_left_offers_a_known
     macro = panel.macro(panel.list.item(0).data(ID_ROLE))
     assert macro.steps[0].description == "open Settings from its first screen"
     # replay on a fresh phone whose Settings was left on another inner screen
-    win.executor.call(lambda: phone.reset())
-    win.executor.call(lambda: leave_settings_inside("Connected devices"))
+    win.session.executor.call(lambda: phone.reset())
+    win.session.executor.call(lambda: leave_settings_inside("Connected devices"))
     panel.list.setCurrentRow(0)
     panel.run.click()
     qtbot.waitUntil(lambda: win.macros.result is not None, timeout=60000)

@@ -53,7 +53,7 @@ def test_per_model_settings_are_saved_and_the_current_models_temperature_applies
     ctl = window.models
     ctl.save_prefs("llama3.2", {"context_length": 4096, "temperature": 0.3, "image_max_side": 1024, "adapter": "ui-tars"})
     assert PrefsStore.load(tmp_path / "models.json").get("llama3.2").adapter == "ui-tars"
-    assert window.settings.llm.temperature == pytest.approx(0.3)
+    assert window.session.settings.llm.temperature == pytest.approx(0.3)
     ctl.save_prefs("llama3.2", {"adapter": "no-such-family"})  # refused with a message, nothing lost
     assert PrefsStore.load(tmp_path / "models.json").get("llama3.2").adapter == "ui-tars"
 
@@ -73,8 +73,8 @@ def test_one_click_starts_the_builtin_model_switches_to_it_and_closing_stops_it(
     qtbot.waitUntil(lambda: ctl.builtin_phase in ("ready", "failed"), timeout=120000)
     assert ctl.builtin_phase == "ready", ctl.panel.builtin_state.text()
     assert "preparing" in phases and phases[-1] == "ready"
-    assert window.settings.llm.model == m.alias and window.settings.llm.backend == "openai"
-    assert window.settings.llm.openai_base_url.startswith("http://127.0.0.1:")
+    assert window.session.settings.llm.model == m.alias and window.session.settings.llm.backend == "openai"
+    assert window.session.settings.llm.openai_base_url.startswith("http://127.0.0.1:")
     assert window.model_status.text() == f"model: {m.alias}"
     server = ctl._server
     assert server is not None and server.running()

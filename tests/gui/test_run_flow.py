@@ -240,7 +240,7 @@ def test_the_approval_card_says_when_the_screen_changed_since_planning(win, qtbo
     w.task_panel.start.click()
     _wait_proposal(qtbot, w)
     assert not w.proposal_card.screen_changed.isVisibleTo(w)
-    w.device.next_image = sample_screen().image[::-1].copy()  # the phone moves on
+    w.session.device.next_image = sample_screen().image[::-1].copy()  # the phone moves on
     qtbot.waitUntil(lambda: w.proposal_card.screen_changed.isVisibleTo(w), timeout=5000)
     w.decision_bar.trigger(DecisionKind.ABORT)
     qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
@@ -270,9 +270,9 @@ def test_selecting_a_past_step_shows_its_screen_and_back_to_live(win, qtbot):
     w.decision_bar.trigger(DecisionKind.APPROVE)
     qtbot.waitUntil(lambda: w.timeline.count() == 1, timeout=5000)
     w.timeline.select_step(0)
-    assert not w.viewing.live and w.viewing.step == 0 and w.banner_row.isVisible()
+    assert not w.session.viewing.live and w.session.viewing.step == 0 and w.banner_row.isVisible()
     w.show_live()
-    assert w.viewing.live
+    assert w.session.viewing.live
     w.run.abort()
     qtbot.waitUntil(lambda: w.task_panel.state is RunState.IDLE, timeout=5000)
     assert w.decisions_made[-1].kind is DecisionKind.ABORT
@@ -284,7 +284,7 @@ def test_closing_the_window_during_a_run_aborts_through_the_loop(qtbot):
                    live_parse=False)
     qtbot.addWidget(w)
     w.connect_device(DeviceChoice("scripted-1", "Scripted phone"))
-    qtbot.waitUntil(lambda: w.device is not None, timeout=5000)
+    qtbot.waitUntil(lambda: w.session.device is not None, timeout=5000)
     decisions, cleaned = [], threading.Event()
     w.run._make_generator = lambda req: scripted_loop(5, decisions, cleaned)
     w.task_panel.set_models(["m"])

@@ -43,7 +43,7 @@ def _answered(qtbot, win):
 
 
 def _point_of(win, step_index):
-    truth = win.device.ground_truth()
+    truth = win.session.device.ground_truth()
     return WIFI.solution[step_index].resolve(truth).rect.center
 
 
@@ -53,7 +53,7 @@ def test_reject_edit_demonstrate_then_the_run_succeeds_everywhere(qtbot, tmp_pat
         settings = make_settings(tmp_path, server.url, virtual_phone="window")
         win = open_window(settings, qtbot)
         try:
-            WIFI.setup(win.device)
+            WIFI.setup(win.session.device)
             win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
             win.task_panel.goal.setPlainText("Turn off Wi-Fi")
             win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
@@ -83,7 +83,7 @@ def test_reject_edit_demonstrate_then_the_run_succeeds_everywhere(qtbot, tmp_pat
             # "Turn off Wi-Fi" is one of the virtual phone's tasks: its oracle, not the user, says
             # it is done, right after the step that did it (no "Is the task done?" question)
             qtbot.waitUntil(lambda: win.run.driver is None and win.task_panel.state is RunState.IDLE, timeout=30000)
-            assert WIFI.is_success(win.device)
+            assert WIFI.is_success(win.session.device)
             assert win.run.result.status is EpisodeStatus.SUCCEEDED
             assert "succeeded" in win.task_panel.status.text()
             assert "checked on the phone" in win.task_panel.status.text()
@@ -162,7 +162,7 @@ def test_after_a_restart_the_builtin_model_is_still_chosen_and_start_starts_it(q
         win.task_panel.model.setCurrentIndex(win.task_panel.model.findText(m.alias))
         win.task_panel.modelPicked.emit(m.alias)  # picking one starts it
         qtbot.waitUntil(lambda: win.models.builtin_phase in ("ready", "failed"), timeout=180000)
-        assert win.models.builtin_phase == "ready" and win.settings.llm.model == m.alias
+        assert win.models.builtin_phase == "ready" and win.session.settings.llm.model == m.alias
     finally:
         win.close()
     win, settings = _open_from_saved_settings(qtbot)  # the restart: nothing runs yet

@@ -38,10 +38,10 @@ def win(qtbot, phone):
 
 
 def test_the_mirror_shows_frames_from_the_device_thread_only(win, phone, qtbot):
-    qtbot.waitUntil(lambda: win.mirror.frames >= 5, timeout=20000)
+    qtbot.waitUntil(lambda: win.session.mirror.frames >= 5, timeout=20000)
     assert all(name.startswith("device-") for name in phone.threads)
     assert "Scripted phone" in win.device_status.text()
-    assert win.first_frame_s is not None and win.first_frame_s > 0  # measured, not asserted (bench_gui.py)
+    assert win.phone.first_frame_s is not None and win.phone.first_frame_s > 0  # measured, not asserted (bench_gui.py)
 
 
 def test_a_changed_frame_is_parsed_off_the_gui_thread_and_shown_everywhere(win, qtbot):
@@ -67,12 +67,12 @@ def test_opening_a_screenshot_switches_to_offline_inspection_and_back(win, qtbot
     img = sample_image(540, 1200)
     Image.fromarray(img).save(path)
     win.open_screenshot(path)
-    qtbot.waitUntil(lambda: win.viewing == viewing_file("shot.png"), timeout=5000)
+    qtbot.waitUntil(lambda: win.session.viewing == viewing_file("shot.png"), timeout=5000)
     qtbot.waitUntil(lambda: win.view.frame is not None and win.view.frame.shape[:2] == (1200, 540), timeout=5000)
     assert win.banner_row.isVisible() and "shot.png" in win.banner.text()
     win.show_live()
     qtbot.waitUntil(lambda: win.view.frame.shape[:2] == (2400, 1080), timeout=5000)
-    assert not win.banner_row.isVisible() and win.viewing == LIVE
+    assert not win.banner_row.isVisible() and win.session.viewing == LIVE
 
 
 def test_a_broken_image_file_gives_a_notification_not_a_crash(win, qtbot, tmp_path):

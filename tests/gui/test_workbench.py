@@ -129,7 +129,7 @@ def test_a_stored_episode_opens_on_the_timeline_with_its_frames_and_reason(qtbot
     w.timeline.select_step(1, episode_id)
     assert "wrong row" in w.timeline.details.toPlainText()
     assert "PROMPT TEXT" in w.timeline.prompts.toPlainText()  # the prompts the planner was sent
-    qtbot.waitUntil(lambda: w.viewing.step == 1 and w.viewing.name == episode_id, timeout=5000)
+    qtbot.waitUntil(lambda: w.session.viewing.step == 1 and w.session.viewing.name == episode_id, timeout=5000)
     assert w.view.frame.shape == sample_screen().image.shape  # the stored frame, read back
     w.timeline.select_step(2, episode_id)
     assert "could not be read" in w.timeline.details.toPlainText()
@@ -261,7 +261,7 @@ def test_a_macro_with_a_parameter_asks_for_its_value_at_run(qtbot, tmp_path):
     dialog._ok()
     qtbot.waitUntil(lambda: w.macros.result is not None, timeout=10000)
     assert w.macros.result.status == "succeeded", w.macros.result
-    assert ("text", "Hello Ada") in w.device.calls
+    assert ("text", "Hello Ada") in w.session.device.calls
     w.close()
     store.close()
 
@@ -282,7 +282,7 @@ def test_a_macro_step_is_shown_again_on_the_mirror_and_replaced(qtbot, tmp_path)
     first = edited.steps[0].action
     assert first.type is ActionType.TAP and abs(first.touch.x - 600) <= 3 and abs(first.touch.y - 700) <= 3
     assert edited.steps[1].description == "go back"  # the other step is untouched
-    assert any(c[0] == "tap" for c in w.device.calls)  # the shown step was done on the phone
+    assert any(c[0] == "tap" for c in w.session.device.calls)  # the shown step was done on the phone
     w.close()
     store.close()
 

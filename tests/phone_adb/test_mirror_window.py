@@ -61,12 +61,12 @@ def _mirror_threads() -> list[str]:
 
 
 def test_the_window_mirrors_an_adb_phone_through_scrcpy_and_taps_over_the_control_socket(window, served, qtbot):
-    assert isinstance(window.device, MirroredDevice)
-    qtbot.waitUntil(lambda: "scrcpy v3" in window.mirror.source_note, timeout=10000)
+    assert isinstance(window.session.device, MirroredDevice)
+    qtbot.waitUntil(lambda: "scrcpy v3" in window.session.mirror.source_note, timeout=10000)
     assert window.view.frame.shape[:2] == (2400, 1080)  # device pixels
-    mirror = window.device.mirror
+    mirror = window.session.device.mirror
     assert mirror is not None and mirror.source.value == "scrcpy"
-    adb_dev = window.device.inner
+    adb_dev = window.session.device.inner
     adb_dev.open_app("com.android.settings")
     switch = find_switch(adb_dev)
     before_checked = switch.get("checked")
@@ -82,8 +82,8 @@ def test_killing_the_phone_shows_phone_gone_and_serving_it_again_resumes_mirrori
     from phone.virtual.wire import serve_phone
 
     port = served.server.port
-    frames = window.mirror.frames
-    qtbot.waitUntil(lambda: window.mirror.frames > frames, timeout=5000)
+    frames = window.session.mirror.frames
+    qtbot.waitUntil(lambda: window.session.mirror.frames > frames, timeout=5000)
     t0 = time.monotonic()
     served.server.stop()  # the phone is gone mid-stream
     qtbot.waitUntil(lambda: "phone gone" in window.device_status.text(), timeout=10000)
@@ -92,9 +92,9 @@ def test_killing_the_phone_shows_phone_gone_and_serving_it_again_resumes_mirrori
     again = serve_phone(make_phone(), port=port)  # the same phone comes back on the same address
     try:
         qtbot.waitUntil(lambda: "phone gone" not in window.device_status.text(), timeout=20000)
-        frames = window.mirror.frames
-        qtbot.waitUntil(lambda: window.mirror.frames > frames + 2, timeout=15000)
-        assert "scrcpy v3" in window.mirror.source_note
+        frames = window.session.mirror.frames
+        qtbot.waitUntil(lambda: window.session.mirror.frames > frames + 2, timeout=15000)
+        assert "scrcpy v3" in window.session.mirror.source_note
     finally:
         window.close()
         again.stop()
@@ -114,7 +114,7 @@ def test_without_a_verified_jar_the_window_polls_screenshots_and_says_why(qtbot,
         w.connect_device(DeviceChoice(served.serial, "Served phone", is_virtual=False))
         qtbot.waitUntil(lambda: w.view.frame is not None, timeout=20000)
         qtbot.waitUntil(lambda: "screenshots" in w.fps_status.text(), timeout=5000)
-        assert "not installed" in w.fps_status.text() and "uiautodev" in w.mirror.source_note
-        assert w.device.mirror.source.value == "screenshots"
+        assert "not installed" in w.fps_status.text() and "uiautodev" in w.session.mirror.source_note
+        assert w.session.device.mirror.source.value == "screenshots"
     finally:
         w.close()
