@@ -19,15 +19,7 @@ from app.gui.main import build_window
 from app.settings import DeviceSettings, Settings, VisionSettings
 from phone.adb import scrcpy_server_jar as jars
 from phone.virtual.launcher import LaunchedDevice
-
-
-def _has_jar() -> bool:
-    try:
-        jars.find_server_jar()
-    except jars.ScrcpyJarError:
-        return False
-    return True
-
+from tests.phone_adb.test_mirror_window import _has_jar
 
 pytestmark = [
     pytest.mark.adb,
