@@ -17,7 +17,6 @@ From the repository root (each size on its own screen):
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
 from make_screenshots import pump  # noqa: E402  (the sibling script)
+from make_workbench_shots import closed_port  # noqa: E402  (a port nothing listens on)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
@@ -42,14 +42,6 @@ def grab_screen(name: str) -> Path:
     pix.save(str(path), "PNG")
     print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
     return path
-
-
-def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return int(port)
 
 
 def main() -> int:
