@@ -15,24 +15,17 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from app.cli.user_store import open_user_store
+
 
 def export(episode_id: str = typer.Argument(..., help="The run's id (`tapwise episodes` lists them)."),
            html: bool = typer.Option(False, "--html", help="One self-contained HTML page (else Tapwise JSON)."),
            out: Path | None = typer.Option(None, "--out", "-o", help="Where to write (default: episode-ID.html/.json)."),
            ) -> None:
     """Export a stored run: an HTML page to look at and share, or JSON for programs."""
-    from app.settings import load_settings
-    from app.storage import Store, StoreError
 
     console = Console()
-    settings, problem = load_settings()
-    if problem:
-        console.print(f"[yellow]{escape(problem)}[/yellow]")
-    try:
-        store = Store(settings.database_path)
-    except StoreError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(2) from None
+    settings, store = open_user_store(console)
     path = out or Path(f"episode-{episode_id}.{'html' if html else 'json'}")
     try:
         if html:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from app.cli.safe_text import as_text
+from app.cli.user_store import open_user_store
 
 episodes_app = typer.Typer(help="Recorded runs: list them (no subcommand).", invoke_without_command=True)
 
@@ -29,18 +29,9 @@ def episodes(ctx: typer.Context, limit: int = typer.Option(20, min=1, help="How 
         return
     import datetime as dt
 
-    from app.settings import load_settings
-    from app.storage import Store, StoreError
 
     console = Console()
-    settings, problem = load_settings()
-    if problem:
-        console.print(f"[yellow]{escape(problem)}[/yellow]")
-    try:
-        store = Store(settings.database_path)
-    except StoreError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(2) from None
+    settings, store = open_user_store(console)
     try:
         rows = store.list_episodes(limit)
     finally:

@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from app.cli.user_store import open_user_store
+
 EXIT_ERROR = 2
 
 
@@ -42,18 +44,9 @@ def explore(
     from agent.knowledge.guide import AppMaps
     from app.compose import make_parser
     from app.knowledge_store import SqliteKnowledgeStore
-    from app.settings import load_settings
-    from app.storage import Store, StoreError
 
     console = _console()
-    settings, problem = load_settings()
-    if problem:
-        console.print(f"[yellow]{escape(problem)}[/yellow]")
-    try:
-        store = Store(settings.database_path)
-    except StoreError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(EXIT_ERROR) from exc
+    settings, store = open_user_store(console)
     maps = AppMaps(SqliteKnowledgeStore(store))
     if show:
         found = [m for m in maps.all() if app_name.casefold() in (m.package.casefold(), m.label.casefold())]

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.cli.safe_text import as_text, clean, quoted
+from app.cli.user_store import open_user_store
 
 macro_app = typer.Typer(help="Recorded macros: list, show, export, import, replay, diff.", no_args_is_help=True)
 
@@ -26,17 +27,7 @@ def _console() -> Console:
 
 
 def _open_store():  # type: ignore[no-untyped-def]
-    from app.settings import load_settings
-    from app.storage import Store, StoreError
-
-    settings, problem = load_settings()
-    if problem:
-        _console().print(f"[yellow]{escape(problem)}[/yellow]")
-    try:
-        return Store(settings.database_path)
-    except StoreError as exc:
-        _console().print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(2) from exc
+    return open_user_store(_console())[1]
 
 
 def _find(store, name: str, version: int | None = None):  # type: ignore[no-untyped-def]
