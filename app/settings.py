@@ -96,6 +96,19 @@ class DeviceSettings(BaseModel):
         "phone ('window': inside the window's process, also used when adb is missing)")
 
 
+class OverlaySettings(BaseModel):
+    """Which overlay layers the mirror draws (the Layers tab's check boxes, kept across
+    restarts).  One field per layer, named as ``widgets.overlays.Layer`` names it."""
+
+    blocks: bool = Field(True, title="Semantic blocks", description="Draw the semantic blocks")
+    widgets: bool = Field(True, title="Widgets by class", description="Draw the widgets, coloured by class")
+    accessibility: bool = Field(False, title="Accessibility tree", description="Draw the accessibility tree's nodes")
+    ocr_text: bool = Field(False, title="OCR text", description="Draw the text OCR found")
+    icon_labels: bool = Field(True, title="Icon labels", description="Draw the icons' labels")
+    marks: bool = Field(False, title="Set-of-marks ids", description="Draw the element ids the model sees")
+    disagreements: bool = Field(True, title="Vision vs tree disagreements", description="Draw where the tree and the pixels disagree")
+
+
 class Settings(BaseSettings):
     """All user-visible settings."""
 
@@ -108,6 +121,7 @@ class Settings(BaseSettings):
     vision: VisionSettings = Field(default_factory=VisionSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     device: DeviceSettings = Field(default_factory=DeviceSettings)
+    overlay: OverlaySettings = Field(default_factory=OverlaySettings)
 
     @classmethod
     def settings_customise_sources(

@@ -66,6 +66,7 @@ from widgets.layer_panel import LayerPanel
 from widgets.macro_panel import MacroLibraryPanel
 from widgets.mirror_mode import MirrorModeBar
 from widgets.notifications import Level, NotificationArea
+from widgets.overlays import Layer, LayerStyle
 from widgets.parse_inspector import ParseInspector
 from widgets.proposal import DecisionBar, ProposalCard
 from widgets.screen_view import ScreenView, ViewMode, element_words
@@ -255,7 +256,17 @@ class MainWindow(QMainWindow):
 
     # ---- construction -----------------------------------------------------------------
     def _build_ui(self) -> None:
+        self._build_mirror()
+        self._build_agent_column()
+        self._build_left_tabs()
+        self._build_toolbar()
+        self._build_status_bar()
+        self._wire_views()
+
+    def _build_mirror(self) -> None:
+        """The centre: the mode bar, the banner of what is viewed, the notices, the mirror."""
         self.view = ScreenView()
+        self._apply_saved_layers()
         self.notifications = NotificationArea(info_timeout_ms=8000)
         self.banner = QLabel("")
         self.banner.setStyleSheet("background:#263238; color:white; padding:4px 8px; font-weight:bold")
@@ -264,27 +275,26 @@ class MainWindow(QMainWindow):
         self.back_to_live = QPushButton(icon("mdi6.cellphone-link", "white"), "Back to live")
         self.back_to_live.setStyleSheet("color:white; background:#455a64")
         self.back_to_live.clicked.connect(self.show_live)
-        banner_row = QWidget()
-        br = QVBoxLayout(banner_row)
+        self.banner_row = QWidget()
+        br = QVBoxLayout(self.banner_row)
         br.setContentsMargins(0, 0, 0, 0)
         br.addWidget(self.banner)
         br.addWidget(self.back_to_live)
-        self.banner_row = banner_row
-        banner_row.hide()
+        self.banner_row.hide()
         central = QWidget()
         cl = QVBoxLayout(central)
         cl.setContentsMargins(2, 2, 2, 2)
         # what a click on the mirror does (inspect / control), then the notices: above the
         # mirror, never over the phone's screen, taking no width of their own
         self.mode_bar = MirrorModeBar()
-        cl.addWidget(self.mode_bar)
-        cl.addWidget(banner_row)
-        cl.addWidget(self.notifications)
+        for w in (self.mode_bar, self.banner_row, self.notifications):
+            cl.addWidget(w)
         cl.addWidget(self.view, 1)
         self.setCentralWidget(central)
 
-        # right: task, then proposal and latent state (each scrolls, they share the
-        # height), then the decision bar, which keeps its size and is always visible
+    def _build_agent_column(self) -> None:
+        """The right dock: task, then proposal and latent state (each scrolls, they share
+        the height), then the decision bar, which keeps its size and is always visible."""
         self.task_panel = TaskPanel(planners=[(p.name, p.label) for p in PLANNERS])
         self.proposal_card = ProposalCard()
         self.decision_bar = DecisionBar()
@@ -307,7 +317,9 @@ class MainWindow(QMainWindow):
         al.addWidget(self.agent_split, 1)
         al.addWidget(self.decision_bar)
         self.agent_dock = self._dock("Task and proposal", agent_box, Qt.DockWidgetArea.RightDockWidgetArea)
-        # left: one column of tabs, so the mirror keeps the full height of the window
+
+    def _build_left_tabs(self) -> None:
+        """The left: one column of tabs, so the mirror keeps the full height of the window."""
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         self.inspector = ParseInspector()
         self.layer_panel = LayerPanel(self.view.layer_styles())
@@ -332,7 +344,8 @@ class MainWindow(QMainWindow):
         self.inspector_dock.raise_()
         self.setTabPosition(left, QTabWidget.TabPosition.West)
 
-        # tool bar: device picker and mirror controls
+    def _build_toolbar(self) -> None:
+        """The tool bar: the device picker and the mirror's controls."""
         tb = QToolBar("Device")
         tb.setObjectName("deviceToolbar")
         tb.setIconSize(QSize(18, 18))
@@ -357,7 +370,7 @@ class MainWindow(QMainWindow):
         tb.addAction(icon("mdi6.folder-image"), "Open screenshot…", self.open_screenshot_dialog)
         tb.addAction(icon("mdi6.content-save"), "Export overlay PNG…", self.export_overlay_dialog)
 
-        # status bar
+    def _build_status_bar(self) -> None:
         sb = self.statusBar()
         self.device_status = QLabel("no device")
         self.model_status = QLabel("model: —")
@@ -372,12 +385,29 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.work_label)
         sb.addWidget(self.progress)
 
-        # wiring between views
+    def _wire_views(self) -> None:
+        """The views that follow each other: a selection, the layer controls, a picked point."""
         self.view.elementSelected.connect(self.inspector.select_element)
         self.inspector.elementSelected.connect(self.view.select_element)
-        self.layer_panel.styleChanged.connect(self.view.set_layer_style)
+        self.layer_panel.styleChanged.connect(self._layer_style_changed)
         self.view.pointPicked.connect(self._on_point_picked)
         self.timeline.stepSelected.connect(self._on_step_selected)
+
+    # ---- overlay layers (which ones are drawn survives a restart) ----------------------------
+    def _apply_saved_layers(self) -> None:
+        """Draw the layers the user's settings leave on, and only those."""
+        shown = self.session.settings.overlay
+        for layer in Layer:
+            self.view.set_layer_visible(layer, bool(getattr(shown, layer.value)))
+
+    def _layer_style_changed(self, layer: Layer, style: LayerStyle) -> None:
+        self.view.set_layer_style(layer, style)
+        settings = self.session.settings
+        if getattr(settings.overlay, layer.value) == style.visible:
+            return  # a colour or opacity change: not a setting
+        overlay = settings.overlay.model_copy(update={layer.value: style.visible})
+        self.session.settings = settings.model_copy(update={"overlay": overlay})
+        self.persist_settings()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -702,6 +732,8 @@ class MainWindow(QMainWindow):
         self.session.settings = settings
         self.session.reset_parser()  # rebuilt with the new configuration on next use
         self.models.settings_changed()
+        for layer in Layer:  # the dialog's overlay check boxes drive the Layers tab's
+            self.layer_panel.checks[layer].setChecked(bool(getattr(settings.overlay, layer.value)))
 
         def save() -> Path:
             from app.settings import save_settings
