@@ -40,6 +40,7 @@ STATUS_WORDS = {
     EpisodeStatus.SUCCEEDED: "✔ succeeded", EpisodeStatus.FAILED: "✘ failed",
     EpisodeStatus.IMPOSSIBLE: "⊘ impossible", EpisodeStatus.ABORTED: "■ aborted",
     EpisodeStatus.ERROR: "⚠ error", EpisodeStatus.RUNNING: "… did not finish",
+    EpisodeStatus.INTERRUPTED: "⏸ interrupted",
 }
 
 _CSS = """

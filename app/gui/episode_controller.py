@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from agent.types import Episode, EpisodeStatus, ImageRef
+from agent.types import Episode, ImageRef
+from app.episode_html import STATUS_WORDS  # one set of words for how a run ended: the page's
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure
 from vision.types import Screen
@@ -24,15 +25,6 @@ from vision.types import Screen
 log = logging.getLogger(__name__)
 
 THUMB_HEIGHT = 192
-
-STATUS_WORDS = {
-    EpisodeStatus.SUCCEEDED: "✔ succeeded",
-    EpisodeStatus.FAILED: "✘ failed",
-    EpisodeStatus.IMPOSSIBLE: "⊘ impossible",
-    EpisodeStatus.ABORTED: "■ aborted",
-    EpisodeStatus.ERROR: "⚠ error",
-    EpisodeStatus.RUNNING: "… did not finish",
-}
 
 
 def episode_title(episode: Episode) -> str:
