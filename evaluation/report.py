@@ -279,7 +279,7 @@ def render_markdown(inp: ReportInput, figure_names: Sequence[str] = ()) -> str:
     return "\n".join(lines + _problems(inp))
 
 
-def _md_to_html(md: str) -> str:
+def markdown_to_html(md: str) -> str:
     """Enough Markdown for this report: headings, tables, lists, images, bold, code."""
     import re
 
@@ -333,12 +333,19 @@ def _md_to_html(md: str) -> str:
     return "\n".join(out)
 
 
-_CSS = (
+#: The reports' style sheet (the online and the offline report look alike).
+REPORT_CSS = (
     "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
     "table{border-collapse:collapse;margin:1em 0;font-size:90%}td,th{border:1px solid #ccc;padding:4px 8px}"
     "th{background:#f2f4f7}td{text-align:right}td:first-child{text-align:left}img{max-width:100%;margin:1em 0}"
     "code{background:#f2f4f7;padding:1px 3px}"
 )
+
+
+def html_page(title: str, body: str) -> str:
+    """A self-contained HTML page around ``body`` in the reports' style."""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{REPORT_CSS}</style></head><body>\n{body}\n</body></html>\n")
 
 
 def write_report(folder: str | Path, inp: ReportInput, *, figures: bool = True) -> tuple[Path, Path]:
@@ -355,15 +362,11 @@ def write_report(folder: str | Path, inp: ReportInput, *, figures: bool = True) 
     md = render_markdown(inp, list(pngs))
     md_path = out / "report.md"
     md_path.write_text(md, encoding="utf-8")
-    body = _md_to_html(md)
+    body = markdown_to_html(md)
     for name, data in pngs.items():
         tag = f'<img alt="{name}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
         body = body.replace(f"<!--img:{name}-->", tag)
-    page = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(inp.title)}</title>"
-        f"<style>{_CSS}</style></head><body>\n{body}\n</body></html>\n"
-    )
     html_path = out / "report.html"
-    html_path.write_text(page, encoding="utf-8")
+    html_path.write_text(html_page(inp.title, body), encoding="utf-8")
     log.info("report written to %s", out)
     return md_path, html_path

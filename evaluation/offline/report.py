@@ -9,7 +9,6 @@ only under the folder it is given.
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from evaluation.metrics import EpisodeResult
 from evaluation.offline.summary import markdown
-from evaluation.report import _CSS, _md_to_html
+from evaluation.report import html_page, markdown_to_html
 
 
 def _wrong_steps(results: Sequence[EpisodeResult], limit: int = 200) -> list[str]:
@@ -56,6 +55,5 @@ def write(folder: str | Path, results: Sequence[EpisodeResult], settings: dict[s
     md = render(results, settings, problems, title)
     md_path, html_path = out / "offline.md", out / "offline.html"
     md_path.write_text(md, encoding="utf-8")
-    html_path.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-                         f"<style>{_CSS}</style></head><body>\n{_md_to_html(md)}\n</body></html>\n", encoding="utf-8")
+    html_path.write_text(html_page(title, markdown_to_html(md)), encoding="utf-8")
     return md_path, html_path
