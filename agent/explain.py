@@ -1,16 +1,25 @@
-"""One plain sentence of why a proposal is what it is, for the proposal card.
+"""One plain sentence of why a proposal is what it is, and how sure the agent is of it, for
+the proposal card.
 
-From the model where its reply carried one (a structured reply's ``why``, a free-text
+Why: from the model where its reply carried one (a structured reply's ``why``, a free-text
 thought), else from the grounding evidence ("'Network & internet' is the entry on this
 screen whose words are closest to the task"), else from the action itself.  A reply that
-is raw JSON is never shown as the reason.  Pure functions: no LLM, no I/O.
+is raw JSON is never shown as the reason.
+
+How sure: only where there is a measure, named with it: the share of CoT-SC samples that
+agree ("agreement 3/5"), a model's own score (the assessment's), a macro's match with its
+recording, or, when none of those exists and the grounder chose the target from a ranked
+list of entries, the grounding margin (``agent.grounding.match.margin_confidence``).  No
+measure: None, and the card hides the row.  Pure functions: no LLM, no I/O.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
+from agent.grounding.match import margin_confidence
 from agent.types import ActionType, Proposal
 
 MAX_CHARS = 160
@@ -65,3 +74,50 @@ def why_line(proposal: Proposal, goal: str = "") -> str:
     if said:
         return _sentence(said)
     return "The model proposed this step without saying why."
+
+
+@dataclass(frozen=True, slots=True)
+class ShownConfidence:
+    """A confidence the card can show: its value (0..1), the measure's name, and one line on
+    where the figure comes from."""
+
+    value: float
+    measure: str
+    detail: str = ""
+
+
+_TALLY = re.compile(r"×(\d+)")
+_MARGIN = re.compile(r"\[[^\]]*\] '([^']+)' sim=([\d.]+) next=([\d.]+)|sim=([\d.]+) next=([\d.]+) \[[^\]]*\] '([^']+)'")
+_MACRO_PLANNER = "macro"
+
+
+def confidence_of(proposal: Proposal) -> ShownConfidence | None:
+    """How sure the agent is of ``proposal``, with the measure's name; None without a measure."""
+    if proposal.confidence is not None:
+        value = max(0.0, min(1.0, proposal.confidence))
+        return _named_score(proposal, value)
+    for line in proposal.evidence:
+        m = _MARGIN.search(line)
+        if m is None:
+            continue
+        name, best, rival = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))
+        return ShownConfidence(
+            margin_confidence(float(best), float(rival)), "grounding margin",
+            f"'{name}' matches the step's words {float(best):.2f}; the next entry on the screen {float(rival):.2f}")
+    return None
+
+
+def _named_score(proposal: Proposal, value: float) -> ShownConfidence:
+    for line in proposal.evidence:
+        if line.startswith("votes: "):
+            agreeing = [int(n) for n in _TALLY.findall(line)]
+            unread = sum(1 for e in proposal.evidence if e.startswith("reply: unreadable sample"))
+            samples = sum(agreeing) + unread
+            if agreeing and samples:
+                return ShownConfidence(value, f"agreement {max(agreeing)}/{samples}",
+                                       f"{max(agreeing)} of the model's {samples} samples chose this action")
+    if any(line.startswith("assessment: ") for line in proposal.evidence):
+        return ShownConfidence(value, "model's score", "the assessing model's own score for this step")
+    if proposal.planner == _MACRO_PLANNER:
+        return ShownConfidence(value, "match with the recording", "how well this screen matches the recorded one")
+    return ShownConfidence(value, "model's score", "the model's own score for this step")

@@ -1,7 +1,9 @@
 """The proposal card (what the agent wants to do and why) and the decision bar
 (Approve / Edit / Reject with feedback / Demonstrate / Abort, each with a shortcut).
 
-While the model works the card says so: the stage, which model call of the step, the
+The confidence row shows only where there is a measure of it, named ("confidence 92 % ·
+grounding margin"); the caller says which (``agent.explain.confidence_of``), and without
+one the row is hidden, never left empty.  While the model works the card says so: the stage, which model call of the step, the
 seconds so far and the reply as it streams in.  After repeated rejections it offers
 other candidates, each one click (``alternativePicked``).  When the question is "Is the
 task done?" the bar's Approve and Reject answer yes and no.
@@ -12,6 +14,8 @@ mirror to demonstration).  No I/O.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -42,6 +46,19 @@ SHORTCUTS = {
 
 
 REJECT_PLACEHOLDER = "Why reject? The planner reads this (required to reject)"
+
+
+class Confidence(Protocol):
+    """A confidence to show: value 0..1, the measure's name, where the figure comes from."""
+
+    @property
+    def value(self) -> float: ...
+
+    @property
+    def measure(self) -> str: ...
+
+    @property
+    def detail(self) -> str: ...
 
 
 class ProposalCard(QFrame):
@@ -103,8 +120,9 @@ class ProposalCard(QFrame):
         self._proposal: Proposal | None = None
         self.set_proposal(None)
 
-    def set_proposal(self, proposal: Proposal | None, why: str = "") -> None:
-        """Show ``proposal`` with ``why`` as its reason line (the caller words it)."""
+    def set_proposal(self, proposal: Proposal | None, why: str = "", confidence: Confidence | None = None) -> None:
+        """Show ``proposal`` with ``why`` as its reason line and ``confidence`` with its
+        measure's name (the caller words and measures them; no confidence: no row)."""
         self._proposal = proposal
         self.screen_changed.hide()
         self.working.hide()
@@ -121,11 +139,7 @@ class ProposalCard(QFrame):
         self.rationale.setTextFormat(Qt.TextFormat.PlainText)
         self.rationale.setText(f"Why: {why}" if why else (proposal.rationale or "no reason given"))
         self.sensitive.setVisible(proposal.sensitive)
-        if proposal.confidence is not None:
-            self.confidence.setValue(round(proposal.confidence * 100))
-            self.confidence.show()
-        else:
-            self.confidence.hide()
+        self._show_confidence(confidence)
         self.evidence.setText(
             "<b>Grounding evidence</b><ul>" + "".join(f"<li>{_esc(e)}</li>" for e in proposal.evidence) + "</ul>"
             if proposal.evidence else ""
@@ -135,6 +149,15 @@ class ProposalCard(QFrame):
             if proposal.plan else ""
         )
         self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
+
+    def _show_confidence(self, confidence: Confidence | None) -> None:
+        if confidence is None:
+            self.confidence.hide()
+            return
+        self.confidence.setValue(round(max(0.0, min(1.0, confidence.value)) * 100))
+        self.confidence.setFormat(f"confidence %p% · {confidence.measure}")
+        self.confidence.setToolTip(confidence.detail or confidence.measure)
+        self.confidence.show()
 
     @property
     def proposal(self) -> Proposal | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from agent.grounding.match import best_text_match
+from agent.grounding.match import best_text_match, runner_up
 from agent.llm.base import CancelToken
 from agent.screen_text import element_list
 from agent.types import Action, ActionType, LLMCall, Target
@@ -93,7 +93,9 @@ class ElementGrounder:
             hit = best_text_match(target.description, uncovered(ctx.parse), self.threshold)
             if hit is not None:
                 e, score = hit
-                return Grounded(aim_at(action, e), (f"text match [{e.id}] {e.display_name!r} sim={score}",), element=e)
+                rival = runner_up(target.description, uncovered(ctx.parse), e)
+                return Grounded(aim_at(action, e), (f"text match [{e.id}] {e.display_name!r} sim={score} next={rival}",),
+                                element=e)
         if self.llm is not None:
             return self.llm.ground(action, ctx)  # type: ignore[attr-defined]
         what = f"[{target.element_id}]" if target.element_id else repr(target.description)

@@ -20,7 +20,7 @@ from typing import Any
 from agent import prompts
 from agent.commands import CommandError, normalise_words, parse_command
 from agent.grounding.base import GroundContext, Grounded, GroundingError, aim_at, needs_grounding, uncovered
-from agent.grounding.match import best_text_match
+from agent.grounding.match import best_text_match, runner_up
 from agent.llm.base import ChatRequest, LLMClient, LLMError, accepts_schema
 from agent.screen_text import element_list
 from agent.types import Action, Fingerprint, LLMCall
@@ -117,7 +117,8 @@ class LadderGrounder:
         if target is not None and target.description:
             m = best_text_match(target.description, uncovered(ctx.parse), self.threshold)
             if m is not None:
-                return self._ok("text", action, m[0], ctx, instruction, f"strict text match sim={m[1]}")
+                rival = runner_up(target.description, uncovered(ctx.parse), m[0])
+                return self._ok("text", action, m[0], ctx, instruction, f"strict text match sim={m[1]} next={rival}")
         if self.client is None:
             return LadderResult("block", reason="no text match and no LLM to choose a strategy")
         return self._ask_strategy(action, ctx, instruction, remaining, notes)

@@ -2,7 +2,10 @@
 
 Similarity is Prompt2Task's: ``2 * LCS / (len(a) + len(b))`` with LCS the longest common
 *substring*, computed on lower-cased words after dropping articles and trailing widget
-words ("the Alarm tab" ~ "Alarm").  Pure functions; no LLM, no device.
+words ("the Alarm tab" ~ "Alarm").  The margin of a match is how far the best entry stands
+above the next *other* entry (one that is neither inside the winner nor around it: a row
+and its own label are one entry); ``margin_confidence`` maps it to 0..1.  Pure functions;
+no LLM, no device.
 """
 
 from __future__ import annotations
@@ -66,3 +69,26 @@ def best_text_match(description: str, parse: ScreenParse, threshold: float = 0.7
         if best is None or key[:4] > best[:4]:
             best = key
     return (best[4], best[0]) if best else None
+
+
+#: A lead this large over the next entry counts as an unambiguous choice.
+FULL_MARGIN = 0.5
+
+
+def runner_up(description: str, parse: ScreenParse, winner: Element) -> float:
+    """The best similarity to ``description`` of an entry other than ``winner`` (0 when none):
+    elements inside the winner or around it are the same entry and do not compete."""
+    best = 0.0
+    for e in parse.uncovered():
+        if e.id == winner.id or e.rect.contains_rect(winner.rect) or winner.rect.contains_rect(e.rect):
+            continue
+        best = max(best, similarity(description, e))
+    return round(best, 3)
+
+
+def margin_confidence(best: float, next_best: float) -> float:
+    """How sure a text match is, 0..1: the match's own similarity, scaled down when another
+    entry comes within ``FULL_MARGIN`` of it (``best * min(1, (best - next) / FULL_MARGIN)``).
+    An exact match with no rival within 0.5 gives 1.0; two equally good entries give 0."""
+    lead = max(0.0, best - next_best)
+    return round(max(0.0, min(1.0, best * min(1.0, lead / FULL_MARGIN))), 3)

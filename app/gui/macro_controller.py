@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import Aborted, AwaitingDecision, ErrorEvent, Executed, Finished, Observed, Parsed, Rejected
+from agent.explain import confidence_of
 from agent.types import Action, Decision, DecisionKind, Macro, MacroStep, Step
 from app.gui.demonstrate import Demonstration
 from app.gui.session import Session, Workbench
@@ -541,7 +542,7 @@ class MacroController:
             self.demonstrate()
             return
         ui.decision_bar.set_failed_step(False)
-        ui.proposal_card.set_proposal(ask.proposal)
+        ui.proposal_card.set_proposal(ask.proposal, confidence=confidence_of(ask.proposal))
         ui.view.set_proposal(ask.proposal.action)
 
     def _add_step(self, record: Step) -> None:

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent.device import DeviceError
+from agent.explain import confidence_of
 from agent.types import Action, ActionType, Decision, DecisionKind, Step
 from app.mcp.clients import as_json, http_config, new_token, stdio_config
 from app.mcp.supervisor import POLICY_WORDS, Policy, Review
@@ -315,7 +316,7 @@ class McpController:
             return
         pending = self._current = self._queue.popleft()
         ui, r = self.ui, pending.review
-        ui.proposal_card.set_proposal(r.proposal)
+        ui.proposal_card.set_proposal(r.proposal, confidence=confidence_of(r.proposal))
         if ui.session.viewing.live:
             ui.view.set_proposal(r.proposal.action)
         ui.decisions.claim(self)

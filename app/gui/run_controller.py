@@ -392,12 +392,13 @@ class RunController:
 
     # ---- proposals and questions ------------------------------------------------------------------
     def _show_proposal(self, index: int, proposal: Proposal) -> None:
-        from agent.explain import why_line
+        from agent.explain import confidence_of, why_line
 
         self._ticker.stop()
         self._working = None
         self.proposal = proposal
-        self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal))
+        self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal),
+                                           confidence=confidence_of(proposal))
         if self.session.viewing.live:
             self.ui.view.set_proposal(proposal.action)
         if proposal.latent is not None:

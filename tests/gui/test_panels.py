@@ -91,12 +91,15 @@ def test_latent_panel_first_step_marks_all_filled_aspects_new(qtbot):
 def test_proposal_card_shows_action_rationale_evidence_and_plan(qtbot):
     card = ProposalCard()
     qtbot.addWidget(card)
-    card.set_proposal(sample_proposal())
+    from agent.explain import confidence_of
+
+    proposal = sample_proposal()
+    card.set_proposal(proposal, confidence=confidence_of(proposal))
     assert card.title.text() == "Tap Wi-Fi switch"
     assert "turns Wi-Fi off" in card.rationale.text()
     assert "Network settings" in card.evidence.text()
     assert "check it is off" in card.plan.text()
-    assert card.confidence.value() == 72
+    assert card.confidence.value() == 72 and "model's score" in card.confidence.text()
 
 
 @pytest.fixture
