@@ -14,8 +14,10 @@ and seconds.  The maps are written to ``--maps FILE`` (JSON) for the paired runs
 ``paired``: each task runs twice in the online benchmark's own cell
 (``evaluation.online_bench.run_cell``: fresh phone, every proposal approved, the phone's
 oracle), same planner, model, seed and step budget — without the map and with the
-planner wrapped in ``agent.knowledge.guide.GuidedPlanner`` over the maps.  That wrapper
-is the only difference between the arms.  Printed per task: success, checkpoints,
+planner wrapped in ``agent.knowledge.guide.GuidedPlanner`` over the maps.  The arm
+without the map is, by default, the window's runner on a phone with no explored app
+(``GuidedPlanner`` over no map: the screen's own evidence only), so the map is the only
+difference between the arms; ``--without plain`` runs the bare planner instead.  Printed per task: success, checkpoints,
 steps, seconds both ways and the first hint given; then success / partial / steps per
 solved task / seconds per task, the paired counts and an exact sign test.  ``--oracle``
 uses a scripted model that replays the task's reference solution (a model that already
@@ -176,7 +178,7 @@ def _patch_cells(bench_online: Any) -> None:
 
     def bundle(*a: Any, **kw: Any) -> Any:
         b = make_bundle(*a, **kw)
-        if _Cell.guide is None:
+        if _Cell.guide is None:  # the old runner: no map, no screen evidence
             _Cell.planner = None
             return b
         _Cell.planner = GuidedPlanner(b.planner, _Cell.guide, _Cell.device)
@@ -247,7 +249,7 @@ def paired(args: argparse.Namespace) -> None:
     try:
         for tid in ids:
             job = Job(args.planner, tid, args.seed, "none", settings)
-            _Cell.guide = None
+            _Cell.guide = None if args.without == "plain" else MapGuide([])
             without = bench_online.run_cell(job)
             _Cell.guide = guide
             with_map = bench_online.run_cell(job)
@@ -314,6 +316,9 @@ def main() -> None:
     pa.add_argument("--max-steps", type=int, default=6)
     pa.add_argument("--constrained", action="store_true", help="structured replies (the product's default)")
     pa.add_argument("--oracle", action="store_true", help="a scripted model replaying the reference solution")
+    pa.add_argument("--without", choices=["screen", "plain"], default="screen",
+                    help="the arm without the map: the window's runner with no map (the screen's own evidence, "
+                         "agent.knowledge.focus) or the bare planner (no evidence at all)")
     args = ap.parse_args()
     explore_all(args) if args.what == "explore" else paired(args)
 

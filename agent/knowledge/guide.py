@@ -12,7 +12,11 @@ element cannot be found again on this screen.  On a screen outside every mapped 
 the planners knowing about maps: before each proposal it asks the guide, adds the hint
 line to the context's notes (the one place every planner prompt renders them) and moves
 the hinted element to the front of the parse, so a structured reply form offers it
-first.  Everything else is the wrapped planner's own.
+first.  It does the same with the screen's own evidence (``agent.knowledge.focus``): the
+element the goal's words point at, offered first where the map has no step to take from
+here (or none at all), and "the task looks finished" when a switch already shows the
+state the goal asks for or the element was just tapped.  Everything else is the wrapped
+planner's own.  With no map at all only the screen's evidence is added.
 
 No LLM; reads maps given to it (``AppMaps`` loads them from a store); the guided planner
 asks the device only which app is in front.
@@ -26,13 +30,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.knowledge.app_map import AppMap, MapError, path_words
+from agent.knowledge.focus import Focus, focus, focus_note
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
-from agent.planners.base import PlanContext, Planner
-from agent.types import Proposal, Target
+from agent.planners.base import PlanContext, Planner, Turn
+from agent.types import ActionType, Proposal, Target
 from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -189,13 +194,18 @@ class GuidedPlanner:
         return Screen(np.zeros((1, 1, 3), np.uint8), foreground_package=package, foreground_activity=activity)
 
     def propose(self, ctx: PlanContext) -> Proposal:
+        screen = self._screen()
         try:
             if self._check_versions:
                 self._drop_stale()
-            hint = self.guide.hint(ctx.goal, ctx.parse, self._screen())
+            hint = self.guide.hint(ctx.goal, ctx.parse, screen)
         except Exception:  # a damaged map must not stop the run
             log.exception("the app map could not give a hint")
             hint = None
+        if hint is None or not hint.element_ids:
+            extra = self._focus_hint(ctx, screen)
+            if extra is not None:
+                hint = extra if hint is None else Hint(f"{hint.text} {extra.text}", extra.element_ids)
         if hint is None:
             return self.inner.propose(ctx)
         self.hints.append((ctx.step_index, hint.text))
@@ -207,13 +217,43 @@ class GuidedPlanner:
         proposal = self.inner.propose(replace(ctx, parse=parse, notes=(*ctx.notes, hint.text)))
         return replace(proposal, evidence=(*proposal.evidence, hint.text))
 
+    def _focus_hint(self, ctx: PlanContext, screen: Screen | None) -> Hint | None:
+        """The screen's own evidence (``agent.knowledge.focus``) as a hint, or None."""
+        package = (screen.foreground_package if screen is not None else "") or ""
+        m = self.guide.maps.get(package)
+        try:
+            f = focus(ctx.goal, ctx.parse, app_label=m.label if m is not None else "", scorer=self.guide.scorer)
+        except Exception:  # evidence is optional: plan without it
+            log.exception("no focus on this screen")
+            return None
+        if f is None:
+            return None
+        if f.state_met or just_tapped(f, ctx.history):
+            if not f.state_met:
+                return Hint(f"'{f.name}', the element the task's words point at, was just tapped: if the "
+                            "task asks for nothing more, reply that it is complete.")
+            return Hint(focus_note(f))
+        return Hint(focus_note(f), (f.element.id,))
+
+
+def just_tapped(f: Focus, history: tuple[Turn, ...]) -> bool:
+    """True when the last step tapped the focused element (it is at the same place, or was named alike)."""
+    if not history:
+        return False
+    action = history[-1].action
+    if action.type not in (ActionType.TAP, ActionType.LONG_PRESS):
+        return False
+    if action.touch is not None and f.element.rect.contains(action.touch):
+        return True
+    said = (action.target.description if action.target is not None else "").casefold()
+    return bool(said) and said.split(" [")[0] == f.name.casefold()
+
 
 def with_maps(planner: Planner, store: object, device: Any = None) -> Planner:
-    """``planner`` guided by every stored app map; ``planner`` itself when there is none.
+    """``planner`` guided by every stored app map and by the screen's own evidence (with no
+    map, or no store of maps, by the screen's evidence alone).
 
     Reads the store only: the maps' app versions are checked against the phone when the
     first step is planned (on the run's thread), and a map of another version is dropped."""
-    if not isinstance(store, AppMapStore):
-        return planner
-    maps = AppMaps(store).all()
-    return GuidedPlanner(planner, MapGuide(maps), device, check_versions=True) if maps else planner
+    maps = AppMaps(store).all() if isinstance(store, AppMapStore) else []
+    return GuidedPlanner(planner, MapGuide(maps), device, check_versions=bool(maps))

@@ -52,6 +52,7 @@ SYNONYMS: dict[str, str] = {
     "buy": "cart", "purchase": "cart", "order": "cart", "basket": "cart",
     "show": "open", "view": "open", "display": "open", "go": "open", "launch": "open", "see": "open",
     "person": "contact", "people": "contact", "friend": "contact",
+    "favourite": "favorite", "favourites": "favorite", "colour": "color", "colours": "color",
     "brightness": "brightness", "volume": "volume", "sound": "volume", "loudness": "volume",
 }
 
@@ -59,6 +60,8 @@ SYNONYMS: dict[str, str] = {
 def _stem(w: str) -> str:
     for suf in ("ing", "ies", "es", "ed", "s"):
         if len(w) > len(suf) + 2 and w.endswith(suf):
+            if suf == "es" and not w[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                continue  # "favorites" -> "favorite", but "boxes" -> "box"
             return w[: -len(suf)] + ("y" if suf == "ies" else "")
     return w
 

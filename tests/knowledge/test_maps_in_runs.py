@@ -36,7 +36,8 @@ def test_stored_maps_guide_the_planner_and_a_map_of_another_app_version_is_not_u
     store = Store(tmp_path / "t.db")
     ks = SqliteKnowledgeStore(store)
     plain = Planner()
-    assert with_maps(plain, ks) is plain  # no map: the planner as it was
+    bare = with_maps(plain, ks)  # no map: the screen's own evidence only
+    assert isinstance(bare, GuidedPlanner) and bare.inner is plain and not bare.guide.maps
     AppMaps(ks).save(AppMap("com.x", "X", "1.0"))
     AppMaps(ks).save(AppMap("com.y", "Y", "5"))
     phone = PhoneWithVersions({"com.x": "1.0", "com.y": "6"})

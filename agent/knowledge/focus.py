@@ -1,0 +1,153 @@
+"""Which element of the current screen a goal's words point at, and whether a switch
+there already shows the state the goal asks for.
+
+A small model often reaches the right screen and then taps something else, or flips
+the right switch and flips it back on the next step because nothing told it the task
+was finished.  ``focus(goal, parse)`` reads the screen the way a person skimming it
+would:
+
+* every element a reply may name is scored against the goal's words (the scorer of
+  ``agent.knowledge.retrieval``), with the words of its row — the other elements whose
+  vertical middle lies within it, as a switch's label does — counted beside its own, so
+  that "Remove" in the row of "Phone case" outranks a lone "Remove" elsewhere;
+* elements that cannot move the task on are left out: the tab or page already selected,
+  window furniture ("Navigate up", "More options") and the name of the app in front
+  when the goal merely says which app to use;
+* the best element must clear a floor and beat the runner-up by a margin, or nothing is
+  said (a tie is no evidence);
+* when the goal asks to turn something on or off and the winner is a label or a row with
+  a switch or checkbox, the focus is that control, and ``state_met`` says whether it
+  already shows the asked state (None when the goal asks for no state or the control
+  does not say).
+
+Pure function over a parse; no model, no device, no I/O.  It only suggests: the planner
+that receives the focus decides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.knowledge.app_map import normalise
+from agent.knowledge.retrieval import LexicalScorer, Scorer
+from agent.structured import choosable, element_name, takes_a_tap
+from vision.types import Element, ElementKind, ScreenParse
+
+#: The best element's score must reach this to be named at all.
+MIN_SCORE = 0.45
+#: ... and lead the runner-up by this much (two equally good matches say nothing).
+MARGIN = 0.08
+#: Words that move nothing forward: never the focus.
+_FURNITURE = frozenset({"navigate up", "more options", "back", "menu", "button", "ok", "cancel", "search"})
+_ON = re.compile(r"\b(?:turn|switch|toggle|set)\s+on\b|\b(?:enable|activate)\b|\bon\b$", re.I)
+_OFF = re.compile(r"\b(?:turn|switch|toggle|set)\s+off\b|\b(?:disable|deactivate)\b|\boff\b$", re.I)
+_ON_AFTER = re.compile(r"\b(?:turn|switch|toggle|set)\b.*\bon\b", re.I)
+_OFF_AFTER = re.compile(r"\b(?:turn|switch|toggle|set)\b.*\boff\b", re.I)
+_TOGGLES = (ElementKind.SWITCH, ElementKind.CHECK_BOX)
+#: Words that only say "get there": they name no element ("Display" is not "show").
+_GO_WORDS = frozenset({"open", "show", "go", "launch", "view", "see", "visit", "please", "app", "screen", "turn",
+                       "home", "the", "from", "in", "on", "to", "my", "a", "an"})
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """The element the goal's words point at on this screen."""
+
+    element: Element  # what to act on (the row's switch for an on/off goal)
+    name: str  # its words, as a reply form names it
+    score: float
+    asked_on: bool | None = None  # the state the goal asks for (None: no state asked)
+    state_met: bool | None = None  # the control already shows it (None: unknown or not asked)
+
+
+def asked_state(goal: str) -> bool | None:
+    """True for "turn on / enable …", False for "turn off / disable …", None otherwise."""
+    text = " ".join(goal.split())
+    on = bool(_ON.search(text) or _ON_AFTER.search(text))
+    off = bool(_OFF.search(text) or _OFF_AFTER.search(text))
+    if on == off:
+        return None
+    return on
+
+
+def _row(el: Element, pool: list[Element]) -> list[Element]:
+    """The other elements side by side with ``el``: their vertical middles lie within each other."""
+    out = []
+    for o in pool:
+        if o is el:
+            continue
+        oy, ey = (o.rect.top + o.rect.bottom) / 2, (el.rect.top + el.rect.bottom) / 2
+        if el.rect.top <= oy <= el.rect.bottom or o.rect.top <= ey <= o.rect.bottom:
+            out.append(o)
+    return out
+
+
+def _words(el: Element) -> str:
+    return normalise(element_name(el)) if el.text or el.label else ""
+
+
+def _query(goal: str, app_label: str) -> str:
+    """The goal's words that can name an element: less the name of the app in front ("… in the
+    Clock app") and the words that only say "go there" ("open", "show")."""
+    if app_label:
+        goal = re.sub(rf"\b{re.escape(app_label)}\b", " ", goal, flags=re.I)
+    return " ".join(w for w in goal.split() if w.casefold().strip(".,!?'\"") not in _GO_WORDS)
+
+
+def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer | None = None,
+          min_score: float = MIN_SCORE, margin: float = MARGIN) -> Focus | None:
+    """The element of ``parse`` that ``goal`` points at, or None when no element stands out."""
+    scorer = scorer or LexicalScorer()
+    everything = [e for e in parse.elements if not e.covered]
+    pool = [e for e in choosable(parse)
+            if takes_a_tap(e) and not e.selected and _words(e) and _words(e).casefold() not in _FURNITURE
+            and not (app_label and _words(e).casefold() == app_label.casefold())]
+    if not pool:
+        return None
+    query = _query(normalise(goal), app_label)
+    if not query.strip():
+        return None
+    own = scorer.scores(query, [_words(e) for e in pool])
+    rows = scorer.scores(query, [" ".join(_words(o) for o in _row(e, everything)) or "-" for e in pool])
+    scored = sorted(((0.7 * o + 0.3 * max(o, r), e) for o, r, e in zip(own, rows, pool, strict=True)),
+                    key=lambda t: -t[0])
+    best, el = scored[0]
+    runner_up = next((s for s, e in scored[1:] if _words(e).casefold() != _words(el).casefold()), 0.0)
+    if best < min_score or best - runner_up < margin:
+        return None
+    el = _verb_in_row(goal, el, pool, scorer)
+    asked = asked_state(goal)
+    if asked is not None and el.kind not in _TOGGLES:
+        toggles = [o for o in _row(el, choosable(parse)) if o.kind in _TOGGLES or o.checkable]
+        if len(toggles) == 1:
+            el = toggles[0]
+    met = None
+    if asked is not None and el.checked is not None and (el.kind in _TOGGLES or el.checkable):
+        met = el.checked == asked
+    return Focus(el, element_name(el), round(best, 4), asked, met)
+
+
+def _verb_in_row(goal: str, el: Element, pool: list[Element], scorer: Scorer) -> Element:
+    """The control in ``el``'s row named by the goal's first word ("Remove the phone case":
+    the row's "Remove" button rather than the row itself), else ``el``."""
+    verb = goal.split()[0] if goal.split() else ""
+    if not verb or verb.casefold() in _GO_WORDS:
+        return el
+    row = [o for o in _row(el, pool) if o in pool]
+    if not row:
+        return el
+    scores = scorer.scores(verb, [_words(o) for o in row])
+    best = max(range(len(row)), key=lambda i: scores[i])
+    return row[best] if scores[best] >= 0.8 else el
+
+
+def focus_note(f: Focus) -> str:
+    """The focus in one line for a planner's notes."""
+    if f.state_met:
+        state = "on" if f.asked_on else "off"
+        return (f"'{f.name}' on this screen already shows {state}, as the task asks: the task looks "
+                "finished, so reply that it is complete unless something else is still missing.")
+    if f.asked_on is not None and f.state_met is False:
+        return f"On this screen, '{f.name} [{f.element.id}]' is the control the task's words point at."
+    return f"On this screen, '{f.name} [{f.element.id}]' is the element the task's words point at most."

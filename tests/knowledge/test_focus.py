@@ -1,0 +1,126 @@
+"""The screen's own evidence for a goal (``agent.knowledge.focus``) and how the guided
+planner hands it on: the element the goal's words point at is offered first, a switch
+already in the asked state (or the element just tapped) says "the task looks finished"."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.knowledge.focus import asked_state, focus, focus_note
+from agent.knowledge.guide import GuidedPlanner, MapGuide
+from agent.planners.base import PlanContext, Turn
+from agent.types import Action, ActionType, Proposal
+from phone.virtual.phone import VirtualPhone
+from phone.virtual.tasks import load_tasks, tasks_by_id
+from vision.config import PipelineConfig
+from vision.pipeline import ScreenParser
+
+TASKS = tasks_by_id(load_tasks())
+
+
+@pytest.fixture(scope="module")
+def parser() -> ScreenParser:
+    return ScreenParser(PipelineConfig(mode="tree"))
+
+
+def screen_after(task_id: str, steps: int, parser: ScreenParser, phone: VirtualPhone | None = None):
+    """The parse of the screen reached by the first ``steps`` reference steps of a task."""
+    phone = phone or VirtualPhone()
+    task = TASKS[task_id]
+    task.setup(phone)
+    for step in task.solution[:steps]:
+        step.execute(phone)
+    return parser.parse(phone.screenshot(with_hierarchy=True)), phone
+
+
+@pytest.mark.parametrize(("goal", "state"), [
+    ("Turn on dark theme", True), ("Enable Bluetooth", True), ("Turn off Wi-Fi", False),
+    ("switch airplane mode off", False), ("Start the stopwatch", None), ("Open Settings", None),
+])
+def test_the_state_a_goal_asks_for(goal, state):
+    assert asked_state(goal) is state
+
+
+def test_an_on_off_goal_points_at_the_switch_of_the_matching_row_and_knows_when_it_is_met(parser):
+    parse, phone = screen_after("settings.dark_theme_on", 2, parser)  # the Display page
+    f = focus("Turn on dark theme", parse, app_label="Settings")
+    assert f is not None and f.element.checkable and f.asked_on is True and f.state_met is False
+    assert "Dark theme" in " ".join(e.display_name for e in parse.elements
+                                    if e.rect.top <= f.element.rect.center.y <= e.rect.bottom)
+    assert f"[{f.element.id}]" in focus_note(f)
+    c = f.element.rect.center
+    phone.tap(c.x, c.y)
+    after = focus("Turn on dark theme", parser.parse(phone.screenshot(with_hierarchy=True)), app_label="Settings")
+    assert after is not None and after.state_met is True
+    assert "complete" in focus_note(after)
+
+
+def test_a_verb_that_names_a_button_in_the_row_picks_that_button(parser):
+    parse, _ = screen_after("shop.remove_case", 2, parser)  # the cart
+    f = focus("Remove the phone case from my cart", parse, app_label="Shop")
+    assert f is not None and f.name == "Remove"
+
+
+def test_goal_words_that_only_say_where_to_go_point_at_nothing(parser):
+    parse, _ = screen_after("launcher.open_settings_icon", 1, parser)  # inside Settings already
+    assert focus("Open Settings", parse, app_label="Settings") is None
+
+
+def test_the_selected_tab_is_never_the_focus_but_the_button_the_goal_names_is(parser):
+    parse, _ = screen_after("clock.stopwatch_start", 2, parser)  # the Stopwatch tab
+    f = focus("Start the stopwatch", parse, app_label="Clock")
+    assert f is not None and f.name == "Start"
+
+
+def test_two_equally_good_matches_say_nothing(parser):
+    parse, _ = screen_after("clock.stopwatch_start", 1, parser)  # the Clock app's tabs
+    assert focus("Timer or stopwatch", parse, app_label="Clock") is None
+
+
+class Recorder:
+    name = "recorder"
+    uses_latent = False
+
+    def __init__(self) -> None:
+        self.seen: list[PlanContext] = []
+
+    def propose(self, ctx: PlanContext) -> Proposal:
+        self.seen.append(ctx)
+        return Proposal(action=Action(ActionType.COMPLETE), planner=self.name)
+
+
+class Front:
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def foreground(self) -> tuple[str, str]:
+        return self.package, ""
+
+
+def test_the_guided_planner_offers_the_focus_first_and_then_says_the_task_looks_finished(parser):
+    parse, phone = screen_after("settings.wifi_off", 3, parser)  # the Internet page, Wi-Fi on
+    inner = Recorder()
+    guided = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0]))
+    guided.propose(PlanContext("Turn off Wi-Fi", parse, ""))
+    ctx = inner.seen[-1]
+    first = next(e for e in ctx.parse.elements)
+    assert first.checkable and first.checked is True
+    assert any(f"[{first.id}]" in n for n in ctx.notes)
+    c = first.rect.center
+    phone.tap(c.x, c.y)
+    tapped = Turn("tap Wi-Fi", Action(ActionType.TAP, touch=c))
+    guided.propose(PlanContext("Turn off Wi-Fi", parser.parse(phone.screenshot(with_hierarchy=True)), "",
+                               history=(tapped,)))
+    assert any("complete" in n for n in inner.seen[-1].notes)
+
+
+def test_an_element_just_tapped_is_not_offered_again(parser):
+    parse, phone = screen_after("calendar.show_april", 2, parser)  # next month already shown
+    inner = Recorder()
+    guided = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0]))
+    target = next(e for e in parse.elements if e.display_name == "Next month")
+    tapped = Turn("tap Next month", Action(ActionType.TAP, touch=target.rect.center))
+    guided.propose(PlanContext("Show next month in the calendar", parse, "", history=(tapped,)))
+    ctx = inner.seen[-1]
+    assert ctx.parse.elements == parse.elements  # nothing moved to the front
+    assert any("just tapped" in n and "complete" in n for n in ctx.notes)
