@@ -294,11 +294,10 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
         examples = knowledge.tasks.example_lines(request.goal)
         if examples:
             rs = replace(rs, examples=examples)
-    planner_used = bundle.planner
-    if knowledge is not None:  # the app maps, when any app was explored (agent.knowledge.guide)
-        from agent.knowledge.guide import with_maps
+    # The app maps, when any app was explored, and the screen's own evidence (agent.knowledge.guide)
+    from agent.knowledge.guide import with_maps
 
-        planner_used = with_maps(bundle.planner, knowledge.store, device)
+    planner_used = with_maps(bundle.planner, knowledge.store if knowledge is not None else None, device)
     gen = run_episode(request.goal, device, parser, planner_used, store, settings=rs,
                       estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
                       judge=judge)

@@ -142,6 +142,14 @@ def _verb_in_row(goal: str, el: Element, pool: list[Element], scorer: Scorer) ->
     return row[best] if scores[best] >= 0.8 else el
 
 
+def only_opens(goal: str, app_label: str) -> bool:
+    """True when the goal asks for nothing but to have ``app_label`` open ("Open Settings",
+    "Open Messages from the home screen")."""
+    if not app_label or not re.search(rf"\b{re.escape(app_label)}\b", goal, flags=re.I):
+        return False
+    return not _query(normalise(goal), app_label).strip()
+
+
 def focus_note(f: Focus) -> str:
     """The focus in one line for a planner's notes."""
     if f.state_met:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.knowledge.app_map import AppMap, MapError, path_words
-from agent.knowledge.focus import Focus, focus, focus_note
+from agent.knowledge.focus import Focus, focus, focus_note, only_opens
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
@@ -101,6 +101,8 @@ class MapGuide:
         m = self.maps.get(package)
         if m is None:
             return self._from_outside(goal)
+        if only_opens(goal, m.label):
+            return None  # the app is open: nowhere further to go
         sk = screen_key(parse, package, activity)
         here = m.find(sk.key, sk.shape)
         if here is None:
@@ -133,6 +135,9 @@ class MapGuide:
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the best-matching screen of any map that can be
         reached from its app's first screen."""
+        for m in self.maps.values():
+            if only_opens(goal, m.label):
+                return Hint(f"App map: open {m.label}.")
         choices: list[tuple[float, int, str, AppMap, list]] = []
         for m in self.maps.values():
             for target, score in m.targets(goal, self.scorer, k=4):
@@ -159,6 +164,7 @@ class GuidedPlanner:
         self.inner, self.guide, self.device = planner, guide, device
         self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
         self._check_versions = check_versions and device is not None
+        self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
 
     def _drop_stale(self) -> None:
         """Forget the maps made for another version of their app than the phone's."""
@@ -217,12 +223,30 @@ class GuidedPlanner:
         proposal = self.inner.propose(replace(ctx, parse=parse, notes=(*ctx.notes, hint.text)))
         return replace(proposal, evidence=(*proposal.evidence, hint.text))
 
+    def _app_label(self, package: str) -> str:
+        """The name of the app ``package`` as the phone lists it ("" when it cannot say)."""
+        if not package:
+            return ""
+        if self._labels is None:
+            from agent.device import KnowsApps
+
+            self._labels = {}
+            if isinstance(self.device, KnowsApps):
+                try:
+                    self._labels = {pkg: name for name, pkg in self.device.installed_apps()}
+                except Exception as exc:  # a phone that went away: no names
+                    log.info("no app names from the phone: %s", exc)
+        return self._labels.get(package, "")
+
     def _focus_hint(self, ctx: PlanContext, screen: Screen | None) -> Hint | None:
         """The screen's own evidence (``agent.knowledge.focus``) as a hint, or None."""
         package = (screen.foreground_package if screen is not None else "") or ""
         m = self.guide.maps.get(package)
+        label = m.label if m is not None and m.label else self._app_label(package)
+        if only_opens(ctx.goal, label):
+            return Hint(f"{label} is open, as the task asks: reply that the task is complete.")
         try:
-            f = focus(ctx.goal, ctx.parse, app_label=m.label if m is not None else "", scorer=self.guide.scorer)
+            f = focus(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
         except Exception:  # evidence is optional: plan without it
             log.exception("no focus on this screen")
             return None

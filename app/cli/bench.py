@@ -443,6 +443,8 @@ def offline(
     retry_errors: bool = typer.Option(False, help="Replay again the tasks whose recording could not be read."),
     vs_run: str = typer.Option("", "--vs-run", help="Another run in the same database (e.g. another model's) to "
                                "compare with, paired on the same tasks; labels then start with the run's name."),
+    evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Plan as the window does: with the "
+                                  "screen's own evidence for the goal (agent.knowledge.focus), or the bare planner."),
 ) -> None:
     """Replay recorded real-app trajectories step by step: each planner proposes the next
     action on the recorded screen (gold history so far), nothing is executed, and the
@@ -496,7 +498,8 @@ def offline(
     cells = [Cell(p, c) for p in planner_list for c in replies]
     settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
                 "estimator": "chained", "timeout_s": timeout_s, "dataset": str(dataset), "format": kind.value,
-                "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks)}
+                "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks),
+                "evidence": evidence}
     oracles: dict[bool, GoldOracle] = {}
 
     def oracle_for(cell: Cell) -> GoldOracle | None:
@@ -512,6 +515,12 @@ def offline(
         client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
         bundle = planner_bundle(cell.planner, client, autonomy=Autonomy.AUTO, samples=samples, temperature=temperature,
                                 llm_grounder=False, constrained=cell.constrained)
+        if evidence:
+            from dataclasses import replace as with_field
+
+            from agent.knowledge.guide import with_maps
+
+            bundle = with_field(bundle, planner=with_maps(bundle.planner, None))
         return StepReplayer(bundle, parser)
 
     try:

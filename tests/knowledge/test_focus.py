@@ -124,3 +124,15 @@ def test_an_element_just_tapped_is_not_offered_again(parser):
     ctx = inner.seen[-1]
     assert ctx.parse.elements == parse.elements  # nothing moved to the front
     assert any("just tapped" in n and "complete" in n for n in ctx.notes)
+
+
+def test_a_goal_that_only_opens_an_app_is_finished_once_that_app_is_in_front(parser):
+    from agent.knowledge.focus import only_opens
+
+    assert only_opens("Open Messages from the home screen", "Messages")
+    assert not only_opens("Send a message in Messages", "Messages")
+    assert not only_opens("Open Settings", "Clock")
+    parse, phone = screen_after("launcher.open_settings_icon", 1, parser)  # Settings is open
+    inner = Recorder()
+    GuidedPlanner(inner, MapGuide([]), phone).propose(PlanContext("Open Settings", parse, ""))
+    assert any("Settings is open" in n and "complete" in n for n in inner.seen[-1].notes)
