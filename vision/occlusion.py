@@ -11,7 +11,9 @@ two kinds of evidence:
   inside one window (a full-screen, wordless, tappable view such as Material's
   ``touch_outside`` followed by the panel drawn after it);
 * the pixels (``pixel_occluder``): a dimmed full-screen layer (nothing outside the
-  panel is brighter than a dimmed white) around a large, uniformly coloured panel.
+  panel is brighter than a dimmed white) around a large, uniformly coloured panel; or,
+  for a dark or textured panel, a dimmed page whose only bright content lies in one
+  inset, dialog-sized box.
 
 ``mark_covered`` then flags elements outside the panel (system bars excepted).  Pure
 functions over boxes, tree nodes and pixels; never drops anything, never raises on
@@ -158,6 +160,7 @@ def tree_occlusion(roots: Sequence[TreeNode], screen: Size) -> TreeOcclusion:
 # --------------------------------------------------------------------------- pixels
 
 _WORK = 4  # pixel analysis runs on a 1/4-size image
+_DIMMED_WHITE = 128  # white under a scrim of at least half opacity is no brighter than this
 
 
 def pixel_occluder(image: np.ndarray, bars: Sequence[Rect] = ()) -> Rect | None:
@@ -212,7 +215,52 @@ def pixel_occluder(image: np.ndarray, bars: Sequence[Rect] = ()) -> Rect | None:
         surface = float(np.median(in_px))
         if out_hi <= 200 and float(np.percentile(in_px, 99)) >= out_hi + 40 and float(out_px.mean()) < surface - 10:
             return Rect(x * _WORK, (y + top) * _WORK, min(w, (x + bw) * _WORK), min(h, (y + top + bh) * _WORK))
+    lit = _lit_panel(gray)
+    if lit is not None:
+        x, y, bw, bh = lit
+        return Rect(x * _WORK, (y + top) * _WORK, min(w, (x + bw) * _WORK), min(h, (y + top + bh) * _WORK))
     return None
+
+
+def _lit_panel(gray: np.ndarray, *, lit: int = 200, margin: int = 3) -> tuple[int, int, int, int] | None:
+    """A dialog whose surface is not one flat colour (a dark or textured panel, as Holo
+    dialogs draw): on a heavily dimmed page, the only content still brighter than ``lit``
+    is the panel's, so the box around every bright pixel (grown by ``margin``) is the
+    panel, provided it is inset from both sides, of dialog size, and the page around it
+    is dim but not blank."""
+    rh, rw = gray.shape
+    ys, xs = np.nonzero(gray > lit)
+    if len(xs) < 0.002 * rh * rw:
+        return None
+    x0, x1 = max(0, int(xs.min()) - margin), min(rw, int(xs.max()) + 1 + margin)
+    y0, y1 = max(0, int(ys.min()) - margin), min(rh, int(ys.max()) + 1 + margin)
+    bw, bh = x1 - x0, y1 - y0
+    if not (x0 > 0.05 * rw and x1 < 0.95 * rw) or not 0.04 * rh * rw <= bw * bh <= 0.6 * rh * rw:
+        return None
+    outside = np.ones_like(gray, dtype=bool)
+    outside[y0:y1, x0:x1] = False
+    out_px = gray[outside]
+    if float(np.percentile(out_px, 99.9)) > _DIMMED_WHITE:
+        return None  # something outside is brighter than a dimmed white: the page is not dimmed
+    if float(np.mean(np.abs(out_px.astype(np.int16) - int(np.median(out_px))) > 12)) < 0.1:
+        return None  # nothing drawn around it: a lone card on a flat page, not a dimmed screen
+    frame = _ring(gray, x0, y0, x1, y1, 0, margin)
+    page = _ring(gray, x0, y0, x1, y1, 3 * margin, 5 * margin)
+    if frame is None or page is None or abs(float(np.median(frame)) - float(np.median(page))) < 25:
+        return None  # no panel edge around the bright content: it sits on the page itself
+    return x0, y0, bw, bh
+
+
+def _ring(gray: np.ndarray, x0: int, y0: int, x1: int, y1: int, inner: int, outer: int) -> np.ndarray | None:
+    """The pixels between the box grown by ``inner`` and by ``outer`` (None when the ring
+    leaves the image on any side)."""
+    rh, rw = gray.shape
+    if x0 - outer < 0 or y0 - outer < 0 or x1 + outer > rw or y1 + outer > rh:
+        return None
+    mask = np.zeros_like(gray, dtype=bool)
+    mask[y0 - outer : y1 + outer, x0 - outer : x1 + outer] = True
+    mask[y0 - inner : y1 + inner, x0 - inner : x1 + inner] = False
+    return gray[mask]
 
 
 def _grow_bright_rows(gray: np.ndarray, x: int, y: int, bw: int, bh: int, *, floor: int = 200) -> tuple[int, int]:

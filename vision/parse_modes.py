@@ -1,7 +1,8 @@
 """One strategy per parse mode: what ``ScreenParser`` does with the tree and the pixels.
 
 ``TreeMode`` keeps the accessibility tree's elements and blocks; ``VisionMode`` reads the
-pixels only (OCR, widget detection, grouping, evidence, a dimmed-screen check);
+pixels only (OCR, widget detection, grouping, evidence, phantoms left out, a dimmed-screen
+check);
 ``FusionMode`` reads the tree first, reads text only where the tree has no words, detects
 widgets on the pixels and fuses both.  ``choose_mode`` turns the configured mode and the
 screen into a strategy (``auto``: fusion when the screen carries a tree).  Each strategy
@@ -33,6 +34,7 @@ from vision.hierarchy import parse_hierarchy
 from vision.icons import IconClassifier
 from vision.occlusion import mark_covered, pixel_occluder
 from vision.ocr import OcrBackend, RapidOcrBackend, incremental_read
+from vision.phantoms import split_phantoms
 from vision.tree_text import mask_tree_text, named_icons, tree_spans, worded
 from vision.types import Block, Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming, TextSpan
 
@@ -207,6 +209,15 @@ def find_widgets(job: ParseJob, texts: Sequence[TextSpan]) -> list[Element]:
     return with_evidence(elements, job.screen.size) if c.evidence else elements
 
 
+def drop_phantoms(job: ParseJob, pixels: list[Element]) -> list[Element]:
+    """Pixel-only elements without the phantoms ``vision.phantoms`` finds (parts of a
+    picture, blank marks): they are not offered as elements, their words stay in the spans."""
+    real, phantoms = job.timer.run("phantoms", lambda: split_phantoms(job.screen.image, pixels))
+    if phantoms:
+        log.debug("%d phantom elements left out", len(phantoms))
+    return real
+
+
 def cover(job: ParseJob, pixels: list[Element], tree: list[Element], occluder: Rect | None) -> tuple[list[Element], list[Element], Rect | None]:
     """Mark what a dialog covers: the tree's panel, else (if enabled) a dimmed screen around one."""
     from_pixels = False
@@ -245,6 +256,8 @@ class VisionMode:
             return Found(self.name)
         texts: list[TextSpan] = _guarded(job, "OCR", lambda: read_text(job), [])
         pixels = find_widgets(job, texts)
+        if job.config.evidence:
+            pixels = drop_phantoms(job, pixels)
         pixels, _, occluder = cover(job, pixels, [], None)
         return Found(self.name, pixels, texts=texts, occluder=occluder)
 

@@ -1,0 +1,132 @@
+"""Phantom elements of a pixel-only parse: things drawn on the screen that nobody can tap.
+
+Pixels alone turn a photo or a drawing into "buttons" and "text" as readily as a real
+control.  This module decides, element by element, whether what was found is part of the
+interface or part of a picture, from cues a person would use too:
+
+* **Picture text** — a picture larger than its view (a camera preview, a map, a zoomed
+  photo, a scanned page) shows as lines of text cut off by the screen's left or right
+  edge.  Interface text always keeps a margin from the edge, so three or more such cut
+  lines stacked closely (gaps under two line heights) mark a picture band across the
+  screen; the OCR lines in that band, and the detector's wordless finds there, belong to
+  the picture.
+* **Part of a drawing** — a wordless, unnamed find of the detector (a "button", a row of
+  "page dots") whose centre lies inside a detected image at least three times its size is
+  a detail of that image (a face's eyes, the stitching of a drawn wallet).  A control
+  drawn over a picture that a person would tap (a play button on a video) is a glyph the
+  icon classifier names, so it keeps its label and stays.
+* **Blank mark** — a wordless, unnamed button or image whose centre holds nothing a
+  person could see against the colour of its own border (a detector firing on a
+  gradient or a shadow): no glyph, no photo, so nothing to tap.  "Visible" means more
+  than a twentieth of full contrast (``BLANK_CONTRAST`` levels of 255 on any channel)
+  for the brightest-differing twentieth of the centre.
+
+What it must not do: look at a tree, add or move elements, or drop anything that has
+words of its own inside a detected widget.  Phantoms leave the element list only; their
+words stay in the parse's text spans (a reader can still find them), they are just no
+longer offered as things to tap.  Pure functions over elements and pixels.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.geometry import Rect
+from vision.types import Element, ElementKind, ElementSource
+
+log = logging.getLogger(__name__)
+
+EDGE = 0.005  # text within this share of the width from a side is cut by the screen edge
+MIN_CUT_LINES = 3  # cut lines that make a picture band (two can be a long title scrolling)
+LINE_GAP = 2.0  # lines further apart than this many line heights are not one picture
+BLANK_CONTRAST = 12  # grey levels (of 255): less than this is no visible mark
+HOST_AREA = 3  # an image at least this many times larger holds a wordless find as its detail
+
+_BARS = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
+
+
+@dataclass(frozen=True, slots=True)
+class Phantom:
+    """An element judged not to be part of the interface, and the cue that said so."""
+
+    element: Element
+    cue: str
+
+
+def split_phantoms(image: np.ndarray, elements: Sequence[Element]) -> tuple[list[Element], list[Phantom]]:
+    """``(real, phantoms)``: the elements that stay, and those a cue rules out (see the module
+    docstring).  Elements from the tree are never judged."""
+    width = int(image.shape[1])
+    bands = picture_bands(elements, width)
+    pictures = [e for e in elements if e.kind is ElementKind.IMAGE and e.source is ElementSource.DETECTOR and not e.covered]
+    real: list[Element] = []
+    phantoms: list[Phantom] = []
+    for e in elements:
+        cue = _cue(image, e, bands, pictures)
+        if cue:
+            phantoms.append(Phantom(e, cue))
+        else:
+            real.append(e)
+    if phantoms:
+        log.debug("phantoms: %s", ", ".join(f"{p.element.kind.value}@{p.element.rect} ({p.cue})" for p in phantoms))
+    return real, phantoms
+
+
+def _cue(image: np.ndarray, e: Element, bands: Sequence[tuple[int, int]], pictures: Sequence[Element]) -> str:
+    if e.source is ElementSource.HIERARCHY or e.kind in _BARS or e.covered:
+        return ""
+    wordless = not e.text
+    c = e.rect.center
+    if any(top <= c.y < bottom for top, bottom in bands) and (e.source is ElementSource.OCR or wordless):
+        return "picture text" if e.kind is ElementKind.TEXT else "inside a picture"
+    if e.source is not ElementSource.DETECTOR or not wordless or e.label:
+        return ""
+    if any(p is not e and p.rect.contains(c) and p.rect.area >= HOST_AREA * e.rect.area for p in pictures):
+        return "part of a drawing"
+    if e.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and blank_mark(image, e.rect):
+        return "blank mark"
+    return ""
+
+
+def picture_bands(elements: Sequence[Element], width: int) -> list[tuple[int, int]]:
+    """Vertical bands ``(top, bottom)`` holding a picture wider than the screen: at least
+    ``MIN_CUT_LINES`` OCR lines cut by the same screen edge, each within ``LINE_GAP`` line
+    heights of the next."""
+    tol = max(1.0, EDGE * width)
+    lines = [e for e in elements if e.kind is ElementKind.TEXT and e.source is ElementSource.OCR and not e.covered]
+    bands: list[tuple[int, int]] = []
+    for cut in (lambda r: r.left <= tol, lambda r: r.right >= width - tol):
+        side = sorted((e.rect for e in lines if cut(e.rect)), key=lambda r: r.top)
+        run: list[Rect] = []
+        for r in side:
+            if run and r.top - run[-1].bottom > LINE_GAP * max(run[-1].height, r.height):
+                _close(run, bands)
+                run = []
+            run.append(r)
+        _close(run, bands)
+    return bands
+
+
+def _close(run: list[Rect], bands: list[tuple[int, int]]) -> None:
+    if len(run) >= MIN_CUT_LINES:
+        bands.append((min(r.top for r in run), max(r.bottom for r in run)))
+
+
+def blank_mark(image: np.ndarray, rect: Rect) -> bool:
+    """True when the middle half of ``rect`` holds no mark visible against the box's
+    border colour (the 95th percentile of the largest channel difference is under
+    ``BLANK_CONTRAST``)."""
+    crop = image[max(0, rect.top) : rect.bottom, max(0, rect.left) : rect.right]
+    h, w = crop.shape[:2]
+    if h < 4 or w < 4:
+        return False
+    c = crop.astype(np.int16)
+    border = np.concatenate([c[0], c[-1], c[:, 0], c[:, -1]])
+    ground = np.median(border, axis=0)
+    centre = c[h // 4 : h - h // 4, w // 4 : w - w // 4]
+    diff = np.abs(centre - ground).max(axis=2)
+    return float(np.percentile(diff, 95)) < BLANK_CONTRAST
