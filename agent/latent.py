@@ -12,6 +12,11 @@ With ``structured=True`` (and a server that enforces JSON schemas, see
 the completion check replies ``{"completed": true|false, "reason": ...}`` and the fused
 estimate gets a schema for its seven keys.  The descriptive aspects (performed action,
 summary, progression, mistakes) stay free text: that is what they are.
+
+The screen summary is checked against the parse: every description starts with the
+screen's gist (``agent.screen_text``), and a summary that calls an app's page the home
+screen or the launcher is replaced by the gist, marked as such (``grounded_summary``), before
+the later aspects read it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any, Protocol
 
 from agent import prompts
 from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, accepts_schema
+from agent.screen_text import ScreenGist, gist_in
 from agent.types import LatentState, LLMCall
 
 
@@ -83,6 +89,30 @@ FUSED_SCHEMA = {
 }
 
 
+#: How a replaced summary says where it comes from.
+FROM_THE_PARSE = "from the screen's parse"
+_HOME_CLAIM = re.compile(r"\b(home[ -]?screen|launcher|home page|app drawer)\b", re.I)
+
+
+def contradicts(summary: str, gist: ScreenGist) -> bool:
+    """True when ``summary`` calls the screen the home screen while the parse shows an app's
+    page (and names neither the app nor the page)."""
+    if gist.home is not False or not _HOME_CLAIM.search(summary):
+        return False
+    low = summary.lower()
+    return not any(name in low for name in gist.names())
+
+
+def grounded_summary(summary: str, screen_text: str) -> str:
+    """``summary``, or the screen's gist when the summary contradicts it (marked so)."""
+    gist = gist_in(screen_text)
+    if gist is None or not contradicts(summary, gist):
+        return summary
+    said = " ".join(summary.split())
+    said = said if len(said) <= 60 else said[:59].rstrip() + "…"
+    return f"{gist.text[:1].upper()}{gist.text[1:]} ({FROM_THE_PARSE}; the model said “{said}”)"
+
+
 def _first_yes_no(text: str) -> bool | None:
     m = re.match(r"\W*(yes|no)\b", text.strip(), re.I)
     if m:
@@ -129,8 +159,8 @@ class ChainedEstimator:
                 calls, cancel)
         else:
             performed = "Nothing yet; this is the first screen." if not inp.commanded else inp.commanded
-        summary = self._text("latent.screen_summary", prompts.render(
-            "latent_summary", screen=inp.screen, performed=performed), calls, cancel)
+        summary = grounded_summary(self._text("latent.screen_summary", prompts.render(
+            "latent_summary", screen=inp.screen, performed=performed), calls, cancel), inp.screen)
         history = (*inp.performed_history, performed) if inp.commanded else inp.performed_history
         progression = self._text("latent.progression", prompts.render(
             "latent_progression", history=numbered(history, "Nothing yet: the task is just starting."),
@@ -193,7 +223,7 @@ class FusedEstimator:
             conf = None
         latent = LatentState(
             performed_action=str(data.get("performed_action", "")),
-            screen_summary=str(data.get("screen_summary", "")),
+            screen_summary=grounded_summary(str(data.get("screen_summary", "")), inp.screen),
             progression=str(data.get("progression", "")),
             mistakes=str(data.get("mistakes", "")) or NO_MISTAKES,
             completion=bool(completed),

@@ -112,9 +112,15 @@ class ProposalCard(QFrame):
         self.plan.setTextFormat(Qt.TextFormat.RichText)
         self.planner = QLabel("")
         self.planner.setStyleSheet("color:#666")
+        self.on_screen = QLabel("")  # what the parse says the screen is, beside the model's view of it
+        self.on_screen.setObjectName("proposalScreen")
+        self.on_screen.setWordWrap(True)
+        self.on_screen.setStyleSheet("color:#555")
+        self.on_screen.setToolTip("What the screen's parse says is in front: the app, the page and its first entries")
+        self.on_screen.hide()
         lay = QVBoxLayout(self)
         for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
-                  self.alternatives, self.confidence, self.evidence, self.plan, self.planner):
+                  self.alternatives, self.confidence, self.on_screen, self.evidence, self.plan, self.planner):
             lay.addWidget(w)
         lay.addStretch(1)
         self._proposal: Proposal | None = None
@@ -125,6 +131,7 @@ class ProposalCard(QFrame):
         measure's name (the caller words and measures them; no confidence: no row)."""
         self._proposal = proposal
         self.screen_changed.hide()
+        self.set_screen("")
         self.working.hide()
         self.stream.hide()
         self.set_alternatives(())
@@ -150,6 +157,11 @@ class ProposalCard(QFrame):
         )
         self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
 
+    def set_screen(self, gist: str) -> None:
+        """The screen the proposal is for, as its parse describes it ("" hides the line)."""
+        self.on_screen.setText(f"On screen: {gist}" if gist else "")
+        self.on_screen.setVisible(bool(gist))
+
     def _show_confidence(self, confidence: Confidence | None) -> None:
         if confidence is None:
             self.confidence.hide()
@@ -172,6 +184,7 @@ class ProposalCard(QFrame):
         self.confidence.hide()
         self.sensitive.hide()
         self.screen_changed.hide()
+        self.set_screen("")
         self.title.setText("The agent is thinking…")
         where = f" — call {call} of {calls}" if call and calls else ""
         self.rationale.setTextFormat(Qt.TextFormat.PlainText)

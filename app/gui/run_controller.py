@@ -399,10 +399,20 @@ class RunController:
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal),
                                            confidence=confidence_of(proposal))
+        self._show_screen_gist(index)
         if self.session.viewing.live:
             self.ui.view.set_proposal(proposal.action)
         if proposal.latent is not None:
             self._show_latent(index, proposal.latent)
+
+    def _show_screen_gist(self, index: int) -> None:
+        """The card says what the parse shows (app, page, entries): the model's summary of the
+        screen is checked against the same words."""
+        from agent.screen_text import screen_gist
+
+        parse, screen = self._current_parse, self._step_screen.get(index)
+        if parse is not None:
+            self.ui.proposal_card.set_screen(screen_gist(parse, screen.foreground_package if screen else None).text)
 
     def _ask(self, index: int, reason: str) -> None:
         ui = self.ui
