@@ -100,14 +100,17 @@ class ScreenGist:
     home: bool | None = None
 
     @property
-    def text(self) -> str:
-        """The gist in words (what the card and a replaced summary show)."""
+    def head(self) -> str:
+        """Which screen, without its entries ("the Settings app, page “Network & internet”")."""
         if self.home:
-            head = HOME_WORDS
-        else:
-            parts = [f"the {self.app} app" if self.app else "", f"page \u201c{self.title}\u201d" if self.title else ""]
-            head = ", ".join(p for p in parts if p) or "a screen"
-        return head + (f"; on it: {', '.join(self.salient)}" if self.salient else "")
+            return HOME_WORDS
+        parts = [f"the {self.app} app" if self.app else "", f"page \u201c{self.title}\u201d" if self.title else ""]
+        return ", ".join(p for p in parts if p) or "a screen"
+
+    @property
+    def text(self) -> str:
+        """The gist in words (what a model reads and a replaced summary shows)."""
+        return self.head + (f"; on it: {', '.join(self.salient)}" if self.salient else "")
 
     def names(self) -> tuple[str, ...]:
         """The words that identify this screen (app and title), lower-case."""

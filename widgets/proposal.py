@@ -116,7 +116,6 @@ class ProposalCard(QFrame):
         self.on_screen.setObjectName("proposalScreen")
         self.on_screen.setWordWrap(True)
         self.on_screen.setStyleSheet("color:#555")
-        self.on_screen.setToolTip("What the screen's parse says is in front: the app, the page and its first entries")
         self.on_screen.hide()
         lay = QVBoxLayout(self)
         for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
@@ -157,9 +156,11 @@ class ProposalCard(QFrame):
         )
         self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
 
-    def set_screen(self, gist: str) -> None:
-        """The screen the proposal is for, as its parse describes it ("" hides the line)."""
+    def set_screen(self, gist: str, detail: str = "") -> None:
+        """The screen the proposal is for, as its parse describes it ("" hides the line);
+        ``detail`` (its entries, say) is the line's tooltip."""
         self.on_screen.setText(f"On screen: {gist}" if gist else "")
+        self.on_screen.setToolTip(detail or "What the screen's parse says is in front: the app and the page")
         self.on_screen.setVisible(bool(gist))
 
     def _show_confidence(self, confidence: Confidence | None) -> None:

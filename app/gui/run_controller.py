@@ -412,7 +412,8 @@ class RunController:
 
         parse, screen = self._current_parse, self._step_screen.get(index)
         if parse is not None:
-            self.ui.proposal_card.set_screen(screen_gist(parse, screen.foreground_package if screen else None).text)
+            gist = screen_gist(parse, screen.foreground_package if screen else None)
+            self.ui.proposal_card.set_screen(gist.head, gist.text)
 
     def _ask(self, index: int, reason: str) -> None:
         ui = self.ui

@@ -47,7 +47,8 @@ def test_a_home_screen_summary_on_the_settings_screen_shows_the_settings_page_in
             assert "Settings app" in summary and FROM_THE_PARSE in summary, summary
             assert not summary.lower().startswith("home screen")
             assert win.proposal_card.on_screen.isVisible()
-            assert win.proposal_card.on_screen.text().startswith("On screen: the Settings app, page “Settings”")
+            assert win.proposal_card.on_screen.text() == "On screen: the Settings app, page “Settings”"
+            assert "Network & internet" in win.proposal_card.on_screen.toolTip()  # its entries
             win.run.abort()
             qtbot.waitUntil(lambda: win.run.driver is None, timeout=30000)
         finally:
