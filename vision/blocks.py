@@ -201,13 +201,12 @@ def _blocks_of(rects: Sequence[Rect], elements: Sequence[Element], W: int, H: in
     a block (ids in reading order, role guessed; a near-full-height rect shrinks to its members)."""
     assign: dict[int, list[str]] = {}
     where = GridIndex(list(range(len(rects))), lambda i: rects[i])
+    areas = [r.area for r in rects]
     for e in elements:
-        c = e.rect.center
-        best, best_area = -1, None
-        for i in where.at(c):
-            r = rects[i]
-            if best_area is None or r.area < best_area:
-                best, best_area = i, r.area
+        best, best_area = -1, 0
+        for i in where.at(e.rect.center):
+            if best < 0 or areas[i] < best_area:
+                best, best_area = i, areas[i]
         if best >= 0:
             assign.setdefault(best, []).append(e.id)
     by_id = {e.id: e for e in elements}
@@ -216,9 +215,8 @@ def _blocks_of(rects: Sequence[Rect], elements: Sequence[Element], W: int, H: in
     blocks: list[Block] = []
     for n, (r, ids) in enumerate(raw):
         members = [by_id[i] for i in ids]
-        tight = members[0].rect
-        for m in members[1:]:
-            tight = tight.union(m.rect)
+        boxes = [m.rect for m in members]
+        tight = Rect(min(b.left for b in boxes), min(b.top for b in boxes), max(b.right for b in boxes), max(b.bottom for b in boxes))
         role = _role(r, members, W, H)
         blocks.append(Block(id=f"b{n + 1}", role=role, rect=r if r.height < 0.9 * H else tight, element_ids=tuple(ids)))
     return blocks
@@ -259,10 +257,13 @@ def _is_tab_row(members: Sequence[Element], W: int, *, min_items: int = 2) -> bo
 def _tab_items(items: Sequence[Element]) -> list[Element]:
     """One representative per column (buttons preferred over their captions)."""
     cols: list[Element] = []
+    taken: list[tuple[int, int]] = []  # (centre x, width) of each column so far
     for m in sorted(items, key=lambda m: (m.kind is not ElementKind.BUTTON, m.rect.left)):
-        if any(abs(m.rect.center.x - c.rect.center.x) < max(m.rect.width, c.rect.width) * 0.5 for c in cols):
+        x, w = (m.rect.left + m.rect.right) // 2, m.rect.width
+        if any(2 * abs(x - cx) < max(w, cw) for cx, cw in taken):  # closer than half the wider one
             continue
         cols.append(m)
+        taken.append((x, w))
     return sorted(cols, key=lambda m: m.rect.left)
 
 

@@ -70,7 +70,14 @@ class _Absorber:
     what they contain: clickables, toggles and fields)."""
 
     def __init__(self, others: Sequence[Element]) -> None:
-        self._namers = GridIndex([o for o in others if o.clickable or o.kind in _NAMERS], lambda o: o.rect)
+        self._others = others
+        self._index: GridIndex[Element] | None = None  # built on the first text asked about
+
+    @property
+    def _namers(self) -> GridIndex[Element]:
+        if self._index is None:
+            self._index = GridIndex([o for o in self._others if o.clickable or o.kind in _NAMERS], lambda o: o.rect)
+        return self._index
 
     def __call__(self, e: Element) -> bool:
         """An unnamed, inert image, or text a containing clickable already names."""

@@ -14,7 +14,7 @@ questions go through a spatial index, so large trees fuse in near-linear time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -60,6 +60,12 @@ def same_words(a: str, names: Sequence[str]) -> bool:
 def duplicate_of(v: Element, tree: Sequence[Element]) -> Element | None:
     """The tree node a vision element repeats: the same words over overlapping boxes, or (for
     a wordless element) a non-container node covering most of it."""
+    return _duplicate(v, tree, _words)
+
+
+def _duplicate(v: Element, tree: Sequence[Element], words_of: Callable[[Element], list[str]]) -> Element | None:
+    """``duplicate_of`` with the tree nodes' names from ``words_of`` (worked out once per node
+    when many vision elements ask about the same nodes)."""
     name = _norm(v.text or v.label)
     best: Element | None = None
     best_score = 0.0
@@ -67,8 +73,8 @@ def duplicate_of(v: Element, tree: Sequence[Element]) -> Element | None:
         inter = e.rect.intersection(v.rect)
         if inter is None:
             continue
-        ov = _overlap(e.rect, v.rect)
-        if name and same_words(name, _words(e)):
+        ov = inter.area / max(1, min(e.rect.area, v.rect.area))  # _overlap, from the intersection in hand
+        if name and same_words(name, words_of(e)):
             score = 1.0 + ov
         elif not v.text and e.kind is not ElementKind.CONTAINER and ov >= 0.5:
             score = ov
@@ -141,11 +147,19 @@ def _add_vision(out: list[Element], tree: Sequence[Element], vision: Sequence[El
         position.setdefault(o.id, k)
     tree_text = [t for t in (_norm(e.text or e.label) for e in tree if e.text or e.label) if t]
     joined = "\x00".join(tree_text)
+    names: dict[int, list[str]] = {}
+
+    def words_of(e: Element) -> list[str]:
+        found = names.get(id(e))
+        if found is None:
+            found = names[id(e)] = _words(e)
+        return found
+
     for v in vision:
         if any(b.rect.contains(v.rect.center) for b in bars):
             continue  # clock, battery and navigation glyphs belong to their bar
         around = near.overlapping(v.rect)
-        twin = duplicate_of(v, around)
+        twin = _duplicate(v, around, words_of)
         if twin is not None:
             i = position[twin.id]
             if not out[i].text and not out[i].label and (v.text or v.label):

@@ -22,7 +22,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from vision.errors import HierarchyError
@@ -113,8 +113,9 @@ def _flag(a: Mapping[str, str], key: str, default: bool) -> bool:
     return v == "true" or _b(v)
 
 
-def _node_from_attrib(a: Mapping[str, str], tag: str = "node") -> TreeNode:
-    rect = _parse_bounds(a.get("bounds", "")) or Rect(0, 0, 0, 0)
+def _node_from_attrib(a: Mapping[str, str], tag: str = "node", rect: Rect | None = None) -> TreeNode:
+    if rect is None:
+        rect = _parse_bounds(a.get("bounds", "")) or Rect(0, 0, 0, 0)
     return TreeNode(
         class_name=a.get("class", "") or ("" if tag == "node" else tag),
         text=(a.get("text", "") or "").strip(),
@@ -133,8 +134,12 @@ def _node_from_attrib(a: Mapping[str, str], tag: str = "node") -> TreeNode:
         focusable=_flag(a, "focusable", False),
         scrollable=_flag(a, "scrollable", False),
         password=_flag(a, "password", False),
-        visible=_flag(a, "visible-to-user", True) and _flag(a, "displayed", True),
+        visible=_visible(a),
     )
+
+
+def _visible(a: Mapping[str, str]) -> bool:
+    return _flag(a, "visible-to-user", True) and _flag(a, "displayed", True)
 
 
 def _salvage_xml(text: str) -> str:
@@ -152,22 +157,40 @@ def _salvage_xml(text: str) -> str:
 
 def read_uiautomator_xml(xml_text: str | bytes | None) -> tuple[list[TreeNode], list[str]]:
     """Parse dump text into root ``TreeNode`` objects.  Never raises: problems become warnings."""
+    roots, warnings, _ = _read_xml(xml_text, None)
+    return roots, warnings
+
+
+def _read_xml(xml_text: str | bytes | None, screen: Rect | None) -> tuple[list[TreeNode], list[str], int]:
+    """Roots, warnings and the number of nodes read.
+
+    With ``screen``, a node below a root that the cleaning would drop (invisible, or its box
+    wholly off ``screen``) is counted but not built, nor is anything under it: on a long
+    list most of a dump lies below the screen's bottom."""
     warnings: list[str] = []
     if xml_text is None:
-        return [], ["no hierarchy dump"]
+        return [], ["no hierarchy dump"], 0
     if isinstance(xml_text, bytes):
         xml_text = xml_text.decode("utf-8", errors="replace")
     if not xml_text.strip():
-        return [], ["hierarchy dump is empty"]
+        return [], ["hierarchy dump is empty"], 0
     try:
         root = ET.fromstring(_salvage_xml(xml_text))
     except ET.ParseError as exc:
-        return [], [f"hierarchy dump is not well-formed XML ({exc}); ignoring it"]
+        return [], [f"hierarchy dump is not well-formed XML ({exc}); ignoring it"], 0
+    total = 0
 
     def build(el: ET.Element, depth: int) -> TreeNode | None:
+        nonlocal total
         if not _is_view_tag(el):
             return None
-        node = _node_from_attrib(el.attrib, el.tag)
+        a = el.attrib
+        rect = _parse_bounds(a.get("bounds", "")) or Rect(0, 0, 0, 0)
+        if depth > 0 and screen is not None and (not _visible(a) or rect.intersection(screen) is None):
+            total += _subtree_size(el, depth)
+            return None
+        total += 1
+        node = _node_from_attrib(a, el.tag, rect)
         if depth < MAX_DEPTH:
             for child in el:
                 c = build(child, depth + 1)
@@ -190,7 +213,20 @@ def read_uiautomator_xml(xml_text: str | bytes | None) -> tuple[list[TreeNode], 
         warnings.append("hierarchy dump nests too deeply; truncated")
     if not roots:
         warnings.append("hierarchy dump has no nodes")
-    return roots, warnings
+    return roots, warnings, total
+
+
+def _subtree_size(el: ET.Element, depth: int) -> int:
+    """How many nodes reading ``el`` (at ``depth``) would build: it and its view-tag
+    descendants reached through view tags, down to ``MAX_DEPTH``."""
+    size = 0
+    stack = [(el, depth)]
+    while stack:
+        e, d = stack.pop()
+        size += 1
+        if d < MAX_DEPTH:
+            stack.extend((c, d + 1) for c in e if _is_view_tag(c))
+    return size
 
 
 def _is_view_tag(el: ET.Element) -> bool:
@@ -424,12 +460,17 @@ def _emit(n: TreeNode) -> bool:
     return kind_for(n) in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
 
 
-def _to_element(n: TreeNode, eid: str) -> Element:
+def _to_element(n: TreeNode, eid: str, *, covered: bool = False) -> Element:
+    """The element for node ``n``; a clickable one with no words of its own is labelled with
+    its descendants' words (a row's title and summary)."""
     kind = kind_for(n)
     text = n.text
     label = n.content_desc or (n.hint if not n.text else "")
     if not text and kind is ElementKind.TEXT and n.content_desc:
         text, label = n.content_desc, ""
+    clickable = n.clickable or n.long_clickable
+    if clickable and not text and not label:
+        label = _descendant_words(n)
     checkable = n.checkable or kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP)
     return Element(
         id=eid,
@@ -439,7 +480,7 @@ def _to_element(n: TreeNode, eid: str) -> Element:
         label=label,
         resource_id=n.resource_id,
         class_name=n.class_name,
-        clickable=n.clickable or n.long_clickable,
+        clickable=clickable,
         checkable=checkable,
         checked=n.checked if checkable else None,
         selected=n.selected,
@@ -449,6 +490,7 @@ def _to_element(n: TreeNode, eid: str) -> Element:
         password=n.password,
         source=ElementSource.HIERARCHY,
         confidence=1.0,
+        covered=covered,
     )
 
 
@@ -475,14 +517,7 @@ def tree_to_parse(roots: list[TreeNode], screen: Size, *, id_prefix: str = "t") 
     for i, n in enumerate(sorted(chosen, key=lambda n: reading_order_key(n.rect))):
         eid = f"{id_prefix}{i + 1}"
         ids[id(n)] = eid
-        el = _to_element(n, eid)
-        if id(n) in occ.covered:
-            el = replace(el, covered=True)
-        if el.clickable and not el.text and not el.label:
-            inner = _descendant_words(n)
-            if inner:
-                el = replace(el, label=inner)
-        elements.append(el)
+        elements.append(_to_element(n, eid, covered=id(n) in occ.covered))
     visible_ids = {k: v for k, v in ids.items() if k not in occ.covered}
     blocks = [b for b in _tree_blocks(roots, visible_ids, screen) if b.element_ids]
     return TreeParse(elements=tuple(elements), blocks=tuple(blocks), node_count=len(flat), kept_count=len(elements),
@@ -568,12 +603,12 @@ def _tree_role(n: TreeNode, screen: Size) -> str:
 
 def parse_uiautomator(xml_text: str | bytes | None, screen: Size, *, collapse: bool = True, strict: bool = False) -> TreeParse:
     """``uiautomator dump`` text -> ``TreeParse`` (empty with a warning on bad input)."""
-    roots, warnings = read_uiautomator_xml(xml_text)
+    sized = screen.width > 0 and screen.height > 0
+    roots, warnings, total = _read_xml(xml_text, Rect(0, 0, screen.width, screen.height) if sized else None)
     if strict and not roots:
         raise HierarchyError(warnings[0] if warnings else "empty hierarchy", "capture the dump again")
-    if screen.width == 0 or screen.height == 0:
+    if not sized:
         screen = _infer_size(roots)
-    total = _count(roots)
     cleaned = clean_tree(roots, screen, collapse=collapse)
     parse = tree_to_parse(cleaned, screen)
     return TreeParse(parse.elements, parse.blocks, tuple(warnings), total, parse.kept_count, parse.occluder)

@@ -12,7 +12,7 @@ the same result as a full scan.  Pure data structure: it never looks at pixels.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from vision.geometry import Point, Rect
@@ -25,52 +25,89 @@ class GridIndex(Generic[T]):
 
     def __init__(self, items: Sequence[T], rect_of: Callable[[T], Rect], *, cell: int = 0) -> None:
         self.items = list(items)
-        self._rects = [rect_of(i) for i in self.items]
+        self._boxes = [(r.left, r.top, r.right, r.bottom) for r in map(rect_of, self.items)]
+        self._centres = [((left + right) // 2, (top + bottom) // 2) for left, top, right, bottom in self._boxes]
         if cell <= 0:
-            cell = _cell_for(self._rects)
+            cell = _cell_for(self._boxes)
         self.cell = cell
         self._cells: dict[tuple[int, int], list[int]] = {}
-        for k, r in enumerate(self._rects):
-            for key in self._keys(r):
-                self._cells.setdefault(key, []).append(k)
+        cells = self._cells
+        for k, box in enumerate(self._boxes):
+            for key in self._keys(*box):
+                found = cells.get(key)
+                if found is None:
+                    cells[key] = [k]
+                else:
+                    found.append(k)
 
-    def _keys(self, r: Rect) -> Iterable[tuple[int, int]]:
+    def _keys(self, left: int, top: int, right: int, bottom: int) -> list[tuple[int, int]]:
         c = self.cell
-        x0, x1 = r.left // c, max(r.left, r.right - 1) // c
-        y0, y1 = r.top // c, max(r.top, r.bottom - 1) // c
-        return ((x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1))
+        x0, x1 = left // c, max(left, right - 1) // c
+        y0, y1 = top // c, max(top, bottom - 1) // c
+        if x0 == x1 and y0 == y1:
+            return [(x0, y0)]
+        return [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
 
-    def _candidates(self, r: Rect) -> list[int]:
+    def _candidates(self, left: int, top: int, right: int, bottom: int) -> Sequence[int]:
+        keys = self._keys(left, top, right, bottom)
+        if len(keys) == 1:  # one cell: its list is already in the items' order, each item once
+            return self._cells.get(keys[0], ())
         found: set[int] = set()
-        for key in self._keys(r):
+        for key in keys:
             found.update(self._cells.get(key, ()))
         return sorted(found)
 
     def overlapping(self, r: Rect) -> list[T]:
         """Items whose box shares some area with ``r`` (``Rect.intersection`` is not None)."""
-        return [self.items[k] for k in self._candidates(r) if self._rects[k].intersection(r) is not None]
+        ql, qt, qr, qb = r.left, r.top, r.right, r.bottom
+        if ql >= qr or qt >= qb:
+            return []
+        boxes, items = self._boxes, self.items
+        out = []
+        for k in self._candidates(ql, qt, qr, qb):
+            left, top, right, bottom = boxes[k]
+            if left < qr and ql < right and top < qb and qt < bottom and left < right and top < bottom:
+                out.append(items[k])
+        return out
 
     def at(self, p: Point) -> list[T]:
         """Items whose box contains ``p``."""
-        return [self.items[k] for k in self._candidates(Rect(p.x, p.y, p.x + 1, p.y + 1)) if self._rects[k].contains(p)]
+        x, y = p.x, p.y
+        boxes, items = self._boxes, self.items
+        out = []
+        for k in self._candidates(x, y, x + 1, y + 1):
+            left, top, right, bottom = boxes[k]
+            if left <= x < right and top <= y < bottom:
+                out.append(items[k])
+        return out
 
     def containing(self, r: Rect) -> list[T]:
         """Items whose box contains all of ``r``."""
-        return [self.items[k] for k in self._candidates(Rect(r.left, r.top, r.left + 1, r.top + 1))
-                if self._rects[k].contains_rect(r)]
+        ql, qt, qr, qb = r.left, r.top, r.right, r.bottom
+        boxes, items = self._boxes, self.items
+        out = []
+        for k in self._candidates(ql, qt, ql + 1, qt + 1):
+            left, top, right, bottom = boxes[k]
+            if left <= ql and top <= qt and qr <= right and qb <= bottom:
+                out.append(items[k])
+        return out
 
     def centred_in(self, r: Rect) -> list[T]:
         """Items whose box's centre lies in ``r``."""
-        return [self.items[k] for k in self._candidates(r) if r.contains(self._rects[k].center)]
+        ql, qt, qr, qb = r.left, r.top, r.right, r.bottom
+        centres, items = self._centres, self.items
+        out = []
+        for k in self._candidates(ql, qt, qr, qb):
+            x, y = centres[k]
+            if ql <= x < qr and qt <= y < qb:
+                out.append(items[k])
+        return out
 
 
-def _cell_for(rects: Sequence[Rect]) -> int:
+def _cell_for(boxes: Sequence[tuple[int, int, int, int]]) -> int:
     """A cell about twice the side of the average share of the covered area per item."""
-    if not rects:
+    if not boxes:
         return 64
-    left = min(r.left for r in rects)
-    top = min(r.top for r in rects)
-    right = max(r.right for r in rects)
-    bottom = max(r.bottom for r in rects)
-    area = max(1, (right - left) * (bottom - top))
-    return max(16, min(512, int(2 * math.sqrt(area / len(rects)))))
+    lefts, tops, rights, bottoms = zip(*boxes, strict=True)
+    area = max(1, (max(rights) - min(lefts)) * (max(bottoms) - min(tops)))
+    return max(16, min(512, int(2 * math.sqrt(area / len(boxes)))))

@@ -42,7 +42,6 @@ def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 
     h, w = image.shape[:2]
     if len(rects) <= _FEW_BOXES:  # a few boxes: measuring each costs less than a table over the frame
         return [_uniform(image, r, max_std, empty) for r in rects]
-    sums, squares = cv2.integral2(np.ascontiguousarray(image), sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
     box = np.array([(r.left, r.top, r.right, r.bottom) for r in rects], dtype=np.int64)
     box[:, [0, 2]] = box[:, [0, 2]].clip(0, w)
     box[:, [1, 3]] = box[:, [1, 3]].clip(0, h)
@@ -52,10 +51,19 @@ def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 
     def total(table: np.ndarray) -> np.ndarray:
         return table[bottom, right] - table[top, right] - table[bottom, left] + table[top, left]
 
-    safe = np.maximum(n, 1.0)[:, None]
-    mean = total(sums) / safe
-    var = np.maximum(total(squares) / safe - mean * mean, 0.0)
-    flat = np.sqrt(var).max(axis=1) < max_std
+    safe = np.maximum(n, 1.0)
+    # One channel at a time: three small tables instead of two frame-sized float64 stacks
+    # (on a phone frame the page faults of those cost more than the sums).  Sums of bytes
+    # fit 32-bit integers exactly; sums of squares need float64, which holds them exactly.
+    depth = cv2.CV_32S if image.dtype == np.uint8 else cv2.CV_64F
+    channels = image[:, :, None] if image.ndim == 2 else image
+    worst = np.zeros(len(rects))
+    for c in range(channels.shape[2]):
+        sums, squares = cv2.integral2(np.ascontiguousarray(channels[:, :, c]), sdepth=depth, sqdepth=cv2.CV_64F)
+        mean = total(sums) / safe
+        var = np.maximum(total(squares) / safe - mean * mean, 0.0)
+        worst = np.maximum(worst, np.sqrt(var))
+    flat = worst < max_std
     return [empty if k <= 0 else bool(f) for f, k in zip(flat, n, strict=True)]
 
 
@@ -73,15 +81,26 @@ def mask_tree_text(image: np.ndarray, elements: Sequence[Element]) -> np.ndarray
     """A copy of ``image`` with each element's box filled with the median colour of its border."""
     out = image.copy()
     h, w = image.shape[:2]
+    boxes: list[tuple[int, int, int, int]] = []
+    by_size: dict[tuple[int, int], list[int]] = {}  # boxes of one size share one border pattern
     for e in elements:
         r = e.rect
         top, bottom, left, right = max(0, r.top), min(h, r.bottom), max(0, r.left), min(w, r.right)
         if bottom - top < 2 or right - left < 2:
             continue
-        step = max(1, (right - left + bottom - top) // 64)  # a sample of the border is enough for its median
-        border = np.concatenate([image[top, left:right:step], image[bottom - 1, left:right:step],
-                                 image[top:bottom:step, left], image[top:bottom:step, right - 1]])
-        out[top:bottom, left:right] = np.median(border, axis=0).astype(np.uint8)
+        by_size.setdefault((right - left, bottom - top), []).append(len(boxes))
+        boxes.append((top, bottom, left, right))
+    colours = np.empty((len(boxes),) + image.shape[2:], np.uint8)
+    for (bw, bh), members in by_size.items():
+        step = max(1, (bw + bh) // 64)  # a sample of the border is enough for its median
+        across, down = np.arange(0, bw, step), np.arange(0, bh, step)
+        dy = np.concatenate([np.zeros_like(across), np.full_like(across, bh - 1), down, down])
+        dx = np.concatenate([across, across, np.zeros_like(down), np.full_like(down, bw - 1)])
+        corner = np.array([boxes[k][::2] for k in members])  # (top, left) of each box
+        border = image[corner[:, :1] + dy, corner[:, 1:] + dx]
+        colours[members] = np.median(border, axis=1).astype(np.uint8)
+    for (top, bottom, left, right), colour in zip(boxes, colours, strict=True):
+        out[top:bottom, left:right] = colour
     return out
 
 
