@@ -43,8 +43,9 @@ its real Rico tree (``mode=auto``) and pixel-only (``mode=vision``): the first f
 frame just after a tap (the middle mid-sized target darkened by 12 %, as a pressed row looks)
 parsed with the first as ``previous`` (the incremental path).  Median, p90 and max per way,
 with the load average seen during the run; and on the first frames, the recall of the
-targets above, precision, and OCR string recall of the tree's visible texts (protocol of the
-sim OCR recall: spans whose centres fall in the text's box grown by 4 px).
+targets above, precision (with the judged predictions on no target counted by element kind),
+and OCR string recall of the tree's visible texts (protocol of the sim OCR recall: spans
+whose centres fall in the text's box grown by 4 px).
 
 Large trees (``trees``): generated dumps (tests/vision/large_trees.py) of 2k, 20k and 50k
 nodes, tree only and fused with a blank-but-textured screen (OCR off), wall and CPU time.
@@ -460,6 +461,7 @@ class _Tally:
 
     def __init__(self) -> None:
         self.targets = self.hit = self.strict = self.judged = self.good = self.strings = self.read = 0
+        self.missed_by_kind: dict[str, int] = defaultdict(int)  # judged predictions on no target, by kind
 
     def add(self, parse, targets: list[Rect], webviews: list[Rect], strings: list[tuple[Rect, str]]) -> None:
         preds = [e.rect for e in parse.uncovered()]
@@ -469,13 +471,19 @@ class _Tally:
         self.strict += match(preds, targets)
         self.judged += len(shown)
         self.good += sum(any(t.contains(p.center) for t in targets) for p in shown)
+        bars = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
+        for e in parse.uncovered():
+            if e.kind not in bars and not any(w.contains(e.rect.center) for w in webviews) \
+                    and not any(t.contains(e.rect.center) for t in targets):
+                self.missed_by_kind[e.kind.value] += 1
         self.strings += len(strings)
         self.read += string_hits(parse, strings)
 
     def row(self) -> dict:
         return {"recall_centre_hit": _ratio(self.hit, self.targets), "recall_iou50": _ratio(self.strict, self.targets),
                 "precision_centre_in_target": _ratio(self.good, self.judged),
-                "ocr_string_recall": _ratio(self.read, self.strings)}
+                "ocr_string_recall": _ratio(self.read, self.strings),
+                "off_target_by_kind": dict(sorted(self.missed_by_kind.items(), key=lambda kv: -kv[1]))}
 
 
 def bench_real_speed(args) -> dict:
