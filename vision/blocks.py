@@ -17,6 +17,7 @@ Works on pixels and element boxes only; knows nothing about trees or models.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -257,13 +258,18 @@ def _is_tab_row(members: Sequence[Element], W: int, *, min_items: int = 2) -> bo
 def _tab_items(items: Sequence[Element]) -> list[Element]:
     """One representative per column (buttons preferred over their captions)."""
     cols: list[Element] = []
-    taken: list[tuple[int, int]] = []  # (centre x, width) of each column so far
+    taken: list[tuple[int, int]] = []  # (centre x, width) of each column so far, by centre
+    widest = 0
     for m in sorted(items, key=lambda m: (m.kind is not ElementKind.BUTTON, m.rect.left)):
         x, w = (m.rect.left + m.rect.right) // 2, m.rect.width
-        if any(2 * abs(x - cx) < max(w, cw) for cx, cw in taken):  # closer than half the wider one
+        # a column closer than half the wider of the two; none lies further than half the widest
+        reach = max(w, widest) / 2
+        lo, hi = bisect_right(taken, (x - reach, w)), bisect_left(taken, (x + reach, 0))
+        if any(2 * abs(x - cx) < max(w, cw) for cx, cw in taken[lo:hi]):
             continue
         cols.append(m)
-        taken.append((x, w))
+        insort(taken, (x, w))
+        widest = max(widest, w)
     return sorted(cols, key=lambda m: m.rect.left)
 
 

@@ -159,6 +159,9 @@ def _add_vision(out: list[Element], tree: Sequence[Element], vision: Sequence[El
         if any(b.rect.contains(v.rect.center) for b in bars):
             continue  # clock, battery and navigation glyphs belong to their bar
         around = near.overlapping(v.rect)
+        name = _norm(v.text)
+        if name and any(same_words(name, words_of(e)) for e in around):
+            continue  # it repeats a worded tree node, which keeps its words: the twin below, found sooner
         twin = _duplicate(v, around, words_of)
         if twin is not None:
             i = position[twin.id]

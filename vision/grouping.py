@@ -205,10 +205,12 @@ def label_from_neighbours(elements: Sequence[Element], width: int) -> list[Eleme
     """Tree path helper: give text-less toggles and fields the text on their row."""
     unit = width / 411.0 if width else 1.0
     reach = int(300 * unit) + 5
-    texts = GridIndex([e for e in elements if e.kind is ElementKind.TEXT and e.text], lambda t: t.rect)
+    texts: GridIndex[Element] | None = None  # built when the first toggle asks (most screens have none)
     out = []
     for e in elements:
         if e.kind in (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP, ElementKind.SEEK_BAR) and not e.label and not (e.text and e.text not in ("ON", "OFF")):
+            if texts is None:
+                texts = GridIndex([t for t in elements if t.kind is ElementKind.TEXT and t.text], lambda t: t.rect)
             best, best_gap = None, None
             row = Rect(e.rect.left - reach, e.rect.top, e.rect.right + reach, max(e.rect.bottom, e.rect.top + 1))
             for t in texts.overlapping(row):

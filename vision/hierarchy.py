@@ -99,8 +99,8 @@ def _parse_bounds(text: str) -> Rect | None:
     m = _BOUNDS_RE.search(text or "")
     if not m:
         return None
-    left, top, right, bottom = (int(g) for g in m.groups())
-    return Rect(left, top, max(left, right), max(top, bottom))
+    left, top, right, bottom = map(int, m.groups())
+    return Rect(left, top, right if right > left else left, bottom if bottom > top else top)
 
 
 def _flag(a: Mapping[str, str], key: str, default: bool) -> bool:
@@ -375,7 +375,9 @@ def clean_tree(roots: list[TreeNode], screen: Size, *, collapse: bool = True) ->
             n.children = [k for k in (cleaned.pop(id(c), None) for c in n.children) if k is not None]
             cleaned[id(n)] = _collapsed(n) if collapse else n
             continue
-        inter = n.rect.intersection(screen_rect) if sized else n.rect
+        r = n.rect
+        inside = sized and 0 <= r.left and 0 <= r.top and r.right <= screen.width and r.bottom <= screen.height and r.left < r.right and r.top < r.bottom
+        inter = r if inside or not sized else r.intersection(screen_rect)  # a box on the screen is its own intersection
         if not n.visible or inter is None or (not sized and n.rect.is_empty()):
             cleaned[id(n)] = None
             continue

@@ -32,8 +32,13 @@ class GridIndex(Generic[T]):
         self.cell = cell
         self._cells: dict[tuple[int, int], list[int]] = {}
         cells = self._cells
-        for k, box in enumerate(self._boxes):
-            for key in self._keys(*box):
+        for k, (left, top, right, bottom) in enumerate(self._boxes):
+            x0, y0 = left // cell, top // cell
+            if (right - 1) // cell <= x0 and (bottom - 1) // cell <= y0:
+                keys: Sequence[tuple[int, int]] = ((x0, y0),)  # most boxes lie in one cell
+            else:
+                keys = self._keys(left, top, right, bottom)
+            for key in keys:
                 found = cells.get(key)
                 if found is None:
                     cells[key] = [k]
@@ -108,6 +113,9 @@ def _cell_for(boxes: Sequence[tuple[int, int, int, int]]) -> int:
     """A cell about twice the side of the average share of the covered area per item."""
     if not boxes:
         return 64
-    lefts, tops, rights, bottoms = zip(*boxes, strict=True)
-    area = max(1, (max(rights) - min(lefts)) * (max(bottoms) - min(tops)))
+    left = min(b[0] for b in boxes)
+    top = min(b[1] for b in boxes)
+    right = max(b[2] for b in boxes)
+    bottom = max(b[3] for b in boxes)
+    area = max(1, (right - left) * (bottom - top))
     return max(16, min(512, int(2 * math.sqrt(area / len(boxes)))))

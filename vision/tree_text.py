@@ -64,7 +64,7 @@ def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 
         var = np.maximum(total(squares) / safe - mean * mean, 0.0)
         worst = np.maximum(worst, np.sqrt(var))
     flat = worst < max_std
-    return [empty if k <= 0 else bool(f) for f, k in zip(flat, n, strict=True)]
+    return [empty if k <= 0 else f for f, k in zip(flat.tolist(), n.tolist(), strict=True)]
 
 
 def worded(elements: Sequence[Element], image: np.ndarray, *, max_area: float = 0.15) -> list[Element]:
