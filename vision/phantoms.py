@@ -19,7 +19,8 @@ interface or part of a picture, from cues a person would use too:
   person could see against the colour of its own border (a detector firing on a
   gradient or a shadow): no glyph, no photo, so nothing to tap.  "Visible" means more
   than a twentieth of full contrast (``BLANK_CONTRAST`` levels of 255 on any channel)
-  for the brightest-differing twentieth of the centre.
+  for the most-differing fiftieth of the box inside a thin rim (an outline glyph's thin
+  strokes reach out to the rim and leave its middle empty).
 
 What it must not do: look at a tree, add or move elements, or drop anything that has
 words of its own inside a detected widget.  Phantoms leave the element list only; their
@@ -117,9 +118,9 @@ def _close(run: list[Rect], bands: list[tuple[int, int]]) -> None:
 
 
 def blank_mark(image: np.ndarray, rect: Rect) -> bool:
-    """True when the middle half of ``rect`` holds no mark visible against the box's
-    border colour (the 95th percentile of the largest channel difference is under
-    ``BLANK_CONTRAST``)."""
+    """True when ``rect`` inside a thin rim holds no mark visible against the box's border
+    colour (the 98th percentile of the largest channel difference is under
+    ``BLANK_CONTRAST``: even a thin outline glyph covers more than a fiftieth of its box)."""
     crop = image[max(0, rect.top) : rect.bottom, max(0, rect.left) : rect.right]
     h, w = crop.shape[:2]
     if h < 4 or w < 4:
@@ -127,6 +128,6 @@ def blank_mark(image: np.ndarray, rect: Rect) -> bool:
     c = crop.astype(np.int16)
     border = np.concatenate([c[0], c[-1], c[:, 0], c[:, -1]])
     ground = np.median(border, axis=0)
-    centre = c[h // 4 : h - h // 4, w // 4 : w - w // 4]
-    diff = np.abs(centre - ground).max(axis=2)
-    return float(np.percentile(diff, 95)) < BLANK_CONTRAST
+    inside = c[h // 8 : h - h // 8, w // 8 : w - w // 8]  # all but a thin rim: outline glyphs reach far out
+    diff = np.abs(inside - ground).max(axis=2)
+    return float(np.percentile(diff, 98)) < BLANK_CONTRAST

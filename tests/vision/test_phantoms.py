@@ -98,6 +98,14 @@ def test_a_flat_button_with_a_word_or_an_icon_is_kept():
     assert _ids(real) == {"b1", "b2"} and phantoms == []
 
 
+def test_an_outline_icon_with_an_empty_middle_is_a_visible_mark():
+    image = np.full((H, W, 3), 250, np.uint8)
+    shield = np.array([[28, 4], [52, 14], [50, 44], [28, 64], [6, 44], [4, 14]], np.int32) + [46, 1348]
+    cv2.polylines(image, [shield], True, (90, 90, 90), 3)
+    real, phantoms = split_phantoms(image, [_found("i1", ElementKind.IMAGE, Rect(46, 1348, 102, 1414))])
+    assert _ids(real) == {"i1"} and phantoms == []
+
+
 def test_tree_elements_and_system_bars_are_never_judged():
     image = np.full((H, W, 3), 128, np.uint8)
     tree = Element("h1", ElementKind.BUTTON, Rect(100, 900, 226, 1026), source=ElementSource.HIERARCHY)
