@@ -1,9 +1,11 @@
-"""``tapwise macro``: list, show, export, import, replay and diff recorded macros.
+"""``tapwise macro``: list, show, export, import, replay, diff and complete recorded macros.
 
 Macros live in the project database (``app.storage.Store``).  ``replay`` runs on the
 virtual phone (any profile, theme, language); when a step cannot be found it shows the
 screen's elements and lets the user demonstrate the step by picking one (or stop), and
-a repaired macro is saved as the next version.  Names, ids, apps and descriptions are
+a repaired macro is saved as the next version.  ``complete`` appends the steps the app
+maps know from where the recording stops to its goal (``agent.macros.complete``) as the
+next version (``--dry-run`` only shows them).  Names, ids, apps and descriptions are
 user text and printed as text (``app.cli.safe_text``).  Heavy imports stay inside commands.
 """
 
@@ -19,7 +21,8 @@ from rich.table import Table
 from app.cli.safe_text import as_text, clean, quoted
 from app.cli.user_store import open_user_store
 
-macro_app = typer.Typer(help="Recorded macros: list, show, export, import, replay, diff.", no_args_is_help=True)
+macro_app = typer.Typer(help="Recorded macros: list, show, export, import, replay, diff, complete.",
+                        no_args_is_help=True)
 
 
 def _console() -> Console:
@@ -231,3 +234,67 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
         c.print(f"saved the repaired macro as version {saved.version} (see `tapwise macro diff {quoted(m.name)}`)")
     store.close()
     raise typer.Exit(0 if result.succeeded else 1)
+
+
+@macro_app.command()
+def complete(name: str = typer.Argument(..., help="Macro name or id."),
+             goal: str | None = typer.Option(None, "--goal", help="What the macro is for (default: its description, "
+                                                                "else its name)."),
+             dry_run: bool = typer.Option(False, "--dry-run", help="Only show the steps; save nothing."),
+             replay_first: bool = typer.Option(False, "--replay", help="Replay the macro on the virtual phone to see "
+                                                                      "where it ends (when the map cannot tell)."),
+             param: list[str] = typer.Option([], "--param", "-p", help="NAME=VALUE for --replay.")) -> None:
+    """Complete a macro from the app maps: the known steps from where it stops to its goal, saved as
+    its next version (the old version is kept)."""
+    from agent.knowledge.guide import AppMaps
+    from agent.macros.complete import CompletionError, is_from_map
+    from agent.macros.complete import complete as complete_macro
+    from app.knowledge_store import SqliteKnowledgeStore
+
+    c = _console()
+    store = _open_store()
+    m = _find(store, name)
+    maps = AppMaps(SqliteKnowledgeStore(store)).all()
+    end = _replayed_end(m, maps, _parse_params(param)) if replay_first else None
+    try:
+        done = complete_macro(m, maps, goal, end=end)
+    except CompletionError as exc:
+        c.print(f"[red]{quoted(exc)}[/red]")
+        store.close()
+        raise typer.Exit(1) from None
+    c.print(quoted(done.summary()))
+    kept = len(done.macro.steps) - len(done.added)
+    for i, s in enumerate(done.macro.steps, 1):
+        words = quoted(s.description or s.action.describe())
+        if i <= kept or not is_from_map(s):
+            c.print(f"   {i:>2}. [dim]{words}[/dim]")
+        else:
+            colour = "yellow" if done.added[i - kept - 1].sensitive else "green"
+            c.print(f" [{colour}]+ {i:>2}. {words}[/{colour}]")
+    if dry_run:
+        c.print(f"dry run: nothing saved ({quoted(m.name)} stays at version {m.version})")
+        store.close()
+        return
+    saved = store.save_macro(done.macro)
+    c.print(f"saved as version {saved.version}; version {m.version} is kept "
+            f"(see `tapwise macro diff {quoted(m.name)}`)")
+    store.close()
+
+
+def _replayed_end(m, maps, params: dict[str, str]):  # type: ignore[no-untyped-def]
+    """Where the macro ends when replayed on a fresh virtual phone."""
+    from agent.macros.complete import ending_by_replay
+    from agent.macros.editing import MissingParameter
+    from agent.macros.replay import Replayer
+    from app.compose import make_parser
+    from app.settings import load_settings
+    from phone.virtual.phone import VirtualPhone
+
+    phone = VirtualPhone()
+    try:
+        return ending_by_replay(Replayer(phone, make_parser(load_settings()[0], mode="tree")), m, maps, params)
+    except MissingParameter as exc:
+        _console().print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from exc
+    finally:
+        phone.close()
