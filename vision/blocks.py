@@ -308,7 +308,12 @@ def hue_signature(image: np.ndarray, r: Rect) -> np.ndarray:
     crop = image[r.top : r.bottom, r.left : r.right]
     if crop.size == 0:
         return np.zeros(14, np.float32)
-    hsv = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2HSV).reshape(-1, 3)
+    return _hue_histogram(cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_RGB2HSV))
+
+
+def _hue_histogram(hsv_crop: np.ndarray) -> np.ndarray:
+    """``hue_signature`` of a crop already in HSV."""
+    hsv = hsv_crop.reshape(-1, 3)
     sat = (hsv[:, 1] > 60) & (hsv[:, 2] > 50)
     hist = np.zeros(14, np.float32)
     if sat.any():
@@ -319,16 +324,44 @@ def hue_signature(image: np.ndarray, r: Rect) -> np.ndarray:
     return hist / max(1.0, hist.sum())
 
 
+def _hue_signatures(image: np.ndarray, rects: Sequence[Rect]) -> list[np.ndarray]:
+    """``hue_signature`` of each box; boxes inside the image share one conversion of the
+    region around them (HSV is per pixel, so each crop reads the same values)."""
+    h, w = image.shape[:2]
+    if len(rects) < 2 or not all(0 <= r.left <= r.right <= w and 0 <= r.top <= r.bottom <= h for r in rects):
+        return [hue_signature(image, r) for r in rects]
+    left, top = min(r.left for r in rects), min(r.top for r in rects)
+    right, bottom = max(r.right for r in rects), max(r.bottom for r in rects)
+    if right <= left or bottom <= top:
+        return [hue_signature(image, r) for r in rects]
+    hsv = cv2.cvtColor(np.ascontiguousarray(image[top:bottom, left:right]), cv2.COLOR_RGB2HSV).reshape(-1, 3)
+    # each pixel's bin as _hue_histogram counts it (14: a hue past the twelve bins, not counted)
+    sat = (hsv[:, 1] > 60) & (hsv[:, 2] > 50)
+    hue = (hsv[:, 0].astype(np.int32) * 12) // 180
+    bins = np.where(sat, np.where(hue < 12, hue, 14), np.where(hsv[:, 2] < 128, 12, 13)).reshape(bottom - top, right - left)
+    out = []
+    for r in rects:
+        if not r.area:
+            out.append(np.zeros(14, np.float32))
+            continue
+        hist = np.bincount(bins[r.top - top : r.bottom - top, r.left - left : r.right - left].ravel(), minlength=15)[:14].astype(np.float32)
+        out.append(hist / max(1.0, hist.sum()))
+    return out
+
+
 def active_member(image: np.ndarray, members: Sequence[Element], *, min_margin: float = 0.12) -> str | None:
     """The element whose hue distribution differs most from the rest (None if no clear winner)."""
     items = _tab_items([m for m in members if m.kind in (ElementKind.BUTTON, ElementKind.TEXT, ElementKind.IMAGE)])
     if len(items) < 2:
         return None
-    sigs = [hue_signature(image, m.rect) for m in items]
-    dists = []
-    for i, sg in enumerate(sigs):
-        others = np.mean([o for j, o in enumerate(sigs) if j != i], axis=0)
-        dists.append(float(np.abs(sg - others).sum()))
+    sigs = _hue_signatures(image, [m.rect for m in items])
+    k = len(sigs)
+    if k <= 64:  # every "all the others" at once: row i of ``rest`` lists the items but i, in order
+        stacked = np.stack(sigs)
+        rest = np.array([[j for j in range(k) if j != i] for i in range(k)])
+        dists = [float(d.sum()) for d in np.abs(stacked - stacked[rest].mean(axis=1))]
+    else:
+        dists = [float(np.abs(sg - np.mean([o for j, o in enumerate(sigs) if j != i], axis=0)).sum()) for i, sg in enumerate(sigs)]
     order = np.argsort(dists)[::-1]
     best, second = dists[order[0]], dists[order[1]] if len(order) > 1 else 0.0
     if best < 0.25 or best - second < min_margin:

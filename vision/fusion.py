@@ -22,7 +22,7 @@ from rapidfuzz import fuzz, process
 
 from vision.geometry import Rect
 from vision.spatial import GridIndex
-from vision.tree_text import uniform_boxes
+from vision.tree_text import FEW_BOXES, uniform_boxes
 from vision.types import Disagreement, Element, ElementKind, ElementSource, TextSpan
 
 _SKIP_ADD = {ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR, ElementKind.CONTAINER, ElementKind.UNKNOWN}
@@ -101,8 +101,11 @@ def fuse(
     span_index = GridIndex(list(texts), lambda t: t.rect)
     labelled = GridIndex([v for v in vision if v.label], lambda v: v.rect)
     screen_h = image.shape[0] if image is not None else 10**6
-    blank = _blank_worded(image, tree)
-    out = [_improved(e, span_index, labelled, e.id in blank, screen_h, notes) for e in tree]
+    insides = [span_index.centred_in(e.rect) for e in tree]
+    # only a worded node with no text read inside it is asked whether it lies over a blank area
+    unread = {e.id for e, inside in zip(tree, insides, strict=True) if not inside and _checks_words(e)}
+    blank = _blank_worded(image, tree, unread)
+    out = [_improved(e, inside, labelled, e.id in blank, screen_h, notes) for e, inside in zip(tree, insides, strict=True)]
     tree_kinds = {e.kind for e in tree}
     bars = [v for v in vision if v.kind in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and v.kind not in tree_kinds]
     out.extend(bars)  # dumps never include the system bars; the pixels do
@@ -110,26 +113,34 @@ def fuse(
     return out, notes
 
 
-def _blank_worded(image: np.ndarray | None, tree: Sequence[Element]) -> set[str]:
-    """Ids of the worded tree elements drawn over one flat colour (all measured at once)."""
-    if image is None:
+def _blank_worded(image: np.ndarray | None, tree: Sequence[Element], asked: set[str]) -> set[str]:
+    """Ids (of those ``asked``) of the worded tree elements drawn over one flat colour, all
+    measured at once, the way measuring every worded element would measure them."""
+    if image is None or not asked:
         return set()
     worded = [e for e in tree if e.text and not e.rect.is_empty()]
-    return {e.id for e, flat in zip(worded, uniform_boxes(image, [e.rect for e in worded], empty=False), strict=True) if flat}
+    wanted = [e for e in worded if e.id in asked]
+    many = len(worded) > FEW_BOXES
+    flags = uniform_boxes(image, [e.rect for e in wanted], empty=False, summed=many)
+    return {e.id for e, flat in zip(wanted, flags, strict=True) if flat}
 
 
-def _improved(e: Element, spans: GridIndex[TextSpan], labelled: GridIndex[Element], blank: bool,
+def _checks_words(e: Element) -> bool:
+    """Whether a tree node's words are compared with what the pixels show."""
+    return bool(e.text) and e.kind in (ElementKind.TEXT, ElementKind.BUTTON) and not e.password
+
+
+def _improved(e: Element, inside: Sequence[TextSpan], labelled: GridIndex[Element], blank: bool,
               screen_h: int, notes: list[Disagreement]) -> Element:
-    """A tree element with a label read from the pixels when it had none; a note when its
-    words and the pixels disagree."""
-    inside = spans.centred_in(e.rect)
+    """A tree element with a label read from the pixels when it had none (``inside``: the
+    spans centred in its box); a note when its words and the pixels disagree."""
     seen = " ".join(t.text for t in sorted(inside, key=lambda t: (t.rect.top, t.rect.left)))
     if not e.text and not e.label:
         if seen and e.kind is not ElementKind.CONTAINER and e.rect.height < 0.2 * max(1, screen_h):
             return replace(e, label=seen, source=ElementSource.FUSED)
         match = max((v for v in labelled.overlapping(e.rect) if v.rect.iou(e.rect) > 0.5), key=lambda v: v.rect.iou(e.rect), default=None)
         return replace(e, label=match.label, source=ElementSource.FUSED) if match is not None else e
-    if e.text and e.kind in (ElementKind.TEXT, ElementKind.BUTTON) and not e.password:
+    if _checks_words(e):
         if inside:
             if fuzz.partial_ratio(_norm(e.text), _norm(seen)) < 60:
                 notes.append(Disagreement("text_mismatch", e.rect, f"tree says {e.text!r}, screen shows {seen!r}", e.id))

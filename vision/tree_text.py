@@ -23,7 +23,7 @@ from vision.types import Element, ElementKind, TextSpan
 _WORD_KINDS = (ElementKind.TEXT, ElementKind.BUTTON, ElementKind.CHECK_BOX, ElementKind.RADIO_GROUP)
 
 
-_FEW_BOXES = 400
+FEW_BOXES = 400  # up to this many boxes, each is measured on its own pixels
 
 
 def _uniform(image: np.ndarray, r: Rect, max_std: float, empty: bool) -> bool:
@@ -33,14 +33,19 @@ def _uniform(image: np.ndarray, r: Rect, max_std: float, empty: bool) -> bool:
     return float(crop.reshape(-1, crop.shape[-1]).std(axis=0).max()) < max_std
 
 
-def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 2.0, empty: bool = True) -> list[bool]:
+def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 2.0, empty: bool = True,
+                  summed: bool | None = None) -> list[bool]:
     """For each box: is it (nearly) one colour?  Each channel's standard deviation inside the
     box stays under ``max_std``; a box with no pixels inside the image answers ``empty``.  Many
-    boxes: one pass over the image (summed-area tables), then constant work per box."""
+    boxes: one pass over the image (summed-area tables), then constant work per box.
+
+    ``summed`` picks the way (``None``: by the number of boxes), for a caller that measures
+    part of a larger set and wants the answers the whole set would get: the two ways round
+    differently, so a box right at ``max_std`` can be judged apart."""
     if not rects:
         return []
     h, w = image.shape[:2]
-    if len(rects) <= _FEW_BOXES:  # a few boxes: measuring each costs less than a table over the frame
+    if not (len(rects) > FEW_BOXES if summed is None else summed):  # a few boxes: each costs less than a table
         return [_uniform(image, r, max_std, empty) for r in rects]
     box = np.array([(r.left, r.top, r.right, r.bottom) for r in rects], dtype=np.int64)
     box[:, [0, 2]] = box[:, [0, 2]].clip(0, w)
@@ -52,17 +57,29 @@ def uniform_boxes(image: np.ndarray, rects: Sequence[Rect], *, max_std: float = 
         return table[bottom, right] - table[top, right] - table[bottom, left] + table[top, left]
 
     safe = np.maximum(n, 1.0)
-    # One channel at a time: three small tables instead of two frame-sized float64 stacks
-    # (on a phone frame the page faults of those cost more than the sums).  Sums of bytes
-    # fit 32-bit integers exactly; sums of squares need float64, which holds them exactly.
-    depth = cv2.CV_32S if image.dtype == np.uint8 else cv2.CV_64F
     channels = image[:, :, None] if image.ndim == 2 else image
     worst = np.zeros(len(rects))
-    for c in range(channels.shape[2]):
-        sums, squares = cv2.integral2(np.ascontiguousarray(channels[:, :, c]), sdepth=depth, sqdepth=cv2.CV_64F)
-        mean = total(sums) / safe
-        var = np.maximum(total(squares) / safe - mean * mean, 0.0)
-        worst = np.maximum(worst, np.sqrt(var))
+
+    def spread(sums: np.ndarray, squares: np.ndarray) -> None:  # one channel's box sums -> worst std so far
+        nonlocal worst
+        mean = sums / safe
+        worst = np.maximum(worst, np.sqrt(np.maximum(squares / safe - mean * mean, 0.0)))
+
+    if image.dtype == np.uint8 and len(rects) <= FEW_BOXES:
+        # a few boxes of bytes: the same whole-number sums, straight from their pixels
+        crops = [channels[t:b, lf:r].reshape(-1, channels.shape[2]).astype(np.int64) for lf, t, r, b in box.tolist()]
+        sums = np.array([c.sum(axis=0) for c in crops]).reshape(len(crops), -1)
+        squares = np.array([(c * c).sum(axis=0) for c in crops]).reshape(len(crops), -1)
+        for c in range(channels.shape[2]):
+            spread(sums[:, c], squares[:, c])
+    else:
+        # One channel at a time: three small tables instead of two frame-sized float64 stacks
+        # (on a phone frame the page faults of those cost more than the sums).  Sums of bytes
+        # fit 32-bit integers exactly; sums of squares need float64, which holds them exactly.
+        depth = cv2.CV_32S if image.dtype == np.uint8 else cv2.CV_64F
+        for c in range(channels.shape[2]):
+            table, squared = cv2.integral2(np.ascontiguousarray(channels[:, :, c]), sdepth=depth, sqdepth=cv2.CV_64F)
+            spread(total(table), total(squared))
     flat = worst < max_std
     return [empty if k <= 0 else f for f, k in zip(flat.tolist(), n.tolist(), strict=True)]
 
