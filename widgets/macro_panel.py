@@ -3,7 +3,9 @@
 without approval, on the phone or on a virtual phone of another profile / theme /
 language, import / export, every saved version (pick one to see its steps, Restore
 brings it back, Undo undoes the last change: both save a new version, nothing is
-lost), and the per-step results of the last replay.
+lost), "Complete from map" (the steps the app map knows from where the macro stops to
+its goal, shown for approval in ``CompleteFromMapDialog`` before they are saved as the
+next version), and the per-step results of the last replay.
 
 It shows ``Macro`` objects and emits intents carrying macro ids and step indexes; the
 macro controller does the recording, editing, running and file I/O.  Also the small
@@ -62,6 +64,7 @@ class MacroLibraryPanel(QWidget):
     stepRedemonstrateRequested = Signal(str, int)
     versionsRequested = Signal(str)  # macro id: the controller answers with ``set_versions``
     restoreRequested = Signal(str, int)  # macro id, version to bring back (saved as the next version)
+    completeRequested = Signal(str)  # macro id: propose the steps the app map knows towards its goal
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +113,9 @@ class MacroLibraryPanel(QWidget):
         self.delete = QPushButton(icon("mdi6.delete"), "Delete")
         self.import_ = QPushButton(icon("mdi6.import"), "Import…")
         self.export = QPushButton(icon("mdi6.export"), "Export…")
+        self.complete = QPushButton(icon("mdi6.map-marker-path"), "Complete from map…")
+        self.complete.setToolTip("Add the steps the app map knows from where this macro stops to what it is for; "
+                                 "you see them before they are saved as a new version")
         # every row stays narrow: the dock beside the mirror is about 200 px wide at 1024x700
         step_rows = QGridLayout()
         step_rows.setContentsMargins(0, 0, 0, 0)
@@ -139,6 +145,7 @@ class MacroLibraryPanel(QWidget):
         for n, b in enumerate((self.run, self.run_approve, self.run_on, self.edit, self.import_, self.export,
                                self.delete)):
             actions.addWidget(b, n // 2, n % 2)
+        actions.addWidget(self.complete, 4, 0, 1, 2)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.record)
@@ -157,6 +164,7 @@ class MacroLibraryPanel(QWidget):
         self.delete.clicked.connect(lambda: self._emit_id(self.deleteRequested))
         self.import_.clicked.connect(self.importRequested.emit)
         self.export.clicked.connect(lambda: self._emit_id(self.exportRequested))
+        self.complete.clicked.connect(lambda: self._emit_id(self.completeRequested))
         self.step_up.clicked.connect(lambda: self._emit_move(-1))
         self.step_down.clicked.connect(lambda: self._emit_move(+1))
         self.step_delete.clicked.connect(lambda: self._emit_step(self.stepDeleteRequested))
@@ -285,7 +293,7 @@ class MacroLibraryPanel(QWidget):
 
     def _update(self) -> None:
         latest = self._macros.get(self.current_id())
-        for b in (self.run, self.run_approve, self.run_on, self.edit, self.delete, self.export):
+        for b in (self.run, self.run_approve, self.run_on, self.edit, self.delete, self.export, self.complete):
             b.setEnabled(latest is not None)
         if latest is not None and self._versions_of != latest.id:
             self._versions_of = latest.id
@@ -410,6 +418,91 @@ class RunOnDialog(QDialog):
     def choice(self) -> tuple[str, str, str, bool]:
         return (self.profile.currentData(), self.theme.currentData(), self.language.currentData(),
                 self.approve.isChecked())
+
+
+#: How a step of a proposed completion is shown: kept (recorded), added by the map, added and sensitive.
+COMPLETION_ROWS = {"kept": ("mdi6.record-circle-outline", "#757575"), "added": ("mdi6.map-marker-path", "#1565c0"),
+                   "sensitive": ("mdi6.alert", "#e65100")}
+
+
+class CompleteFromMapDialog(QDialog):
+    """The steps the app map proposes to complete a macro, for approval before they are saved.
+
+    The goal can be changed and asked again (``proposeRequested``); Save (``accepted``) is
+    possible only while a proposal is shown.  Sensitive steps are marked: a replay asks
+    before them."""
+
+    proposeRequested = Signal(str)  # the goal
+
+    def __init__(self, name: str, goal: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Complete “{name}” from the app map")
+        self.goal = QLineEdit(goal)
+        self.goal.setPlaceholderText("what the macro is for, e.g. Turn on dark theme")
+        self.ask = QPushButton(icon("mdi6.map-search"), "Find steps")
+        self.ask.setToolTip("Ask the app map again for this goal")
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.steps = QListWidget()
+        self.steps.setWordWrap(True)
+        self.steps.setToolTip("The macro as it would be saved: recorded steps, then the map's (marked)")
+        self.box = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.save = self.box.button(QDialogButtonBox.StandardButton.Save)
+        self.save.setEnabled(False)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Goal"))
+        row.addWidget(self.goal, 1)
+        row.addWidget(self.ask)
+        lay = QVBoxLayout(self)
+        lay.addLayout(row)
+        lay.addWidget(self.status)
+        lay.addWidget(self.steps, 1)
+        lay.addWidget(self.box)
+        self.ask.clicked.connect(self._ask)
+        self.goal.returnPressed.connect(self._ask)
+        self.box.accepted.connect(self.accept)
+        self.box.rejected.connect(self.reject)
+        self.resize(520, 420)
+
+    def goal_text(self) -> str:
+        return self.goal.text().strip()
+
+    def busy(self) -> None:
+        """A proposal is being worked out."""
+        self.save.setEnabled(False)
+        self.ask.setEnabled(False)
+        self.steps.clear()
+        self.status.setStyleSheet("")
+        self.status.setText("<i>Asking the app map…</i>")
+
+    def show_proposal(self, summary: str, rows: list[tuple[str, str]], version: int) -> None:
+        """``rows``: (kind, words) per step of the completed macro, kind as in ``COMPLETION_ROWS``."""
+        self.ask.setEnabled(True)
+        self.status.setStyleSheet("")
+        self.status.setText(_esc(summary))
+        self.steps.clear()
+        for kind, words in rows:
+            name, colour = COMPLETION_ROWS.get(kind, COMPLETION_ROWS["added"])
+            item = QListWidgetItem(icon(name, colour), words)
+            if kind == "sensitive":
+                item.setToolTip("Sensitive: a replay stops and asks before this step")
+            self.steps.addItem(item)
+        self.save.setText(f"Save as v{version}")
+        self.save.setEnabled(True)
+
+    def show_error(self, message: str) -> None:
+        self.ask.setEnabled(True)
+        self.save.setEnabled(False)
+        self.steps.clear()
+        self.status.setStyleSheet("color:#b00020")
+        self.status.setText(_esc(message))
+
+    def rows(self) -> list[str]:
+        return [self.steps.item(i).text() for i in range(self.steps.count())]
+
+    def _ask(self) -> None:
+        if self.goal_text() and self.ask.isEnabled():
+            self.proposeRequested.emit(self.goal_text())
 
 
 class StartWarningDialog(QDialog):

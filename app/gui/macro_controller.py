@@ -3,14 +3,16 @@
 edit single steps (``agent.macros.editing``: move, delete, replace, show again), and
 replay them with or without approving each step, asking for parameter values first,
 on the connected phone or on a virtual phone of another profile, theme or language.  A
-saved recording also becomes a demonstration in the task repository.
+saved recording also becomes a demonstration in the task repository.  "Complete from
+map" asks the stored app maps for the steps from where a macro stops to its goal
+(``agent.macros.complete``), shows them for approval and saves them as the next version.
 
 A replay is a run of the agent loop (``agent.macros.replay``: ``run_episode`` with the
 macro's planner): its events are the runner's own (``agent.events``), its steps are
 stored as an episode and shown on the step timeline, and a step that needs the user
 offers only demonstrate, skip (Reject) or abort (``app.gui.demonstrate`` is shared with
-the run controller).  Recording, editing and replay run on worker threads.  Never
-imports the window.
+the run controller).  Recording, editing, completing and replay run on worker threads.
+Never imports the window.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 
 if TYPE_CHECKING:
+    from agent.macros.complete import Completion
     from agent.macros.replay import NeedDemonstration, Replay, ReplayResult
 
 log = logging.getLogger(__name__)
@@ -77,6 +80,7 @@ class MacroController:
         self.dialog: Any = None  # the parameters / run-on dialog while open
         self._redemo: tuple[Macro, int] | None = None  # a step being shown again
         self._after_connect: Callable[[], None] | None = None
+        self.completion: Completion | None = None  # the completion the open dialog shows
         p = ui.macro_panel
         p.delete.hide()  # the store keeps every macro version; no deletion yet
         p.recordToggled.connect(self.toggle_recording)
@@ -91,6 +95,7 @@ class MacroController:
         p.stepRedemonstrateRequested.connect(self.redemonstrate_step)
         p.versionsRequested.connect(self.load_versions)
         p.restoreRequested.connect(self.restore)
+        p.completeRequested.connect(self.complete_dialog)
         ui.view.actionDemonstrated.connect(self._on_gesture)
 
     @property
@@ -184,6 +189,65 @@ class MacroController:
 
         self.session.misc.submit(write, on_done=lambda p: self.ui.notify(Level.INFO, f"Macro exported to {p}"),
                                  on_error=lambda f: self.ui.notify_failure("Export failed", f))
+
+    # ---- completing from the app map -----------------------------------------------------------
+    def complete_dialog(self, macro_id: str) -> None:
+        """Show what the app map would add to the macro; Save stores it as the next version."""
+        from widgets.macro_panel import CompleteFromMapDialog
+
+        macro = self.ui.macro_panel.macro(macro_id)
+        if macro is None:
+            return
+        dlg = CompleteFromMapDialog(macro.name, macro.description or macro.name, self.ui.macro_panel)
+        dlg.proposeRequested.connect(lambda goal: self.propose_completion(macro_id, goal, dlg))
+        dlg.accepted.connect(lambda: self._save_completion(dlg))
+        dlg.finished.connect(lambda _r: self._dialog_closed(dlg))
+        self.dialog = dlg
+        self.completion = None
+        dlg.open()
+        self.propose_completion(macro_id, dlg.goal_text(), dlg)
+
+    def propose_completion(self, macro_id: str, goal: str, dlg: Any) -> None:
+        """Ask the stored maps (worker thread) and show the answer in ``dlg``."""
+        from agent.macros.complete import CompletionError
+
+        session = self.session
+
+        def work() -> Completion:
+            from agent.knowledge.guide import AppMaps
+            from agent.macros.complete import complete
+            from app.knowledge_store import SqliteKnowledgeStore
+
+            store = session.store()
+            return complete(store.load_macro(macro_id), AppMaps(SqliteKnowledgeStore(store)).all(), goal)
+
+        def done(c: Completion) -> None:
+            if self.dialog is not dlg:
+                return
+            self.completion = c
+            kept = len(c.macro.steps) - len(c.added)
+            rows = [("kept", f"{n}. {s.description or s.action.describe()}") for n, s in enumerate(c.macro.steps[:kept], 1)]
+            rows += [("sensitive" if a.sensitive else "added", f"{kept + n}. {a.step.description}")
+                     for n, a in enumerate(c.added, 1)]
+            dlg.show_proposal(c.summary(), rows, c.macro.version)
+
+        def failed(f: Failure) -> None:
+            if self.dialog is not dlg:
+                return
+            self.completion = None
+            known = isinstance(f.error, CompletionError)
+            dlg.show_error(f.message if known else f"Could not ask the app map: {f.message}")
+            if not known:
+                log.warning("completing a macro failed:\n%s", f.detail)
+
+        dlg.busy()
+        session.misc.submit(work, on_done=done, on_error=failed)
+
+    def _save_completion(self, dlg: Any) -> None:
+        c = self.completion
+        self.completion = None
+        if c is not None and dlg.result():
+            self.save(c.macro, note="Completed from the app map")
 
     # ---- editing steps ------------------------------------------------------------------------
     def edit_step(self, macro_id: str, how: str, index: int, to: int = 0) -> None:
