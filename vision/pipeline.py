@@ -32,7 +32,7 @@ from vision.hierarchy import reading_order_key
 from vision.icons import IconClassifier, OnnxIconClassifier
 from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend
 from vision.parse_modes import Found, ParseJob, Previous, StageTimer, choose_mode
-from vision.types import Element, Screen, ScreenParse, StageTiming
+from vision.types import Element, ElementKind, Screen, ScreenParse, StageTiming
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ def _renumber(elements: list[Element]) -> tuple[list[Element], dict[str, str]]:
     """Ids ``1..N`` in reading order (status bar first, navigation bar last)."""
     def key(e: Element) -> tuple[int, int, int]:
         top, left = reading_order_key(e.rect)
-        rank = 0 if e.kind.value == "status_bar" else 2 if e.kind.value == "navigation_bar" else 1
+        rank = 0 if e.kind is ElementKind.STATUS_BAR else 2 if e.kind is ElementKind.NAVIGATION_BAR else 1
         return (rank, top, left)
 
     ordered = sorted(elements, key=key)
