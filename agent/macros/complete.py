@@ -111,8 +111,12 @@ class Completion:
 
     def summary(self) -> str:
         n = len(self.added)
-        text = (f"From '{self.start}', the {self.app} map adds {n} step{'' if n == 1 else 's'} towards "
-                f"'{self.target}' for “{self.goal}”.")
+        steps = f"{n} step{'' if n == 1 else 's'}"
+        if self.start == self.target:
+            text = (f"The macro ends on '{self.start}', where the {self.app} map expects what “{self.goal}” needs: "
+                    f"it adds {steps} there.")
+        else:
+            text = f"From '{self.start}', the {self.app} map adds {steps} towards '{self.target}' for “{self.goal}”."
         if self.sensitive:
             k = len(self.sensitive)
             text += f" {k} of them {'is' if k == 1 else 'are'} sensitive: a replay asks before {'it' if k == 1 else 'them'}."

@@ -276,8 +276,9 @@ def complete(name: str = typer.Argument(..., help="Macro name or id."),
         store.close()
         return
     saved = store.save_macro(done.macro)
+    shown = f'"{m.name}"' if " " in m.name else m.name
     c.print(f"saved as version {saved.version}; version {m.version} is kept "
-            f"(see `tapwise macro diff {quoted(m.name)}`)")
+            f"(see `tapwise macro diff {quoted(shown)}`)")
     store.close()
 
 

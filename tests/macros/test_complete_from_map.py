@@ -138,6 +138,7 @@ def test_a_recording_of_the_first_two_steps_is_followed_through_the_map_and_fini
 
     assert [a.words for a in done.added] == ["turn on 'Airplane mode'"]
     assert done.goal == "Turn on airplane mode" and len(done.macro.steps) == 3
+    assert "where the Settings map expects what “Turn on airplane mode” needs: it adds 1 step there" in done.summary()
     result, success, phone = replay_on_task(done.macro, "settings.airplane_on")
     assert result.succeeded and success and phone.state["settings"]["airplane_mode"] is True
 
