@@ -24,6 +24,8 @@ from agent.structured import choosable, element_name, takes_a_tap
 from agent.types import Action, ActionType, DecisionKind, Target
 from vision.types import Element, ScreenParse
 
+#: How the next prompt is told that the user answered "not done" to a claim of completion.
+NOT_DONE_NOTE = "The user says the task is not done yet"
 #: Rejections on one screen after which the user is offered other candidates to pick.
 OFFER_AFTER = 2
 _ELEMENT_ACTIONS = (ActionType.TAP, ActionType.LONG_PRESS, ActionType.TYPE)

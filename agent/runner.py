@@ -61,7 +61,7 @@ from agent.events import (
     Working,
 )
 from agent.execute import NotExecutable, execute
-from agent.feedback import OFFER_AFTER, Feedback, choice_of, correction_note
+from agent.feedback import NOT_DONE_NOTE, OFFER_AFTER, Feedback, choice_of, correction_note
 from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
 from agent.latent import ChainedEstimator, LatentEstimator, LatentInput
@@ -482,7 +482,7 @@ class _Run:
         if decision.kind is DecisionKind.REJECT:
             mem = self.memory
             if work.proposal.action.type is ActionType.COMPLETE:
-                note = "The user says the task is not done yet" + (f": {decision.feedback}" if decision.feedback else ".")
+                note = NOT_DONE_NOTE + (f": {decision.feedback}" if decision.feedback else ".")
             else:
                 note = f"The user rejected \"{work.proposal.action.describe()}\" and said: {decision.feedback}"
                 mem.feedback.reject(work.screen_id, work.proposal.action, work.parse, decision.feedback)

@@ -42,9 +42,14 @@ def main() -> None:
     ap.add_argument("--run", default="")
     ap.add_argument("--ctx", type=int, default=8192)
     ap.add_argument("--out", default="", help="also write the report into this folder")
+    ap.add_argument("--replies", choices=["both", "structured", "free"], default="both")
+    ap.add_argument("--no-evidence", action="store_true", help="the bare planners, without the screen's evidence "
+                    "for the goal that the window's runs plan with (agent.knowledge.focus)")
     args = ap.parse_args()
     tapwise = str(Path(sys.executable).with_name("tapwise"))
-    common = [args.dataset, "--planners", args.planners, "--both-replies", "--db", args.db]
+    replies = {"both": ["--both-replies"], "structured": ["--constrained"], "free": ["--free"]}[args.replies]
+    common = [args.dataset, "--planners", args.planners, *replies, "--db", args.db,
+              "--no-evidence" if args.no_evidence else "--evidence"]
     if args.tasks:
         common += ["--tasks", args.tasks]
     if args.limit:

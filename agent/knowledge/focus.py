@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from agent.knowledge.app_map import normalise
-from agent.knowledge.retrieval import LexicalScorer, Scorer
+from agent.knowledge.retrieval import LexicalScorer, Scorer, tokens
 from agent.structured import choosable, element_name, takes_a_tap
 from vision.types import Element, ElementKind, ScreenParse
 
@@ -148,6 +148,39 @@ def only_opens(goal: str, app_label: str) -> bool:
     if not app_label or not re.search(rf"\b{re.escape(app_label)}\b", goal, flags=re.I):
         return False
     return not _query(normalise(goal), app_label).strip()
+
+
+#: Words that only ask for a state: they need not appear on the screen for it to be met.
+_STATE_WORDS = frozenset({"on", "off", "turn", "switch", "toggle", "set", "add", "enable", "disable", "activate",
+                          "deactivate"})
+
+
+def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer | None = None) -> str:
+    """Why the screen shows the goal already met, or "" when it does not say so for sure.
+
+    Two cases only, both checkable on the screen: the goal asks only to have an app open
+    and that app is in front; or the goal asks for a switch's state, the switch the goal
+    points at shows it, and every other word of the goal is on the screen around it (its
+    row, the page's title, the selected tab, the app's name) — so "turn on dark theme and
+    raise the font size" is never finished by the dark-theme switch alone."""
+    if only_opens(goal, app_label):
+        return f"{app_label} is open, as the task asks."
+    f = focus(goal, parse, app_label=app_label, scorer=scorer)
+    if f is None or not f.state_met:
+        return ""
+    around = [o for o in parse.elements if not o.covered and (o is f.element or o in _row(f.element, list(parse.elements))
+                                                              or o.selected)]
+    seen = set(tokens(" ".join([app_label, *(_words(o) for o in around), _title(parse)])))
+    wanted = {w for w in tokens(_query(normalise(goal), app_label)) if w not in _STATE_WORDS}
+    if not wanted <= seen:
+        return ""
+    return f"'{f.name}' shows {'on' if f.asked_on else 'off'}, as the task asks."
+
+
+def _title(parse: ScreenParse) -> str:
+    """The top-most text of the page that takes no tap: its title, as a reader sees it."""
+    texts = [e for e in parse.elements if e.kind is ElementKind.TEXT and not takes_a_tap(e) and not e.covered]
+    return _words(min(texts, key=lambda e: e.rect.top)) if texts else ""
 
 
 def focus_note(f: Focus) -> str:

@@ -29,15 +29,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent.feedback import NOT_DONE_NOTE
 from agent.knowledge.app_map import AppMap, MapError, path_words
-from agent.knowledge.focus import Focus, focus, focus_note, only_opens
+from agent.knowledge.focus import Focus, finished, focus, focus_note, only_opens
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
 from agent.planners.base import PlanContext, Planner, Turn
-from agent.types import ActionType, Proposal, Target
+from agent.types import Action, ActionType, Proposal, Target
 from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,8 @@ class Hint:
 
     text: str
     element_ids: tuple[str, ...] = ()
+    follow: Action | None = None  # the step the map knows for this screen (taken without asking the model)
+    at_target: bool = False  # this screen is where the map expects what the goal needs
 
 
 class AppMaps:
@@ -118,7 +121,7 @@ class MapGuide:
         _score, _n, target, steps = min((c for c in choices if c[0] >= top - NEAR), key=lambda c: (c[1], -c[0]))
         if not steps:
             return Hint(f"App map: this screen ('{m.screens[here].label()}') is where the map expects "
-                        "what the task needs; act here rather than leave.")
+                        "what the task needs; act here rather than leave.", at_target=True)
         first = m.screens[here].elements.get(steps[0].element)
         if first is None:
             return None
@@ -130,14 +133,17 @@ class MapGuide:
                 return Hint(where + f"scroll down, then {path_words(m, steps)}.")
             log.info("map path step %r not found on this screen: planning without the map", first.name)
             return None
-        return Hint(where + f"{path_words(m, steps)}.", (found.element.id,))
+        el = found.element
+        c = el.rect.center
+        follow = Action(ActionType.TAP, touch=c, target=Target(element_id=el.id, point=c, description=first.name))
+        return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow)
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the best-matching screen of any map that can be
         reached from its app's first screen."""
         for m in self.maps.values():
             if only_opens(goal, m.label):
-                return Hint(f"App map: open {m.label}.")
+                return Hint(f"App map: open {m.label}.", follow=Action(ActionType.OPEN_APP, app=m.label))
         choices: list[tuple[float, int, str, AppMap, list]] = []
         for m in self.maps.values():
             for target, score in m.targets(goal, self.scorer, k=4):
@@ -154,7 +160,8 @@ class MapGuide:
         _score, m, target, steps = best
         app = m.label or m.package
         then = f", then {path_words(m, steps)}" if steps else ""
-        return Hint(f"App map: '{m.screens[target].label()}' is in the {app} app: open {app}{then}.")
+        return Hint(f"App map: '{m.screens[target].label()}' is in the {app} app: open {app}{then}.",
+                    follow=Action(ActionType.OPEN_APP, app=app))
 
 
 class GuidedPlanner:
@@ -165,6 +172,7 @@ class GuidedPlanner:
         self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
         self._check_versions = check_versions and device is not None
         self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
+        self._final: Action | None = None  # the map's last step toward the goal, once proposed
 
     def _drop_stale(self) -> None:
         """Forget the maps made for another version of their app than the phone's."""
@@ -201,6 +209,11 @@ class GuidedPlanner:
 
     def propose(self, ctx: PlanContext) -> Proposal:
         screen = self._screen()
+        done = self._finished(ctx, screen)
+        if done:  # the screen shows the goal met: say so, with no model call
+            self.hints.append((ctx.step_index, done))
+            return Proposal(Action.simple(ActionType.COMPLETE), rationale=done, planner=f"{self.inner.name}+screen",
+                            evidence=(f"checked on the screen: {done}",))
         try:
             if self._check_versions:
                 self._drop_stale()
@@ -208,6 +221,9 @@ class GuidedPlanner:
         except Exception:  # a damaged map must not stop the run
             log.exception("the app map could not give a hint")
             hint = None
+        followed = self._follow(ctx, hint, screen)
+        if followed is not None:
+            return followed
         if hint is None or not hint.element_ids:
             extra = self._focus_hint(ctx, screen)
             if extra is not None:
@@ -222,6 +238,63 @@ class GuidedPlanner:
             parse = replace(parse, elements=first + rest)
         proposal = self.inner.propose(replace(ctx, parse=parse, notes=(*ctx.notes, hint.text)))
         return replace(proposal, evidence=(*proposal.evidence, hint.text))
+
+    def _follow(self, ctx: PlanContext, hint: Hint | None, screen: Screen | None) -> Proposal | None:
+        """The map's step for this screen, taken without a model call: the next element of a
+        known path, or — on the screen the map expects to hold the goal — the element the
+        goal's words point at.  None when there is none, the user turned it down here, or
+        the same step just changed nothing."""
+        if hint is None:
+            return None
+        action, why = hint.follow, hint.text
+        if action is None and hint.at_target:
+            f = self._focus(ctx, screen)
+            if f is not None and not f.state_met:
+                c = f.element.rect.center
+                action = Action(ActionType.TAP, touch=c, target=Target(element_id=f.element.id, point=c,
+                                                                        description=f.name))
+                why = f"{hint.text} On it, '{f.name}' is what the task's words point at."
+        if action is None or _turned_down(action, ctx) or _changed_nothing(action, ctx):
+            return None
+        self.hints.append((ctx.step_index, why))
+        if hint.at_target:
+            self._final = action
+        return Proposal(action, rationale=why, planner=f"{self.inner.name}+map", evidence=(why,))
+
+    def _focus(self, ctx: PlanContext, screen: Screen | None) -> Focus | None:
+        package = (screen.foreground_package if screen is not None else "") or ""
+        m = self.guide.maps.get(package)
+        label = m.label if m is not None and m.label else self._app_label(package)
+        try:
+            return focus(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
+        except Exception:  # evidence is optional: plan without it
+            log.exception("no focus on this screen")
+            return None
+
+    def _finished(self, ctx: PlanContext, screen: Screen | None) -> str:
+        """Why the screen shows the goal met ("" when it does not, or the user said it is not)."""
+        if any(a.type is ActionType.COMPLETE for a in ctx.rejected) or any(n.startswith(NOT_DONE_NOTE)
+                                                                           for n in ctx.notes):
+            return ""
+        package = (screen.foreground_package if screen is not None else "") or ""
+        m = self.guide.maps.get(package)
+        label = m.label if m is not None and m.label else self._app_label(package)
+        if self._final is not None and ctx.history and _same_step(ctx.history[-1].action, self._final) \
+                and ctx.history[-1].screen != ctx.screen:
+            name = self._final.target.description if self._final.target is not None else "it"
+            self._final = None
+            return f"'{name}', the last step the app map and the screen point at, was taken and the screen changed."
+        try:
+            why = finished(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
+        except Exception:  # evidence is optional: plan without it
+            log.exception("could not check the goal on the screen")
+            return ""
+        if why or not ctx.history or ctx.history[-1].screen == ctx.screen:
+            return why
+        f = self._focus(ctx, screen)  # the element the goal points at was just tapped, and it did something
+        if f is not None and f.asked_on is None and just_tapped(f, ctx.history):
+            return f"'{f.name}', what the task's words point at, was just tapped and the screen changed."
+        return ""
 
     def _app_label(self, package: str) -> str:
         """The name of the app ``package`` as the phone lists it ("" when it cannot say)."""
@@ -240,16 +313,7 @@ class GuidedPlanner:
 
     def _focus_hint(self, ctx: PlanContext, screen: Screen | None) -> Hint | None:
         """The screen's own evidence (``agent.knowledge.focus``) as a hint, or None."""
-        package = (screen.foreground_package if screen is not None else "") or ""
-        m = self.guide.maps.get(package)
-        label = m.label if m is not None and m.label else self._app_label(package)
-        if only_opens(ctx.goal, label):
-            return Hint(f"{label} is open, as the task asks: reply that the task is complete.")
-        try:
-            f = focus(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
-        except Exception:  # evidence is optional: plan without it
-            log.exception("no focus on this screen")
-            return None
+        f = self._focus(ctx, screen)
         if f is None:
             return None
         if f.state_met or just_tapped(f, ctx.history):
@@ -258,6 +322,35 @@ class GuidedPlanner:
                             "task asks for nothing more, reply that it is complete.")
             return Hint(focus_note(f))
         return Hint(focus_note(f), (f.element.id,))
+
+
+def _same_step(a: Action, b: Action) -> bool:
+    """The same kind of action at the same place (or on the same app)."""
+    if a.type is not b.type:
+        return False
+    if a.type is ActionType.OPEN_APP:
+        return (a.app or "").casefold() == (b.app or "").casefold()
+    return a.touch is not None and a.touch == b.touch
+
+
+def _turned_down(action: Action, ctx: PlanContext) -> bool:
+    """True when the user rejected this step on this screen (``ctx.rejected``)."""
+    for r in ctx.rejected:
+        if r.type is not action.type:
+            continue
+        if action.type is ActionType.OPEN_APP and (r.app or "").casefold() == (action.app or "").casefold():
+            return True
+        if r.target is not None and action.target is not None and r.target.element_id is not None \
+                and r.target.element_id == action.target.element_id:
+            return True
+        if r.touch is not None and r.touch == action.touch:
+            return True
+    return False
+
+
+def _changed_nothing(action: Action, ctx: PlanContext) -> bool:
+    """True when the last step was this one and left the screen as it was."""
+    return bool(ctx.history) and _same_step(ctx.history[-1].action, action) and ctx.history[-1].screen == ctx.screen
 
 
 def just_tapped(f: Focus, history: tuple[Turn, ...]) -> bool:

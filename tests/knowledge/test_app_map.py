@@ -3,6 +3,8 @@ exploring, path finding and the planner's hint, storage and invalidation on app 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent.device import DeviceInfo
@@ -179,14 +181,21 @@ def context(phone: VirtualPhone, goal: str) -> PlanContext:
     return PlanContext(goal=goal, parse=PARSER.parse(shot), screen="")
 
 
-def test_the_hint_names_the_path_and_offers_its_first_element_first():
+def test_the_maps_next_step_is_taken_without_the_model_and_after_a_rejection_it_is_only_a_hint():
     m, _ = explored("Settings")
     phone = VirtualPhone()
     phone.open_app("Settings")
     inner = Recorder()
     planner = GuidedPlanner(inner, MapGuide([m]), phone)
     ctx = context(phone, "Turn on Wi-Fi")
-    proposal = planner.propose(ctx)
+    followed = planner.propose(ctx)
+    assert not inner.seen  # no model call: the map knows the way
+    assert followed.action.type is ActionType.TAP and followed.planner == "recorder+map"
+    assert followed.rationale.startswith("App map: from here,") and "'Network & internet'" in followed.rationale
+    first = ctx.parse.element(followed.action.target.element_id)
+    assert first is not None and first.label.startswith("Network & internet")
+    # the user turned it down on this screen: the model plans, with the map's words as a hint
+    proposal = planner.propose(replace(ctx, rejected=(followed.action,)))
     seen = inner.seen[-1]
     hint = seen.notes[-1]
     assert hint.startswith("App map: from here,") and "'Network & internet'" in hint
@@ -209,6 +218,7 @@ def test_outside_the_app_the_hint_names_the_app_to_open():
     phone = VirtualPhone()  # on the launcher
     hint = MapGuide([m]).hint("Turn on Wi-Fi", context(phone, "x").parse, phone.screenshot(with_hierarchy=True))
     assert hint is not None and "open Settings" in hint.text and not hint.element_ids
+    assert hint.follow is not None and hint.follow.type is ActionType.OPEN_APP and hint.follow.app == "Settings"
 
 
 def test_a_path_step_that_cannot_be_found_again_gives_no_hint():

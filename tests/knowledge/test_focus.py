@@ -97,7 +97,7 @@ class Front:
         return self.package, ""
 
 
-def test_the_guided_planner_offers_the_focus_first_and_then_says_the_task_looks_finished(parser):
+def test_the_guided_planner_offers_the_focus_first_and_then_finishes_when_the_switch_shows_it(parser):
     parse, phone = screen_after("settings.wifi_off", 3, parser)  # the Internet page, Wi-Fi on
     inner = Recorder()
     guided = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0]))
@@ -109,9 +109,10 @@ def test_the_guided_planner_offers_the_focus_first_and_then_says_the_task_looks_
     c = first.rect.center
     phone.tap(c.x, c.y)
     tapped = Turn("tap Wi-Fi", Action(ActionType.TAP, touch=c))
-    guided.propose(PlanContext("Turn off Wi-Fi", parser.parse(phone.screenshot(with_hierarchy=True)), "",
-                               history=(tapped,)))
-    assert any("complete" in n for n in inner.seen[-1].notes)
+    calls = len(inner.seen)
+    done = guided.propose(PlanContext("Turn off Wi-Fi", parser.parse(phone.screenshot(with_hierarchy=True)), "",
+                                      history=(tapped,)))
+    assert done.action.type is ActionType.COMPLETE and len(inner.seen) == calls  # said by the screen, no model
 
 
 def test_an_element_just_tapped_is_not_offered_again(parser):
@@ -134,5 +135,34 @@ def test_a_goal_that_only_opens_an_app_is_finished_once_that_app_is_in_front(par
     assert not only_opens("Open Settings", "Clock")
     parse, phone = screen_after("launcher.open_settings_icon", 1, parser)  # Settings is open
     inner = Recorder()
-    GuidedPlanner(inner, MapGuide([]), phone).propose(PlanContext("Open Settings", parse, ""))
-    assert any("Settings is open" in n and "complete" in n for n in inner.seen[-1].notes)
+    done = GuidedPlanner(inner, MapGuide([]), phone).propose(PlanContext("Open Settings", parse, ""))
+    assert done.action.type is ActionType.COMPLETE and "Settings is open" in done.rationale and not inner.seen
+
+
+def test_a_switch_already_in_the_asked_state_finishes_the_task_without_a_model_call(parser):
+    from agent.knowledge.focus import finished
+
+    parse, phone = screen_after("settings.dark_theme_on", 2, parser)  # Display, dark theme off
+    assert finished("Turn on dark theme", parse, app_label="Settings") == ""
+    switch = focus("Turn on dark theme", parse, app_label="Settings")
+    assert switch is not None
+    c = switch.element.rect.center
+    phone.tap(c.x, c.y)
+    after = parser.parse(phone.screenshot(with_hierarchy=True))
+    assert "shows on" in finished("Turn on dark theme", after, app_label="Settings")
+    # a goal that asks for more than the switch is not finished by it
+    assert finished("Turn on dark theme and make the font larger", after, app_label="Settings") == ""
+    inner = Recorder()
+    proposal = GuidedPlanner(inner, MapGuide([]), phone).propose(PlanContext("Turn on dark theme", after, ""))
+    assert proposal.action.type is ActionType.COMPLETE and not inner.seen  # no model call
+    assert "as the task asks" in proposal.rationale
+
+
+def test_once_the_user_says_not_done_the_screen_evidence_no_longer_claims_it(parser):
+    from agent.feedback import NOT_DONE_NOTE
+
+    parse, phone = screen_after("launcher.open_settings_icon", 1, parser)
+    inner = Recorder()
+    GuidedPlanner(inner, MapGuide([]), phone).propose(
+        PlanContext("Open Settings", parse, "", notes=(NOT_DONE_NOTE + ": show the Wi-Fi page too",)))
+    assert inner.seen  # the model was asked
