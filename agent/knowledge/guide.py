@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: A goal must match a screen at least this well for the map to say anything.
 MIN_SCORE = 0.12
+#: A focus this strong (``agent.knowledge.focus``) is acted on without asking the model.
+STRONG = 0.7
 #: Screens scoring within this of the best count as equally likely: the nearest one wins.
 NEAR = 0.05
 
@@ -240,26 +242,28 @@ class GuidedPlanner:
         return replace(proposal, evidence=(*proposal.evidence, hint.text))
 
     def _follow(self, ctx: PlanContext, hint: Hint | None, screen: Screen | None) -> Proposal | None:
-        """The map's step for this screen, taken without a model call: the next element of a
-        known path, or — on the screen the map expects to hold the goal — the element the
-        goal's words point at.  None when there is none, the user turned it down here, or
-        the same step just changed nothing."""
-        if hint is None:
-            return None
-        action, why = hint.follow, hint.text
-        if action is None and hint.at_target:
-            f = self._focus(ctx, screen)
-            if f is not None and not f.state_met:
-                c = f.element.rect.center
-                action = Action(ActionType.TAP, touch=c, target=Target(element_id=f.element.id, point=c,
-                                                                        description=f.name))
-                why = f"{hint.text} On it, '{f.name}' is what the task's words point at."
-        if action is None or _turned_down(action, ctx) or _changed_nothing(action, ctx):
+        """A step taken without a model call, when the evidence is clear: the element the
+        goal's words point at strongly on this screen; else the map's next step (the next
+        element of a known path, the app to open); else, on the screen the map expects to
+        hold the goal, the element the goal's words point at.  None when there is none, the
+        user turned it down here, or it is the step just taken (again: it could undo it)."""
+        f = self._focus(ctx, screen)
+        usable = f is not None and not f.state_met and not just_tapped(f, ctx.history)
+        action: Action | None = None
+        final, source, why = False, "map", ""
+        if f is not None and usable and f.score >= STRONG:
+            action, final, source = _tap(f), True, "screen"
+            why = f"On this screen, '{f.name}' is what the task's words point at."
+        elif hint is not None and hint.follow is not None:
+            action, why = hint.follow, hint.text
+        elif hint is not None and hint.at_target and f is not None and usable:
+            action, final = _tap(f), True
+            why = f"{hint.text} On it, '{f.name}' is what the task's words point at."
+        if action is None or _turned_down(action, ctx) or (ctx.history and _same_step(ctx.history[-1].action, action)):
             return None
         self.hints.append((ctx.step_index, why))
-        if hint.at_target:
-            self._final = action
-        return Proposal(action, rationale=why, planner=f"{self.inner.name}+map", evidence=(why,))
+        self._final = action if final else None
+        return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
 
     def _focus(self, ctx: PlanContext, screen: Screen | None) -> Focus | None:
         package = (screen.foreground_package if screen is not None else "") or ""
@@ -283,7 +287,9 @@ class GuidedPlanner:
                 and ctx.history[-1].screen != ctx.screen:
             name = self._final.target.description if self._final.target is not None else "it"
             self._final = None
-            return f"'{name}', the last step the app map and the screen point at, was taken and the screen changed."
+            f = self._focus(ctx, screen)
+            if f is None or f.score < STRONG or just_tapped(f, ctx.history):  # nothing further points at the goal
+                return f"'{name}', what the task's words point at, was tapped and the screen changed."
         try:
             why = finished(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
         except Exception:  # evidence is optional: plan without it
@@ -324,6 +330,11 @@ class GuidedPlanner:
         return Hint(focus_note(f), (f.element.id,))
 
 
+def _tap(f: Focus) -> Action:
+    c = f.element.rect.center
+    return Action(ActionType.TAP, touch=c, target=Target(element_id=f.element.id, point=c, description=f.name))
+
+
 def _same_step(a: Action, b: Action) -> bool:
     """The same kind of action at the same place (or on the same app)."""
     if a.type is not b.type:
@@ -346,11 +357,6 @@ def _turned_down(action: Action, ctx: PlanContext) -> bool:
         if r.touch is not None and r.touch == action.touch:
             return True
     return False
-
-
-def _changed_nothing(action: Action, ctx: PlanContext) -> bool:
-    """True when the last step was this one and left the screen as it was."""
-    return bool(ctx.history) and _same_step(ctx.history[-1].action, action) and ctx.history[-1].screen == ctx.screen
 
 
 def just_tapped(f: Focus, history: tuple[Turn, ...]) -> bool:

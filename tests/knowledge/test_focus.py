@@ -97,22 +97,30 @@ class Front:
         return self.package, ""
 
 
-def test_the_guided_planner_offers_the_focus_first_and_then_finishes_when_the_switch_shows_it(parser):
+def test_a_clear_focus_is_acted_on_without_the_model_and_the_switch_then_finishes_the_task(parser):
     parse, phone = screen_after("settings.wifi_off", 3, parser)  # the Internet page, Wi-Fi on
     inner = Recorder()
     guided = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0]))
-    guided.propose(PlanContext("Turn off Wi-Fi", parse, ""))
-    ctx = inner.seen[-1]
-    first = next(e for e in ctx.parse.elements)
-    assert first.checkable and first.checked is True
-    assert any(f"[{first.id}]" in n for n in ctx.notes)
-    c = first.rect.center
+    step = guided.propose(PlanContext("Turn off Wi-Fi", parse, "", step_index=0))
+    assert not inner.seen and step.planner == "recorder+screen" and step.action.type is ActionType.TAP
+    switch = parse.element(step.action.target.element_id)
+    assert switch is not None and switch.checkable and switch.checked is True
+    c = switch.rect.center
     phone.tap(c.x, c.y)
-    tapped = Turn("tap Wi-Fi", Action(ActionType.TAP, touch=c))
-    calls = len(inner.seen)
-    done = guided.propose(PlanContext("Turn off Wi-Fi", parser.parse(phone.screenshot(with_hierarchy=True)), "",
+    tapped = Turn("tap Wi-Fi", step.action, screen="before")
+    done = guided.propose(PlanContext("Turn off Wi-Fi", parser.parse(phone.screenshot(with_hierarchy=True)), "after",
                                       history=(tapped,)))
-    assert done.action.type is ActionType.COMPLETE and len(inner.seen) == calls  # said by the screen, no model
+    assert done.action.type is ActionType.COMPLETE and not inner.seen  # said by the screen, no model
+
+
+def test_a_weak_focus_is_only_offered_first_to_the_model(parser):
+    parse, phone = screen_after("notes.delete_dentist", 1, parser)  # the notes list
+    inner = Recorder()
+    GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0])).propose(
+        PlanContext("Delete the note about the dentist", parse, ""))
+    ctx = inner.seen[-1]
+    first = ctx.parse.elements[0]
+    assert "dentist" in first.display_name and any(f"[{first.id}]" in n for n in ctx.notes)
 
 
 def test_an_element_just_tapped_is_not_offered_again(parser):
