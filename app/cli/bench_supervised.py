@@ -14,12 +14,16 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from app.cli.bench import bench_app
+
+if TYPE_CHECKING:
+    from app.storage import Store
 
 
 @bench_app.command("supervised")
@@ -36,6 +40,8 @@ def supervised(
     budget: float = typer.Option(2.0, help="Step budget as a multiple of the task's own budget."),
     timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
     out: Path | None = typer.Option(None, help="Write every task's figures to this JSON file."),
+    maps: Path | None = typer.Option(None, help="App maps (JSON, as `bench/bench_app_map.py explore --maps` writes "
+                                     "them) the runs may use, as if the user had explored those apps."),
 ) -> None:
     """Supervise the agent with a scripted user: interventions per task, rejected actions
     proposed again, model seconds, the user's waiting time, Approve -> next proposal."""
@@ -58,6 +64,7 @@ def supervised(
         console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
     by_id = tasks_by_id(load_tasks())
+    map_store = _map_store(maps, console) if maps is not None else None
     llm = settings.llm.model_copy(update={k: v for k, v in (("model", model), ("timeout_s", timeout_s)) if v})
     if backend:
         llm = llm.model_copy(update={"backend": "openai" if backend == "llamacpp" else backend})
@@ -104,6 +111,7 @@ def supervised(
                                    constrained=False if scripted else None,
                                    max_steps=max(1, round(task.step_budget * budget))),
                         settings, device=device, parser=parser, judge=judge, ask_on_error=True, prefs=prefs,
+                        store=map_store,
                         confirm_done=True, feedback=arm, max_wait_s=0.2).events
 
                 t0 = time.perf_counter()
@@ -134,6 +142,28 @@ def supervised(
         out.write_text(json.dumps([{"feedback": arm, "summary": asdict(s), "tasks": [asdict(r) for r in rs]}
                                    for arm, s, rs in summary_rows], indent=2), encoding="utf-8")
         console.print(f"written: {out}")
+
+
+def _map_store(path: Path, console: Console) -> Store:
+    """A throwaway database holding the app maps of ``path`` (nothing else: no solved tasks)."""
+    import tempfile
+
+    from agent.knowledge.app_map import AppMap, MapError
+    from agent.knowledge.guide import AppMaps
+    from app.knowledge_store import SqliteKnowledgeStore
+    from app.storage import Store as Db
+
+    try:
+        docs = json.loads(path.read_text(encoding="utf-8"))
+        found = [AppMap.from_data(d) for d in docs]
+    except (OSError, ValueError, MapError, KeyError, TypeError) as exc:
+        console.print(f"[red]cannot read the maps in {escape(str(path))}: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    store = Db(Path(tempfile.mkdtemp(prefix="tapwise-maps-")) / "maps.sqlite")
+    for m in found:
+        AppMaps(SqliteKnowledgeStore(store)).save(m)
+    console.print(f"{len(found)} app maps from {escape(str(path))}")
+    return store
 
 
 def _seconds(values: tuple[float, ...]) -> str:
