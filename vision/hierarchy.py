@@ -507,13 +507,13 @@ def tree_to_parse(roots: list[TreeNode], screen: Size, *, id_prefix: str = "t") 
     Nodes under a dialog, sheet or menu (see ``vision.occlusion``) become ``covered``
     elements and stay out of the blocks."""
     occ = tree_occlusion(roots, screen)
-    flat: list[tuple[TreeNode, int]] = []
-    stack: list[tuple[TreeNode, int]] = [(r, 0) for r in reversed(roots)]
+    flat: list[TreeNode] = []
+    stack = list(reversed(roots))
     while stack:
-        n, depth = stack.pop()
-        flat.append((n, depth))
-        stack.extend((c, depth + 1) for c in reversed(n.children))
-    chosen = [n for n, _ in flat if _emit(n)]
+        n = stack.pop()
+        flat.append(n)
+        stack.extend(reversed(n.children))
+    chosen = [n for n in flat if _emit(n)]
     ids: dict[int, str] = {}
     elements: list[Element] = []
     for i, n in enumerate(sorted(chosen, key=lambda n: reading_order_key(n.rect))):

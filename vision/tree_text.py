@@ -116,8 +116,12 @@ def mask_tree_text(image: np.ndarray, elements: Sequence[Element]) -> np.ndarray
         corner = np.array([boxes[k][::2] for k in members])  # (top, left) of each box
         border = image[corner[:, :1] + dy, corner[:, 1:] + dx]
         colours[members] = np.median(border, axis=1).astype(np.uint8)
-    for (top, bottom, left, right), colour in zip(boxes, colours, strict=True):
-        out[top:bottom, left:right] = colour
+    if out.dtype == np.uint8 and out.ndim == 3 and out.shape[2] == 3:  # in order: a later box paints over an earlier
+        for (top, bottom, left, right), colour in zip(boxes, colours.tolist(), strict=True):
+            cv2.rectangle(out, (left, top), (right - 1, bottom - 1), colour, -1)  # filled: the box's pixels exactly
+    else:
+        for (top, bottom, left, right), colour in zip(boxes, colours, strict=True):
+            out[top:bottom, left:right] = colour
     return out
 
 
