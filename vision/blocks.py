@@ -130,12 +130,18 @@ def _cards(labels: np.ndarray, s: float, W: int, H: int) -> list[Rect]:
 
 
 def list_rows(horizontal: Sequence[Border], elements: Sequence[Element], W: int, H: int) -> list[Element]:
-    """List items: full-width bands between borders that hold text and no widget filling them."""
+    """List items: full-width bands between borders that hold text and no widget filling them.
+
+    The first band of the content (at the screen's top, or just under the status bar) is
+    the app bar with the screen's title, not a list item."""
     cuts = sorted({0, H, *(b.pos for b in horizontal if b.strong or b.score >= 0.8)})
+    status = [e.rect.bottom for e in elements if e.kind is ElementKind.STATUS_BAR and e.rect.top < 0.02 * H]
+    # under the status bar; without one seen, under a thin band at the top as tall as a status bar
+    content_top = max(status) if status else next((c for c in cuts if 0.02 * H <= c <= 0.05 * H), 0)
     rows: list[Element] = []
     for top, bottom in zip(cuts, cuts[1:], strict=False):
         h = bottom - top
-        if not (0.035 * H <= h <= 0.16 * H):
+        if not (0.035 * H <= h <= 0.16 * H) or top <= content_top + 0.01 * H:
             continue
         band = Rect(0, top, W, bottom)
         inside = [e for e in elements if band.contains(e.rect.center)]
