@@ -2,11 +2,12 @@
 
 Both implement ``WidgetDetector.detect(image, texts) -> list[Detection]`` in device
 pixels.  The CV detector finds boundaries with a colour morphological gradient, masks
-out OCR text, takes connected components and names them with shape rules (pill-shaped
--> switch, small hollow square -> check box, hollow circle -> radio, thin long bar ->
-seek bar, rows of equal stars -> rating bar, rows of dots -> page indicator, top/bottom
-strips -> status/navigation bar).  The YOLO backend runs the project's trained model on
-onnxruntime.  Neither matches text to widgets; that is ``vision.grouping``'s job.
+out OCR text, takes connected components (leaving out faint patches of a textured
+backdrop) and names them with shape rules (pill-shaped -> switch, small hollow square ->
+check box, hollow circle -> radio, thin long bar -> seek bar, rows of equal stars ->
+rating bar, rows of dots -> page indicator, top/bottom strips -> status/navigation bar).
+The YOLO backend runs the project's trained model on onnxruntime.  Neither matches
+text to widgets; that is ``vision.grouping``'s job.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class NoDetector:
 
 # --------------------------------------------------------------------------- classic CV
 
+_EDGE = 14  # colour step (of 255, morphological gradient at the work width) that counts as an edge
+
 
 class CvDetector:
     """Edges + connected components + shape rules; merges with OCR boxes by masking text."""
@@ -82,7 +85,7 @@ def _blobs(small: np.ndarray, texts: Sequence[TextSpan], s: float, W: int, H: in
     for the big ones where they lie on ``small`` and their pixels."""
     kernel = np.ones((3, 3), np.uint8)
     grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, kernel).max(axis=2)
-    edges = (grad > 14).astype(np.uint8)
+    edges = (grad > _EDGE).astype(np.uint8)
     for t in texts:  # text strokes are not widgets
         r = t.rect.scale(s, s)
         edges[max(0, r.top + 1) : max(0, r.bottom - 1), max(0, r.left + 1) : max(0, r.right - 1)] = 0
@@ -99,10 +102,30 @@ def _blobs(small: np.ndarray, texts: Sequence[TextSpan], s: float, W: int, H: in
         if rect.width > 0.97 * W and rect.height > 0.4 * H:
             continue  # the whole screen / a full-screen panel
         comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
+        if _texture(grad, x, y, comp):
+            continue
         blobs.append((rect, *_shape(comp)))
         if cw >= 40 or ch >= 40:
             frames[len(blobs) - 1] = (x, y, comp)
     return blobs, frames
+
+
+def _texture(grad: np.ndarray, x: int, y: int, comp: np.ndarray, *, busy: float = 0.5) -> bool:
+    """A blob that is a patch of the background's texture (a striped, grained or noisy
+    backdrop), not a drawn widget: its strongest edges barely pass the edge threshold, and
+    most of the ring around it carries edges of the same texture just under the threshold.
+    A widget is drawn to be seen: its outline or glyph stands well clear of its backdrop."""
+    ch, cw = comp.shape
+    strongest = float(np.percentile(grad[y : y + ch, x : x + cw][comp > 0], 98))
+    if strongest >= 1.5 * _EDGE:
+        return False
+    h, w = grad.shape
+    m = max(3, (cw + ch) // 4)
+    top, left, bottom, right = max(0, y - m), max(0, x - m), min(h, y + ch + m), min(w, x + cw + m)
+    ring = np.ones((bottom - top, right - left), bool)
+    ring[y - top : y - top + ch, x - left : x - left + cw] = False
+    around = grad[top:bottom, left:right][ring]
+    return around.size > 0 and float(((around >= 4) & (around <= _EDGE)).mean()) >= busy
 
 
 def _judge_blobs(blobs: list[Blob], frames: dict[int, tuple[int, int, np.ndarray]], texts: Sequence[TextSpan],
