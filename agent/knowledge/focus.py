@@ -177,6 +177,20 @@ def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scor
     return f"'{f.name}' shows {'on' if f.asked_on else 'off'}, as the task asks."
 
 
+def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str]:
+    """The goal's words (folded as the scorer folds them) that nothing on the screen shows,
+    less the words that only say what to do (a verb, on/off)."""
+    shown = set(tokens(" ".join([app_label, *(_words(e) for e in parse.elements if not e.covered),
+                                 *(t.text for t in getattr(parse, "text_spans", ()) or ())])))
+    wanted = {w for w in tokens(_query(normalise(goal), app_label)) if w not in _STATE_WORDS | _ACT_WORDS}
+    return wanted - shown
+
+
+#: Verbs that say what to do with a thing, not which thing (folded as the scorer folds them).
+_ACT_WORDS = frozenset({"delete", "remove", "send", "pay", "buy", "cart", "call", "share", "start", "stop", "pause",
+                        "open", "save", "edit", "change", "create", "search", "check", "use", "move", "rename"})
+
+
 def _title(parse: ScreenParse) -> str:
     """The top-most text of the page that takes no tap: its title, as a reader sees it."""
     texts = [e for e in parse.elements if e.kind is ElementKind.TEXT and not takes_a_tap(e) and not e.covered]

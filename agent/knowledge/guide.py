@@ -261,6 +261,8 @@ class GuidedPlanner:
             why = f"{hint.text} On it, '{f.name}' is what the task's words point at."
         if action is None or _turned_down(action, ctx) or (ctx.history and _same_step(ctx.history[-1].action, action)):
             return None
+        if not _names_its_object(action, ctx, screen):
+            return None
         self.hints.append((ctx.step_index, why))
         self._final = action if final else None
         return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
@@ -333,6 +335,19 @@ class GuidedPlanner:
 def _tap(f: Focus) -> Action:
     c = f.element.rect.center
     return Action(ActionType.TAP, touch=c, target=Target(element_id=f.element.id, point=c, description=f.name))
+
+
+def _names_its_object(action: Action, ctx: PlanContext, screen: Screen | None) -> bool:
+    """False for a sensitive step (deleting, sending, paying …, as the safety guard judges it)
+    on a screen that does not show every word the goal names: "Delete note" on the wrong
+    note's page matches "delete the note about the dentist" but the dentist is not there.
+    Such a step is left to the model and the user, never taken on evidence alone."""
+    from agent.knowledge.focus import missing_words
+    from agent.safety import sensitivity
+
+    if sensitivity(action, ctx.parse, screen.foreground_package if screen is not None else None) is None:
+        return True
+    return not missing_words(ctx.goal, ctx.parse)
 
 
 def _same_step(a: Action, b: Action) -> bool:

@@ -174,3 +174,22 @@ def test_once_the_user_says_not_done_the_screen_evidence_no_longer_claims_it(par
     GuidedPlanner(inner, MapGuide([]), phone).propose(
         PlanContext("Open Settings", parse, "", notes=(NOT_DONE_NOTE + ": show the Wi-Fi page too",)))
     assert inner.seen  # the model was asked
+
+
+def test_a_sensitive_step_is_never_taken_on_evidence_when_the_screen_lacks_what_the_goal_names(parser):
+    phone = VirtualPhone()
+    TASKS["notes.delete_dentist"].setup(phone)
+    phone.open_app("Notes")
+    listing = parser.parse(phone.screenshot(with_hierarchy=True))
+    groceries = next(e for e in listing.elements if e.display_name == "Groceries" and e.clickable)
+    c = groceries.rect.center
+    phone.tap(c.x, c.y)  # the wrong note is open
+    wrong = parser.parse(phone.screenshot(with_hierarchy=True))
+    inner = Recorder()
+    guided = GuidedPlanner(inner, MapGuide([]), phone)
+    guided.propose(PlanContext("Delete the note about the dentist", wrong, ""))
+    assert inner.seen  # "Delete note" matches the words, but the dentist is not on this note: the model decides
+    parse, phone = screen_after("notes.delete_dentist", 2, parser)  # the dentist note is open
+    step = GuidedPlanner(Recorder(), MapGuide([]), phone).propose(PlanContext("Delete the note about the dentist",
+                                                                             parse, ""))
+    assert step.action.type is ActionType.TAP and "Delete note" in step.rationale
