@@ -15,6 +15,14 @@ interface or part of a picture, from cues a person would use too:
   a detail of that image (a face's eyes, the stitching of a drawn wallet).  A control
   drawn over a picture that a person would tap (a play button on a video) is a glyph the
   icon classifier names, so it keeps its label and stays.
+* **Inside a faint drawing** — two or more wordless, unnamed finds of the detector on one
+  faintly tinted shape that the detector cannot see (a white face drawn on an off-white
+  page: its eyes and mouth are found, its outline is too soft to be).  The shape is a
+  closed region of one colour a few levels off the page's (``FAINT_TINT``, under the
+  detector's edge step), not touching the screen's sides, at least ``HOST_AREA`` times
+  the size of each find, and not a rectangle (a pale card or bar holding two icon buttons
+  is a rectangle and keeps them).  One glyph on a pale disc (an icon button's round
+  backdrop) is never judged by this cue.
 * **Blank mark** — a wordless, unnamed button or image whose centre holds nothing a
   person could see against the colour of its own border (a detector firing on a
   gradient or a shadow): no glyph, no photo, so nothing to tap.  "Visible" means more
@@ -34,6 +42,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.geometry import Rect
@@ -46,6 +55,8 @@ MIN_CUT_LINES = 3  # cut lines that make a picture band (two can be a long title
 LINE_GAP = 2.0  # lines further apart than this many line heights are not one picture
 BLANK_CONTRAST = 12  # grey levels (of 255): less than this is no visible mark
 HOST_AREA = 3  # an image at least this many times larger holds a wordless find as its detail
+FAINT_TINT = (3, 14)  # grey levels off the page: a shape the eye sees but the detector's edge step misses
+DRAWN_FILL = 0.88  # a region filling less of its box than this is a drawn shape, not a card or a bar
 
 _BARS = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
 
@@ -64,10 +75,11 @@ def split_phantoms(image: np.ndarray, elements: Sequence[Element]) -> tuple[list
     width = int(image.shape[1])
     bands = picture_bands(elements, width)
     pictures = [e for e in elements if e.kind is ElementKind.IMAGE and e.source is ElementSource.DETECTOR and not e.covered]
+    drawn = faint_drawing_parts(image, [e for e in elements if _judged(e) and _wordless_find(e)])
     real: list[Element] = []
     phantoms: list[Phantom] = []
     for e in elements:
-        cue = _cue(image, e, bands, pictures)
+        cue = _cue(image, e, bands, pictures) or ("inside a faint drawing" if e.id in drawn else "")
         if cue:
             phantoms.append(Phantom(e, cue))
         else:
@@ -77,8 +89,16 @@ def split_phantoms(image: np.ndarray, elements: Sequence[Element]) -> tuple[list
     return real, phantoms
 
 
+def _judged(e: Element) -> bool:
+    return not (e.source is ElementSource.HIERARCHY or e.kind in _BARS or e.covered)
+
+
+def _wordless_find(e: Element) -> bool:
+    return e.source is ElementSource.DETECTOR and not e.text and not e.label and e.kind in (ElementKind.BUTTON, ElementKind.IMAGE)
+
+
 def _cue(image: np.ndarray, e: Element, bands: Sequence[tuple[int, int]], pictures: Sequence[Element]) -> str:
-    if e.source is ElementSource.HIERARCHY or e.kind in _BARS or e.covered:
+    if not _judged(e):
         return ""
     wordless = not e.text
     c = e.rect.center
@@ -131,3 +151,61 @@ def blank_mark(image: np.ndarray, rect: Rect) -> bool:
     inside = c[h // 8 : h - h // 8, w // 8 : w - w // 8]  # all but a thin rim: outline glyphs reach far out
     diff = np.abs(inside - ground).max(axis=2)
     return float(np.percentile(diff, 98)) < BLANK_CONTRAST
+
+
+def faint_drawing_parts(image: np.ndarray, finds: Sequence[Element]) -> set[str]:
+    """Ids of the wordless finds that lie, two or more together, on one faintly tinted drawn
+    shape (see the module docstring, "inside a faint drawing")."""
+    h, w = image.shape[:2]
+    if len(finds) < 2 or h < 16 or w < 16:
+        return set()
+    img = image.astype(np.int16)
+    page = np.median(img[:: max(1, h // 64), :: max(1, w // 64)].reshape(-1, 3), axis=0)
+    members: dict[tuple[int, int, int, int], list[Element]] = {}
+    for e in finds:
+        ground = _ground(img, e.rect)
+        if ground is None:
+            continue
+        tint = float(np.abs(ground - page).max())
+        if not FAINT_TINT[0] <= tint < FAINT_TINT[1]:
+            continue
+        shape = _shape_under(img, e.rect, ground)
+        if shape is not None and shape.area >= HOST_AREA * e.rect.area:
+            members.setdefault((shape.left, shape.top, shape.right, shape.bottom), []).append(e)
+    return {e.id for group in members.values() if len(group) >= 2 for e in group}
+
+
+def _ground(img: np.ndarray, r: Rect) -> np.ndarray | None:
+    """The colour around a find: the median of its box's outermost pixels."""
+    crop = img[max(0, r.top) : r.bottom, max(0, r.left) : r.right]
+    if crop.shape[0] < 4 or crop.shape[1] < 4:
+        return None
+    return np.median(np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]), axis=0)
+
+
+def _shape_under(img: np.ndarray, r: Rect, ground: np.ndarray, *, tol: int = 3, reach: int = 3) -> Rect | None:
+    """The box of the one-colour region (``ground`` within ``tol``) that surrounds ``r``,
+    when it is a drawn shape: closed off within ``reach`` box sizes around ``r`` (so not
+    the page, a band or anything running off the screen) and not a rectangle."""
+    h, w = img.shape[:2]
+    left, top = max(0, r.left - reach * r.width), max(0, r.top - reach * r.height)
+    right, bottom = min(w, r.right + reach * r.width), min(h, r.bottom + reach * r.height)
+    same = (np.abs(img[top:bottom, left:right] - ground).max(axis=2) <= tol).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(same, connectivity=4)
+    box = labels[max(0, r.top) - top : r.bottom - top, max(0, r.left) - left : r.right - left]
+    rim = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
+    rim = rim[rim > 0]
+    if n <= 1 or rim.size == 0:
+        return None
+    k = int(np.bincount(rim).argmax())
+    x, y, bw, bh, _area = (int(v) for v in stats[k])
+    wh, ww = same.shape
+    if x == 0 or y == 0 or x + bw >= ww or y + bh >= wh:
+        return None  # reaches the window's side: the page, a band or a large panel
+    region = (labels[y : y + bh, x : x + bw] == k).astype(np.uint8)
+    filled = region.copy()
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, contours, -1, 1, thickness=-1)  # the glyphs' holes belong to it
+    if float(filled.mean()) >= DRAWN_FILL:
+        return None  # a rectangle: a card, a bar or a button's plate
+    return Rect(left + x, top + y, left + x + bw, top + y + bh)
