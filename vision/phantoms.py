@@ -159,7 +159,7 @@ def faint_drawing_parts(image: np.ndarray, finds: Sequence[Element]) -> set[str]
     h, w = image.shape[:2]
     if len(finds) < 2 or h < 16 or w < 16:
         return set()
-    img = image.astype(np.int16)
+    img = image  # crops are widened to int16 where they are read
     page = np.median(img[:: max(1, h // 64), :: max(1, w // 64)].reshape(-1, 3), axis=0)
     members: dict[tuple[int, int, int, int], list[Element]] = {}
     for e in finds:
@@ -177,29 +177,36 @@ def faint_drawing_parts(image: np.ndarray, finds: Sequence[Element]) -> set[str]
 
 def _ground(img: np.ndarray, r: Rect) -> np.ndarray | None:
     """The colour around a find: the median of its box's outermost pixels."""
-    crop = img[max(0, r.top) : r.bottom, max(0, r.left) : r.right]
+    crop = img[max(0, r.top) : r.bottom, max(0, r.left) : r.right].astype(np.int16)
     if crop.shape[0] < 4 or crop.shape[1] < 4:
         return None
     return np.median(np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]), axis=0)
 
 
-def _shape_under(img: np.ndarray, r: Rect, ground: np.ndarray, *, tol: int = 3, reach: int = 3) -> Rect | None:
+def _shape_under(img: np.ndarray, r: Rect, ground: np.ndarray, *, tol: int = 3, reach: int = 3, step: int = 2) -> Rect | None:
     """The box of the one-colour region (``ground`` within ``tol``) that surrounds ``r``,
     when it is a drawn shape: closed off within ``reach`` box sizes around ``r`` (so not
-    the page, a band or anything running off the screen) and not a rectangle."""
+    the page, a band or anything running off the screen) and not a rectangle.  Read on
+    every ``step``-th pixel (a shape several times a touch target's size loses nothing)."""
     h, w = img.shape[:2]
-    left, top = max(0, r.left - reach * r.width), max(0, r.top - reach * r.height)
+    # windows start on the same grid of pixels, so finds on one shape see the same box
+    left, top = max(0, r.left - reach * r.width) // step * step, max(0, r.top - reach * r.height) // step * step
     right, bottom = min(w, r.right + reach * r.width), min(h, r.bottom + reach * r.height)
-    same = (np.abs(img[top:bottom, left:right] - ground).max(axis=2) <= tol).astype(np.uint8)
+    window = img[top:bottom:step, left:right:step].astype(np.int16)
+    same = (np.abs(window - ground).max(axis=2) <= tol).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(same, connectivity=4)
-    box = labels[max(0, r.top) - top : r.bottom - top, max(0, r.left) - left : r.right - left]
+    wh, ww = same.shape
+    x0, y0 = (max(0, r.left) - left) // step, (max(0, r.top) - top) // step
+    x1, y1 = min(ww, -(-(r.right - left) // step)), min(wh, -(-(r.bottom - top) // step))
+    box = labels[y0:y1, x0:x1]
+    if n <= 1 or box.shape[0] < 2 or box.shape[1] < 2:
+        return None
     rim = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
     rim = rim[rim > 0]
-    if n <= 1 or rim.size == 0:
+    if rim.size == 0:
         return None
     k = int(np.bincount(rim).argmax())
     x, y, bw, bh, _area = (int(v) for v in stats[k])
-    wh, ww = same.shape
     if x == 0 or y == 0 or x + bw >= ww or y + bh >= wh:
         return None  # reaches the window's side: the page, a band or a large panel
     region = (labels[y : y + bh, x : x + bw] == k).astype(np.uint8)
@@ -208,4 +215,4 @@ def _shape_under(img: np.ndarray, r: Rect, ground: np.ndarray, *, tol: int = 3, 
     cv2.drawContours(filled, contours, -1, 1, thickness=-1)  # the glyphs' holes belong to it
     if float(filled.mean()) >= DRAWN_FILL:
         return None  # a rectangle: a card, a bar or a button's plate
-    return Rect(left + x, top + y, left + x + bw, top + y + bh)
+    return Rect(left + x * step, top + y * step, left + (x + bw) * step, top + (y + bh) * step)
