@@ -59,6 +59,7 @@ class Focus:
     score: float
     asked_on: bool | None = None  # the state the goal asks for (None: no state asked)
     state_met: bool | None = None  # the control already shows it (None: unknown or not asked)
+    unique: bool = False  # the only element here that shows one of the goal's own words (not a verb)
 
 
 def asked_state(goal: str) -> bool | None:
@@ -116,6 +117,7 @@ def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer 
     runner_up = next((s for s, e in scored[1:] if _words(e).casefold() != _words(el).casefold()), 0.0)
     if best < min_score or best - runner_up < margin:
         return None
+    unique = _sole_mention(query, el, pool)
     el = _verb_in_row(goal, el, pool, scorer)
     asked = asked_state(goal)
     if asked is not None and el.kind not in _TOGGLES:
@@ -125,7 +127,18 @@ def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer 
     met = None
     if asked is not None and el.checked is not None and (el.kind in _TOGGLES or el.checkable):
         met = el.checked == asked
-    return Focus(el, element_name(el), round(best, 4), asked, met)
+    return Focus(el, element_name(el), round(best, 4), asked, met, unique)
+
+
+def _sole_mention(query: str, el: Element, pool: list[Element]) -> bool:
+    """True when ``el`` is the only element of ``pool`` showing one of the query's own words
+    (four letters or more, not a verb or a state: "dentist", "David", "Airplane")."""
+    own = {w for w in tokens(query) if len(w) >= 4 and w not in _STATE_WORDS | _ACT_WORDS}
+    mine = own & set(tokens(_words(el)))
+    if not mine:
+        return False
+    others = [set(tokens(_words(o))) for o in pool if o is not el and _words(o).casefold() != _words(el).casefold()]
+    return any(all(w not in o for o in others) for w in mine)
 
 
 def _verb_in_row(goal: str, el: Element, pool: list[Element], scorer: Scorer) -> Element:

@@ -31,7 +31,7 @@ from typing import Any
 
 from agent.feedback import NOT_DONE_NOTE
 from agent.knowledge.app_map import AppMap, MapError, path_words
-from agent.knowledge.focus import Focus, finished, focus, focus_note, only_opens
+from agent.knowledge.focus import Focus, finished, focus, focus_note, missing_words, only_opens
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 
 #: A goal must match a screen at least this well for the map to say anything.
 MIN_SCORE = 0.12
-#: A focus this strong (``agent.knowledge.focus``) is acted on without asking the model.
+#: A focus this strong (``agent.knowledge.focus``), or the sole element showing one of the goal's
+#: own words, is acted on without asking the model.
 STRONG = 0.7
 #: Screens scoring within this of the best count as equally likely: the nearest one wins.
 NEAR = 0.05
@@ -251,7 +252,7 @@ class GuidedPlanner:
         usable = f is not None and not f.state_met and not just_tapped(f, ctx.history)
         action: Action | None = None
         final, source, why = False, "map", ""
-        if f is not None and usable and f.score >= STRONG:
+        if f is not None and usable and (f.score >= STRONG or f.unique):
             action, final, source = _tap(f), True, "screen"
             why = f"On this screen, '{f.name}' is what the task's words point at."
         elif hint is not None and hint.follow is not None:
@@ -264,15 +265,19 @@ class GuidedPlanner:
         if not _names_its_object(action, ctx, screen):
             return None
         self.hints.append((ctx.step_index, why))
-        self._final = action if final else None
+        # a last step can finish the run only where the screen shows everything the goal names
+        self._final = action if final and not missing_words(ctx.goal, ctx.parse, self._label(screen)) else None
         return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
 
-    def _focus(self, ctx: PlanContext, screen: Screen | None) -> Focus | None:
+    def _label(self, screen: Screen | None) -> str:
+        """The name of the app in front: its map's, else the phone's ("" when neither says)."""
         package = (screen.foreground_package if screen is not None else "") or ""
         m = self.guide.maps.get(package)
-        label = m.label if m is not None and m.label else self._app_label(package)
+        return m.label if m is not None and m.label else self._app_label(package)
+
+    def _focus(self, ctx: PlanContext, screen: Screen | None) -> Focus | None:
         try:
-            return focus(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
+            return focus(ctx.goal, ctx.parse, app_label=self._label(screen), scorer=self.guide.scorer)
         except Exception:  # evidence is optional: plan without it
             log.exception("no focus on this screen")
             return None
@@ -282,15 +287,13 @@ class GuidedPlanner:
         if any(a.type is ActionType.COMPLETE for a in ctx.rejected) or any(n.startswith(NOT_DONE_NOTE)
                                                                            for n in ctx.notes):
             return ""
-        package = (screen.foreground_package if screen is not None else "") or ""
-        m = self.guide.maps.get(package)
-        label = m.label if m is not None and m.label else self._app_label(package)
+        label = self._label(screen)
         if self._final is not None and ctx.history and _same_step(ctx.history[-1].action, self._final) \
                 and ctx.history[-1].screen != ctx.screen:
             name = self._final.target.description if self._final.target is not None else "it"
             self._final = None
             f = self._focus(ctx, screen)
-            if f is None or f.score < STRONG or just_tapped(f, ctx.history):  # nothing further points at the goal
+            if f is None or (f.score < STRONG and not f.unique) or just_tapped(f, ctx.history):  # nothing further
                 return f"'{name}', what the task's words point at, was tapped and the screen changed."
         try:
             why = finished(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
@@ -342,7 +345,6 @@ def _names_its_object(action: Action, ctx: PlanContext, screen: Screen | None) -
     on a screen that does not show every word the goal names: "Delete note" on the wrong
     note's page matches "delete the note about the dentist" but the dentist is not there.
     Such a step is left to the model and the user, never taken on evidence alone."""
-    from agent.knowledge.focus import missing_words
     from agent.safety import sensitivity
 
     if sensitivity(action, ctx.parse, screen.foreground_package if screen is not None else None) is None:

@@ -113,14 +113,26 @@ def test_a_clear_focus_is_acted_on_without_the_model_and_the_switch_then_finishe
     assert done.action.type is ActionType.COMPLETE and not inner.seen  # said by the screen, no model
 
 
-def test_a_weak_focus_is_only_offered_first_to_the_model(parser):
+def test_the_only_element_showing_the_goals_own_word_is_acted_on_though_its_score_is_low(parser):
     parse, phone = screen_after("notes.delete_dentist", 1, parser)  # the notes list
+    f = focus("Delete the note about the dentist", parse, app_label="Notes")
+    assert f is not None and f.score < 0.7 and f.unique and "dentist" in f.name
     inner = Recorder()
-    GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0])).propose(
+    step = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0])).propose(
         PlanContext("Delete the note about the dentist", parse, ""))
-    ctx = inner.seen[-1]
-    first = ctx.parse.elements[0]
-    assert "dentist" in first.display_name and any(f"[{first.id}]" in n for n in ctx.notes)
+    assert not inner.seen and step.action.target is not None and step.action.target.element_id == f.element.id
+
+
+def test_a_word_shown_by_two_elements_is_no_sole_mention():
+    from vision.geometry import Rect, Size
+    from vision.types import Element, ElementKind, ScreenParse
+
+    rows = (Element("1", ElementKind.BUTTON, Rect(0, 100, 1080, 300), label="Trip to Rome: tickets", clickable=True),
+            Element("2", ElementKind.BUTTON, Rect(0, 300, 1080, 500), label="Trip photos", clickable=True))
+    f = focus("Show the trip tickets", ScreenParse(Size(1080, 2400), elements=rows))
+    assert f is not None and f.element.id == "1" and f.unique  # "tickets" is on one row only
+    f = focus("Show the trip", ScreenParse(Size(1080, 2400), elements=rows))
+    assert f is None or not f.unique  # "trip" is on both
 
 
 def test_an_element_just_tapped_is_not_offered_again(parser):
