@@ -444,7 +444,8 @@ def offline(
     vs_run: str = typer.Option("", "--vs-run", help="Another run in the same database (e.g. another model's) to "
                                "compare with, paired on the same tasks; labels then start with the run's name."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Plan as the window does: with the "
-                                  "screen's own evidence for the goal (agent.knowledge.focus), or the bare planner."),
+                                  "screen's own evidence for the goal (agent.knowledge.focus), or the bare planner "
+                                  "(always bare with --oracle, the ceiling of the model's path)."),
 ) -> None:
     """Replay recorded real-app trajectories step by step: each planner proposes the next
     action on the recorded screen (gold history so far), nothing is executed, and the
@@ -499,7 +500,7 @@ def offline(
     settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
                 "estimator": "chained", "timeout_s": timeout_s, "dataset": str(dataset), "format": kind.value,
                 "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks),
-                "evidence": evidence}
+                "evidence": evidence and not oracle}
     oracles: dict[bool, GoldOracle] = {}
 
     def oracle_for(cell: Cell) -> GoldOracle | None:
@@ -515,7 +516,7 @@ def offline(
         client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
         bundle = planner_bundle(cell.planner, client, autonomy=Autonomy.AUTO, samples=samples, temperature=temperature,
                                 llm_grounder=False, constrained=cell.constrained)
-        if evidence:
+        if evidence and gold is None:  # the scripted gold oracle is the ceiling of the model's path alone
             from dataclasses import replace as with_field
 
             from agent.knowledge.guide import with_maps

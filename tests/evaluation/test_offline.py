@@ -339,6 +339,7 @@ def test_vs_run_pairs_two_runs_on_the_same_tasks(tmp_path: Path) -> None:
     assert runner.invoke(bench_app, [*base, "--oracle", "--run", "oracle"]).exit_code == 0
     with ScriptedLLMServer(default="tap [2]", models=("always-2",)) as server:
         res = runner.invoke(bench_app, [*base, "--model", "always-2", "--base-url", server.url, "--backend", "openai",
+                                        "--no-evidence",  # the model's own answers, nothing decided by the screen
                                         "--run", "m2", "--vs-run", "oracle", "--out", str(out)])
     assert res.exit_code == 0, res.output
     md = (out / "offline.md").read_text()
