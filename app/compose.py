@@ -299,7 +299,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     from agent.knowledge.guide import with_maps
 
     maps_from = knowledge if knowledge is not None else knowledge_for(store)
-    planner_used = with_maps(bundle.planner, maps_from.store if maps_from is not None else None, device)
+    planner_used = with_maps(bundle.planner, maps_from.store if maps_from is not None else None, device,
+                             evidence=settings.agent.screen_evidence)
     gen = run_episode(request.goal, device, parser, planner_used, store, settings=rs,
                       estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
                       judge=judge)

@@ -176,11 +176,12 @@ def stage_agent(phone: Any, parser: Any) -> str:
     from agent.runner import drive
     from agent.types import ActionType
     from app.compose import RunRequest, build_run, close_client
-    from app.settings import LLMSettings, Settings
+    from app.settings import AgentSettings, LLMSettings, Settings
 
     with ScriptedLLMServer(default=SCRIPTED_REPLY, models=(SCRIPTED_MODEL,)) as server:
         settings = Settings(llm=LLMSettings(backend="ollama", ollama_host=server.url, model=SCRIPTED_MODEL,
-                                            retries=1, timeout_s=20.0))
+                                            retries=1, timeout_s=20.0),
+                            agent=AgentSettings(screen_evidence=False))  # the model's path, not the screen's
         request = RunRequest(GOAL, planner="zeroshot-", autonomy="auto", max_steps=1, learn=False)
         run = build_run(request, settings, device=phone, parser=parser, max_wait_s=0.0)
         try:

@@ -84,6 +84,9 @@ class AgentSettings(BaseModel):
     sensitive_needs_approval: bool = Field(True, description="Always ask before sending, paying, deleting…")
     constrained_replies: bool = Field(
         True, description="Structured replies (a JSON schema built per screen) when the model server enforces them")
+    screen_evidence: bool = Field(
+        True, description="Act on clear screen evidence without asking the model (the element the goal names, "
+        "a switch already in the asked state); off: the model decides every step")
 
 
 class DeviceSettings(BaseModel):

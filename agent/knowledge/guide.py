@@ -170,8 +170,10 @@ class MapGuide:
 class GuidedPlanner:
     """A planner that sees the app map's hint; see the module docstring."""
 
-    def __init__(self, planner: Planner, guide: MapGuide, device: Any = None, *, check_versions: bool = False) -> None:
+    def __init__(self, planner: Planner, guide: MapGuide, device: Any = None, *, check_versions: bool = False,
+                 evidence: bool = True) -> None:
         self.inner, self.guide, self.device = planner, guide, device
+        self.evidence = evidence  # False: only the maps guide; the screen's evidence is never used
         self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
         self._check_versions = check_versions and device is not None
         self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
@@ -276,6 +278,8 @@ class GuidedPlanner:
         return m.label if m is not None and m.label else self._app_label(package)
 
     def _focus(self, ctx: PlanContext, screen: Screen | None) -> Focus | None:
+        if not self.evidence:
+            return None
         try:
             return focus(ctx.goal, ctx.parse, app_label=self._label(screen), scorer=self.guide.scorer)
         except Exception:  # evidence is optional: plan without it
@@ -284,6 +288,8 @@ class GuidedPlanner:
 
     def _finished(self, ctx: PlanContext, screen: Screen | None) -> str:
         """Why the screen shows the goal met ("" when it does not, or the user said it is not)."""
+        if not self.evidence:
+            return ""
         if any(a.type is ActionType.COMPLETE for a in ctx.rejected) or any(n.startswith(NOT_DONE_NOTE)
                                                                            for n in ctx.notes):
             return ""
@@ -389,11 +395,14 @@ def just_tapped(f: Focus, history: tuple[Turn, ...]) -> bool:
     return bool(said) and said.split(" [")[0] == f.name.casefold()
 
 
-def with_maps(planner: Planner, store: object, device: Any = None) -> Planner:
+def with_maps(planner: Planner, store: object, device: Any = None, *, evidence: bool = True) -> Planner:
     """``planner`` guided by every stored app map and by the screen's own evidence (with no
-    map, or no store of maps, by the screen's evidence alone).
+    map, or no store of maps, by the screen's evidence alone; ``evidence=False``: by the maps
+    only, and ``planner`` itself when there is none).
 
     Reads the store only: the maps' app versions are checked against the phone when the
     first step is planned (on the run's thread), and a map of another version is dropped."""
     maps = AppMaps(store).all() if isinstance(store, AppMapStore) else []
-    return GuidedPlanner(planner, MapGuide(maps), device, check_versions=bool(maps))
+    if not maps and not evidence:
+        return planner
+    return GuidedPlanner(planner, MapGuide(maps), device, check_versions=bool(maps), evidence=evidence)

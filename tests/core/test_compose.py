@@ -16,7 +16,7 @@ from agent.llm.ollama_client import OllamaClient
 from agent.llm.openai_client import OpenAIClient
 from agent.planners.registry import PLANNER_NAMES as AGENT_PLANNERS
 from agent.runner import drive
-from agent.types import Autonomy, EpisodeStatus
+from agent.types import ActionType, Autonomy, EpisodeStatus
 from app import compose
 from app.settings import AgentSettings, LLMSettings, Settings
 from app.storage import Store
@@ -77,7 +77,8 @@ def test_a_built_run_is_stored_learnt_from_and_its_solution_offered_to_the_next_
     steps = ("open Settings", "tap Network & internet", "done")
     with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
         server.on("Next action:", *steps)
-        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0),
+                            agent=AgentSettings(screen_evidence=False))  # every step from the scripted model
         request = compose.RunRequest("Open the network settings", planner="zeroshot-", autonomy=Autonomy.AUTO,
                                      constrained=False)
         first = _play(request, settings, store)
@@ -93,7 +94,8 @@ def test_a_built_run_is_stored_learnt_from_and_its_solution_offered_to_the_next_
 def test_a_built_run_asks_for_replies_shaped_by_the_screen_and_the_phones_apps_by_default(tmp_path):
     with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
         server.on("JSON object", '{"action": {"app": "Settings", "type": "open_app"}}', '{"action": {"type": "complete"}}')
-        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0),
+                            agent=AgentSettings(screen_evidence=False))  # every step from the scripted model
         assert settings.agent.constrained_replies
         played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), settings, store)
         first = _finished(played).episode.steps[0]
@@ -153,3 +155,21 @@ def test_the_default_planner_fits_the_models_measured_speed(tmp_path):
     prefs.record_speed("llama3.2", 9.0)
     assert planner_for_model("auto", "llama3.2", PrefsStore.load(tmp_path / "models.json")) == "visiontasker"
     assert planner_for_model("cotsc+", "llama3.2", prefs) == "cotsc+"  # the user's own pick stands
+
+
+def test_a_built_run_acts_on_clear_screen_evidence_unless_the_user_turned_that_off(tmp_path):
+    """"Open Settings" on the launcher: the Settings icon is the only element the goal names, so the
+    first step is taken without the model, and the run ends on the evidence that Settings is open;
+    with screen evidence off the model decides both steps."""
+    with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
+        server.on("JSON object", '{"action": {"app": "Settings", "type": "open_app"}}', '{"action": {"type": "complete"}}')
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), settings, store)
+        steps = _finished(played).episode.steps
+        assert steps[0].executed is not None and steps[0].executed.type is ActionType.TAP
+        assert steps[-1].proposal is not None and steps[-1].proposal.planner.endswith("+screen")
+        assert not server.prompts("JSON object")  # the model was never asked
+        off = settings.model_copy(update={"agent": AgentSettings(screen_evidence=False)})
+        played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), off, store)
+        assert _finished(played).episode.steps[0].executed.app == "Settings"
+        assert server.prompts("JSON object")
