@@ -9,9 +9,10 @@ import pytest
 from agent.knowledge.focus import asked_state, focus, focus_note
 from agent.knowledge.guide import GuidedPlanner, MapGuide
 from agent.planners.base import PlanContext, Turn
-from agent.types import Action, ActionType, Proposal
+from agent.types import Action, ActionType
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks, tasks_by_id
+from tests.knowledge.test_app_map import Recorder  # a planner that remembers what it was shown
 from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser
 
@@ -75,18 +76,6 @@ def test_the_selected_tab_is_never_the_focus_but_the_button_the_goal_names_is(pa
 def test_two_equally_good_matches_say_nothing(parser):
     parse, _ = screen_after("clock.stopwatch_start", 1, parser)  # the Clock app's tabs
     assert focus("Timer or stopwatch", parse, app_label="Clock") is None
-
-
-class Recorder:
-    name = "recorder"
-    uses_latent = False
-
-    def __init__(self) -> None:
-        self.seen: list[PlanContext] = []
-
-    def propose(self, ctx: PlanContext) -> Proposal:
-        self.seen.append(ctx)
-        return Proposal(action=Action(ActionType.COMPLETE), planner=self.name)
 
 
 class Front:
