@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent import codec
+from agent.knowledge.retrieval import stems
 from agent.knowledge.types import MapEdgeView, MapElementView, MapPicture, MapScreenView
 from agent.types import Fingerprint
 
@@ -47,6 +48,8 @@ _VERBS = frozenset({"turn", "on", "off", "open", "show", "go", "switch", "set", 
                     "screen", "app"})
 #: Words on nearly every screen: they say nothing about what a screen holds.
 _FURNITURE = frozenset({"navigate up", "on", "off", "more options", "button", "ok", "cancel", "back", "search"})
+#: Quoted text in a goal ('Buy milk', "Happy birthday!").
+_QUOTED = re.compile(r"(?<!\w)'[^']+'(?!\w)|\"[^\"]+\"|‘[^’]+’|“[^”]+”")
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-"})
 
 
@@ -179,6 +182,15 @@ class AppMap:
         """The app's name and every screen's title: what the app as a whole is about."""
         return normalise(" ".join([self.label, self.label, *(s.title for s in self.screens.values())]))
 
+    def app_document(self) -> str:
+        """Every word the map holds (name and titles counted more), for telling apps apart:
+        "checklist" is on a Notes screen, "wishlist" on a Shop one, though both apps' titles
+        miss them."""
+        words = [self.label, self.label, self.label]
+        for s in self.screens.values():
+            words += [s.title, s.title, *s.texts, *(el.name for el in s.elements.values())]
+        return normalise(" ".join(w for w in words if w and w.strip().casefold() not in _FURNITURE))
+
     def path(self, src: str, dst: str) -> list[MapEdge] | None:
         """The shortest known way from ``src`` to ``dst`` (``[]`` when they are the same)."""
         if src == dst:
@@ -217,9 +229,7 @@ class AppMap:
             return []
         q = " ".join(w for w in normalise(goal).split() if w.casefold().strip(".,!?") not in _VERBS) or goal
         scores = scorer.scores(q, [self.screen_words(key) for key in keys])
-        app = float(scorer.scores(q, [self.app_words()])[0])
-        if self.label and re.search(rf"\b{re.escape(self.label.casefold())}\b", goal.casefold()):
-            app = 1.0  # the goal names this app
+        app = 1.0 if names_app(goal, self.label) else float(scorer.scores(q, [self.app_words()])[0])
         blended = [SCREEN_WEIGHT * float(s) + (1 - SCREEN_WEIGHT) * app for s in scores]
         ranked = sorted(zip(keys, blended, strict=True), key=lambda p: -p[1])
         return [(key, round(s, 4)) for key, s in ranked[:k] if s > 0]
@@ -304,6 +314,32 @@ class AppMap:
             m.edges[(e["src"], e["element"])] = MapEdge(e["src"], e["element"], e["dst"], int(e.get("count", 1)),
                                                         e.get("source", "explore"))
         return m
+
+
+def names_app(goal: str, label: str) -> bool:
+    """True when the goal names the app: its name as a word, or every word of it folded the
+    stemmed ("a note" names Notes, "world clocks" names Clock; "the text" does not name Messages)."""
+    if not label:
+        return False
+    if re.search(rf"\b{re.escape(label.casefold())}\b", goal.casefold()):
+        return True
+    name = set(stems(label))
+    return bool(name) and name <= set(stems(goal))
+
+
+def rank_apps(goal: str, maps: Sequence[AppMap], scorer: Any) -> list[tuple[AppMap, float]]:
+    """The maps' apps, best match for ``goal`` first: one scorer call over every app's
+    ``app_document`` (so a word many apps show weighs little; quoted text left out), an app
+    the goal names first (its score raised by 1)."""
+    if not maps or not goal.strip():
+        return []
+    said = _QUOTED.sub(" ", normalise(goal))  # quoted words are what to type or a name, not a place
+    q = " ".join(w for w in said.split() if w.casefold().strip(".,!?") not in _VERBS)
+    if not q.strip():
+        return [(m, 1.0) for m in maps if names_app(goal, m.label)]
+    scores = scorer.scores(q, [m.app_document() for m in maps])
+    ranked = [(m, 1.0 + float(s) if names_app(goal, m.label) else float(s)) for m, s in zip(maps, scores, strict=True)]
+    return sorted(ranked, key=lambda p: -p[1])
 
 
 def path_words(app: AppMap, steps: Sequence[MapEdge]) -> str:

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from agent.knowledge.app_map import normalise
-from agent.knowledge.retrieval import LexicalScorer, Scorer, tokens
+from agent.knowledge.retrieval import LexicalScorer, Scorer, stems, tokens
 from agent.structured import choosable, element_name, takes_a_tap
 from vision.types import Element, ElementKind, ScreenParse
 
@@ -72,7 +72,7 @@ def asked_state(goal: str) -> bool | None:
     return on
 
 
-def _row(el: Element, pool: list[Element]) -> list[Element]:
+def row_of(el: Element, pool: list[Element]) -> list[Element]:
     """The other elements side by side with ``el``: their vertical middles lie within each other."""
     out = []
     for o in pool:
@@ -110,7 +110,7 @@ def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer 
     if not query.strip():
         return None
     own = scorer.scores(query, [_words(e) for e in pool])
-    rows = scorer.scores(query, [" ".join(_words(o) for o in _row(e, everything)) or "-" for e in pool])
+    rows = scorer.scores(query, [" ".join(_words(o) for o in row_of(e, everything)) or "-" for e in pool])
     scored = sorted(((0.7 * o + 0.3 * max(o, r), e) for o, r, e in zip(own, rows, pool, strict=True)),
                     key=lambda t: -t[0])
     best, el = scored[0]
@@ -118,10 +118,10 @@ def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer 
     if best < min_score or best - runner_up < margin:
         return None
     unique = _sole_mention(query, el, pool)
-    el = _verb_in_row(goal, el, pool, scorer)
+    el = _verb_inrow_of(goal, el, pool, scorer)
     asked = asked_state(goal)
     if asked is not None and el.kind not in _TOGGLES:
-        toggles = [o for o in _row(el, choosable(parse)) if o.kind in _TOGGLES or o.checkable]
+        toggles = [o for o in row_of(el, choosable(parse)) if o.kind in _TOGGLES or o.checkable]
         if len(toggles) == 1:
             el = toggles[0]
     met = None
@@ -141,13 +141,13 @@ def _sole_mention(query: str, el: Element, pool: list[Element]) -> bool:
     return any(all(w not in o for o in others) for w in mine)
 
 
-def _verb_in_row(goal: str, el: Element, pool: list[Element], scorer: Scorer) -> Element:
+def _verb_inrow_of(goal: str, el: Element, pool: list[Element], scorer: Scorer) -> Element:
     """The control in ``el``'s row named by the goal's first word ("Remove the phone case":
     the row's "Remove" button rather than the row itself), else ``el``."""
     verb = goal.split()[0] if goal.split() else ""
     if not verb or verb.casefold() in _GO_WORDS:
         return el
-    row = [o for o in _row(el, pool) if o in pool]
+    row = [o for o in row_of(el, pool) if o in pool]
     if not row:
         return el
     scores = scorer.scores(verb, [_words(o) for o in row])
@@ -181,7 +181,7 @@ def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scor
     f = focus(goal, parse, app_label=app_label, scorer=scorer)
     if f is None or not f.state_met:
         return ""
-    around = [o for o in parse.elements if not o.covered and (o is f.element or o in _row(f.element, list(parse.elements))
+    around = [o for o in parse.elements if not o.covered and (o is f.element or o in row_of(f.element, list(parse.elements))
                                                               or o.selected)]
     seen = set(tokens(" ".join([app_label, *(_words(o) for o in around), _title(parse)])))
     wanted = {w for w in tokens(_query(normalise(goal), app_label)) if w not in _STATE_WORDS}
@@ -197,6 +197,43 @@ def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str
                                  *(t.text for t in getattr(parse, "text_spans", ()) or ())])))
     wanted = {w for w in tokens(_query(normalise(goal), app_label)) if w not in _STATE_WORDS | _ACT_WORDS}
     return wanted - shown
+
+
+#: Verbs whose object is a place, an option or a state: tapping the option the goal names can
+#: be all they ask ("change the mode to Hip Hop", "search for the song and play it").  Any
+#: other first verb ("delete", "pin", "call", "sort") asks for an operation after the tap.
+_CHOOSING_VERBS = frozenset(stems(
+    "change set switch turn toggle use make select choose pick open show view see go visit search find look play "
+    "enable disable activate deactivate close hide restore start stop keep allow"))
+#: Words that ask for a confirmation still to be given.
+_CONFIRM_WORDS = frozenset(stems("save confirm apply submit"))
+_NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                           "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "half", "hundred"})
+_QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
+
+
+def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = "") -> bool:
+    """Whether tapping the element named ``tapped`` can have been all the goal asks, judged
+    from the words alone (``parse`` is the screen after the tap).  No when the goal's first
+    verb asks for an operation the element does not name ("delete contact Jack" after
+    tapping "Jack"), when a number or a quoted text of the goal is neither on the element
+    nor on the screen now (a value still to enter), or when the goal asks to save or confirm
+    and the element is not that button."""
+    words = normalise(goal).split()
+    own = set(stems(tapped)) | set(tokens(tapped))  # "Clear call history" does "delete all call history"
+    verb = (stems(words[0]) + tokens(words[0]))[:2] if words else []
+    if verb and verb[0] not in _CHOOSING_VERBS and not own & set(verb):
+        return False
+    if any(w in _CONFIRM_WORDS and w not in own for w in stems(goal)):
+        return False
+    shown = " ".join([tapped, *(_words(e) for e in parse.elements if not e.covered),
+                      *(t.text for t in getattr(parse, "text_spans", ()) or ())]).casefold()
+    for quoted in _QUOTED.findall(normalise(goal)):
+        text = next(q for q in quoted if q).strip().casefold()
+        if text and text not in shown:
+            return False
+    left = [w for w in _query(normalise(goal), app_label).casefold().split() if w.strip(".,!?:;'\"") not in shown]
+    return not any(any(c.isdigit() for c in w) or w.strip(".,!?:;'\"") in _NUMBER_WORDS for w in left)
 
 
 #: Verbs that say what to do with a thing, not which thing (folded as the scorer folds them).

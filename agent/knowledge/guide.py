@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.feedback import NOT_DONE_NOTE
-from agent.knowledge.app_map import AppMap, MapError, path_words
-from agent.knowledge.focus import Focus, finished, focus, focus_note, missing_words, only_opens
+from agent.knowledge.app_map import AppMap, MapError, path_words, rank_apps
+from agent.knowledge.focus import Focus, finished, focus, focus_note, missing_words, only_opens, row_of, tap_can_finish
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
@@ -39,12 +39,17 @@ from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
 from agent.planners.base import PlanContext, Planner, Turn
 from agent.types import Action, ActionType, Proposal, Target
-from vision.types import Screen, ScreenParse
+from vision.types import ElementKind, Screen, ScreenParse
 
 log = logging.getLogger(__name__)
 
 #: A goal must match a screen at least this well for the map to say anything.
 MIN_SCORE = 0.12
+#: From outside every app, an app's map must match the goal at least this well to be named.
+MIN_APP_SCORE = 0.15
+#: ... and, when it matches less than ``CLEAR_APP``, lead the next app by ``APP_MARGIN``
+#: (unless the goal names it).
+CLEAR_APP, APP_MARGIN = 0.3, 0.03
 #: A focus this strong (``agent.knowledge.focus``), or the sole element showing one of the goal's
 #: own words, is acted on without asking the model.
 STRONG = 0.7
@@ -142,25 +147,35 @@ class MapGuide:
         return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow)
 
     def _from_outside(self, goal: str) -> Hint | None:
-        """On a screen of no mapped app: the best-matching screen of any map that can be
-        reached from its app's first screen."""
+        """On a screen of no mapped app: the app whose map best matches the goal (``rank_apps``:
+        word weights shared by all apps, an app the goal names first), and its best-matching
+        screen reachable from the app's first screen; the next app when it has none."""
         for m in self.maps.values():
             if only_opens(goal, m.label):
                 return Hint(f"App map: open {m.label}.", follow=Action(ActionType.OPEN_APP, app=m.label))
-        choices: list[tuple[float, int, str, AppMap, list]] = []
-        for m in self.maps.values():
+        best = None
+        ranked = rank_apps(goal, list(self.maps.values()), self.scorer)
+        if ranked and ranked[0][1] < 1.0:  # no app named: the words must point at one app, clearly
+            runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
+            top = ranked[0][1]
+            if top < MIN_APP_SCORE or (top < CLEAR_APP and top - runner_up < APP_MARGIN):
+                return None  # the model chooses the app
+        for m, app_score in ranked:
+            if app_score < MIN_APP_SCORE:
+                break
+            choices = []
             for target, score in m.targets(goal, self.scorer, k=4):
                 steps = m.path(m.root, target) if m.root else None
                 if score >= self.min_score and steps is not None:
-                    choices.append((score, len(steps), target, m, steps))
-        best = None
-        if choices:
-            top = max(c[0] for c in choices)
-            _s, _n, target_, m_, steps_ = min((c for c in choices if c[0] >= top - NEAR), key=lambda c: (c[1], -c[0]))
-            best = (top, m_, target_, steps_)
+                    choices.append((score, len(steps), target, steps))
+            if choices:
+                top = max(c[0] for c in choices)
+                _s, _n, target_, steps_ = min((c for c in choices if c[0] >= top - NEAR), key=lambda c: (c[1], -c[0]))
+                best = (m, target_, steps_)
+                break
         if best is None:
             return None
-        _score, m, target, steps = best
+        m, target, steps = best
         app = m.label or m.package
         then = f", then {path_words(m, steps)}" if steps else ""
         return Hint(f"App map: '{m.screens[target].label()}' is in the {app} app: open {app}{then}.",
@@ -262,7 +277,8 @@ class GuidedPlanner:
         elif hint is not None and hint.at_target and f is not None and usable:
             action, final = _tap(f), True
             why = f"{hint.text} On it, '{f.name}' is what the task's words point at."
-        if action is None or _turned_down(action, ctx) or (ctx.history and _same_step(ctx.history[-1].action, action)):
+        if action is None or _turned_down(action, ctx) or (ctx.history and _same_step(ctx.history[-1].action, action)) \
+                or _sets_again(action, ctx):
             return None
         if not _names_its_object(action, ctx, screen):
             return None
@@ -299,7 +315,8 @@ class GuidedPlanner:
             name = self._final.target.description if self._final.target is not None else "it"
             self._final = None
             f = self._focus(ctx, screen)
-            if f is None or (f.score < STRONG and not f.unique) or just_tapped(f, ctx.history):  # nothing further
+            if (f is None or (f.score < STRONG and not f.unique) or just_tapped(f, ctx.history)) \
+                    and tap_can_finish(ctx.goal, name, ctx.parse, label):  # nothing further to do
                 return f"'{name}', what the task's words point at, was tapped and the screen changed."
         try:
             why = finished(ctx.goal, ctx.parse, app_label=label, scorer=self.guide.scorer)
@@ -309,7 +326,8 @@ class GuidedPlanner:
         if why or not ctx.history or ctx.history[-1].screen == ctx.screen:
             return why
         f = self._focus(ctx, screen)  # the element the goal points at was just tapped, and it did something
-        if f is not None and f.asked_on is None and just_tapped(f, ctx.history):
+        if f is not None and f.asked_on is None and just_tapped(f, ctx.history) \
+                and tap_can_finish(ctx.goal, f.name, ctx.parse, label):
             return f"'{f.name}', what the task's words point at, was just tapped and the screen changed."
         return ""
 
@@ -356,6 +374,27 @@ def _names_its_object(action: Action, ctx: PlanContext, screen: Screen | None) -
     if sensitivity(action, ctx.parse, screen.foreground_package if screen is not None else None) is None:
         return True
     return not missing_words(ctx.goal, ctx.parse)
+
+
+_SETTABLE = (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.EDIT_TEXT)
+
+
+def _sets_again(action: Action, ctx: PlanContext) -> bool:
+    """True when ``action`` taps a switch, checkbox or text field (or the label in its row)
+    this run already tapped, by name: again it would undo the switch, and a field wants
+    typing, which the model does."""
+    target = action.target
+    if action.type is not ActionType.TAP or target is None or not target.element_id:
+        return False
+    el = ctx.parse.element(target.element_id)
+    if el is None or not any(o.checkable or o.kind in _SETTABLE for o in (el, *row_of(el, list(ctx.parse.elements)))):
+        return False
+    name = (target.description or "").casefold()
+    for turn in ctx.history:
+        said = turn.action.target.description if turn.action.target is not None else ""
+        if turn.action.type is ActionType.TAP and said and said.casefold().split(" [")[0] == name:
+            return True
+    return False
 
 
 def _same_step(a: Action, b: Action) -> bool:

@@ -78,6 +78,12 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+def stems(text: str) -> list[str]:
+    """Lower-cased, lightly stemmed words with no synonym folding ("notes" -> "note", but
+    "text" stays "text", not "message")."""
+    return [_stem(w) for w in _WORD.findall(text.lower().replace("wi-fi", "wifi"))]
+
+
 class LexicalScorer:
     """TF-IDF cosine (numpy) blended with rapidfuzz token-set similarity."""
 

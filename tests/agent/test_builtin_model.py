@@ -167,3 +167,13 @@ def test_llama_server_test_script_uses_the_products_launcher() -> None:
     from tests.agent.llama_server import main
 
     assert main is serve_main
+
+
+def test_the_server_reads_prompts_on_every_core_and_generates_on_half(monkeypatch, tmp_path: Path) -> None:
+    from app.builtin_model.server import BuiltinServer, ServerOptions
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    cmd = BuiltinServer(catalog.by_alias("qwen2.5-coder-0.5b"), ServerOptions()).command(tmp_path / "m.gguf")
+    assert cmd[cmd.index("--n_threads") + 1] == "1" and cmd[cmd.index("--n_threads_batch") + 1] == "2"
+    pinned = BuiltinServer(catalog.by_alias("qwen2.5-coder-0.5b"), ServerOptions(threads=1)).command(tmp_path / "m.gguf")
+    assert pinned[pinned.index("--n_threads_batch") + 1] == "1"  # a chosen count is kept for both

@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from agent.device import DeviceInfo
-from agent.knowledge.app_map import OUTSIDE, SKIPPED, TRIED, AppMap, MapError
+from agent.knowledge.app_map import OUTSIDE, SKIPPED, TRIED, AppMap, MapError, names_app, rank_apps
 from agent.knowledge.explore import ExploreBudget, Explorer, ExploreRefused
 from agent.knowledge.guide import AppMaps, GuidedPlanner, MapGuide
+from agent.knowledge.retrieval import LexicalScorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import MemoryStore
 from agent.planners.base import PlanContext
@@ -219,6 +220,25 @@ def test_outside_the_app_the_hint_names_the_app_to_open():
     hint = MapGuide([m]).hint("Turn on Wi-Fi", context(phone, "x").parse, phone.screenshot(with_hierarchy=True))
     assert hint is not None and "open Settings" in hint.text and not hint.element_ids
     assert hint.follow is not None and hint.follow.type is ActionType.OPEN_APP and hint.follow.app == "Settings"
+
+
+def test_outside_every_app_the_app_is_chosen_app_against_app_not_by_words_every_app_shows():
+    """"Tell Ben Carter …": Contacts shows his name too, and "Call", "Text", "Create contact";
+    scored app against app (words several apps show weigh little) the conversation list wins."""
+    maps = [explored(app, 120)[0] for app in ("Contacts", "Notes", "Messages")]
+    phone = VirtualPhone()
+    hint = MapGuide(maps).hint("Tell Ben Carter 'Thanks again'", context(phone, "x").parse,
+                               phone.screenshot(with_hierarchy=True))
+    assert hint is not None and hint.follow is not None and hint.follow.app == "Messages", hint
+
+
+def test_a_goal_names_an_app_by_a_plain_word_form_but_not_by_a_synonym():
+    assert names_app("Delete the note about the dentist", "Notes")
+    assert names_app("Add Tokyo to my world clocks", "Clock")
+    assert not names_app("Make the text as large as possible", "Messages")
+    m1, m2 = AppMap("com.a", label="Notes"), AppMap("com.b", label="Messages")
+    ranked = rank_apps("Pin the Book ideas note", [m2, m1], LexicalScorer())
+    assert [m.label for m, _ in ranked][0] == "Notes"
 
 
 def test_a_path_step_that_cannot_be_found_again_gives_no_hint():

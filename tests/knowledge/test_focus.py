@@ -194,3 +194,59 @@ def test_a_sensitive_step_is_never_taken_on_evidence_when_the_screen_lacks_what_
     step = GuidedPlanner(Recorder(), MapGuide([]), phone).propose(PlanContext("Delete the note about the dentist",
                                                                              parse, ""))
     assert step.action.type is ActionType.TAP and "Delete note" in step.rationale
+
+
+@pytest.mark.parametrize(("goal", "tapped", "can"), [
+    ("Delete contact Jack", "Jack", False),  # the operation is still to do
+    ("Pin the Book ideas note", "Book ideas", False),
+    ("delete all call history", "Clear call history", True),  # the element names the operation
+    ("change the mode to Hip Hop", "Hip Hop", True),  # choosing the option is the whole task
+    ("Search for the song 'test1' and play it", "test1", True),
+    ("Switch custom colors to light and save it", "Light", False),  # a confirmation is still to give
+    ("Set the sleep timer for five minutes", "Sleep timer", False),  # a value is still to enter
+    ("Add an all-day event 'Rent due' on April 1", "All-day", False),
+])
+def test_tapping_what_the_goal_names_can_finish_it_only_when_nothing_else_is_asked(goal, tapped, can):
+    from agent.knowledge.focus import tap_can_finish
+    from vision.geometry import Size
+    from vision.types import ScreenParse
+
+    assert tap_can_finish(goal, tapped, ScreenParse(Size(1080, 2400), elements=())) is can
+
+
+def test_a_tapped_item_does_not_finish_a_task_whose_operation_is_still_to_do(parser):
+    """"Delete the 7:00 AM alarm": opening the alarm is a step, not the end."""
+    goal = "Delete the 7:00 AM alarm"
+    phone = VirtualPhone()
+    phone.open_app("Clock")
+    guided = GuidedPlanner(Recorder(), MapGuide([]), phone)
+    parse = parser.parse(phone.screenshot(with_hierarchy=True))
+    first = guided.propose(PlanContext(goal, parse, "list"))
+    assert first.action.type is ActionType.TAP and "7:00" in (first.action.target.description or "")
+    c = first.action.touch
+    phone.tap(c.x, c.y)
+    after = parser.parse(phone.screenshot(with_hierarchy=True))
+    nxt = guided.propose(PlanContext(goal, after, "opened", history=(Turn("tap 7:00 AM", first.action, "list"),)))
+    assert nxt.action.type is not ActionType.COMPLETE
+
+
+def test_a_switch_row_tapped_once_by_evidence_is_not_tapped_again(parser):
+    """On the new-event form the map's target step is "All-day"; tapping it a second time
+    (after a step of the model's) would undo it, so the model decides instead."""
+    from tests.knowledge.test_app_map import explored
+
+    m, _ = explored("Calendar", 150)
+    goal = "Add an all-day event 'Rent due' on April 1"
+    parse, phone = screen_after("calendar.rent_due_april_1", 2, parser)  # the new-event form
+    inner = Recorder()
+    guided = GuidedPlanner(inner, MapGuide([m]), phone)
+    history: tuple[Turn, ...] = ()
+    taps = []
+    for _ in range(4):
+        p = guided.propose(PlanContext(goal, parse, "form", history=history))
+        if p.action.type is ActionType.TAP:
+            taps.append(p.action.target.description)
+            phone.tap(p.action.touch.x, p.action.touch.y)
+            parse = parser.parse(phone.screenshot(with_hierarchy=True))
+        history = (*history, Turn(p.action.describe(), p.action, "form"))
+    assert taps.count("All-day") == 1, taps
