@@ -31,7 +31,16 @@ from typing import Any
 
 from agent.feedback import NOT_DONE_NOTE
 from agent.knowledge.app_map import AppMap, MapError, path_words, rank_apps
-from agent.knowledge.focus import Focus, finished, focus, focus_note, missing_words, only_opens, row_of, tap_can_finish
+from agent.knowledge.focus import (
+    Focus,
+    finished,
+    focus,
+    focus_note,
+    missing_words,
+    only_opens,
+    row_of,
+    tap_can_finish,
+)
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer
 from agent.knowledge.screen_key import screen_key
