@@ -162,6 +162,7 @@ class _Cell:
     guide: MapGuide | None = None
     planner: GuidedPlanner | None = None
     step = 0
+    skipped = 0  # reference steps the guide did within one of its own (a field tapped and typed into)
 
 
 def _patch_cells(bench_online: Any) -> None:
@@ -173,11 +174,12 @@ def _patch_cells(bench_online: Any) -> None:
 
     def cell_phone(job: Any, task: Any, arena: Any) -> tuple[Any, Any]:
         phone, device = make_phone(job, task, arena)
-        _Cell.phone, _Cell.device, _Cell.task, _Cell.step = phone, device, task, 0
+        _Cell.phone, _Cell.device, _Cell.task, _Cell.step, _Cell.skipped = phone, device, task, 0, 0
         return phone, device
 
     def bundle(*a: Any, **kw: Any) -> Any:
         b = make_bundle(*a, **kw)
+        b = replace(b, planner=_StepsTaken(b.planner))
         if _Cell.guide is None:  # the old runner: no map, no screen evidence
             _Cell.planner = None
             return b
@@ -188,16 +190,44 @@ def _patch_cells(bench_online: Any) -> None:
     registry.planner_bundle = bundle
 
 
+class _StepsTaken:
+    """The model-backed planner, telling the scripted oracle how many steps the run has
+    taken (the guide takes some without asking the model)."""
+
+    def __init__(self, planner: Any) -> None:
+        self.inner = planner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def propose(self, ctx: Any) -> Any:
+        _Cell.step = len(ctx.history) + _Cell.skipped
+        return self.inner.propose(ctx)
+
+
+def _typed_already(steps: Any, i: int, phone: Any) -> bool:
+    """The reference step ``i`` is typing (or the tap on the field just before it) and the
+    phone's screen already shows that text."""
+    j = i + 1 if steps[i].kind == "tap" and i + 1 < len(steps) and steps[i + 1].kind == "type" else i
+    if steps[j].kind != "type" or not steps[j].text:
+        return False
+    shown = " ".join(e.text or "" for e in phone.ground_truth().elements).casefold()
+    return steps[j].text.casefold() in shown
+
+
 def _oracle_reply(prompt: str) -> Any:
-    """The next step of the running task's reference solution, in words (free text)."""
+    """The step of the running task's reference solution that follows the steps taken so
+    far, in words (free text)."""
     from evaluation.scripted_model import Reply
 
     task, phone = _Cell.task, _Cell.phone
     steps = task.solution
     if _Cell.step >= len(steps):
         return Reply("done")
+    while _Cell.step < len(steps) - 1 and _typed_already(steps, _Cell.step, phone):
+        _Cell.step += 1  # the guide typed it (a tap on the field and the typing, in one step)
+        _Cell.skipped += 1
     step = steps[_Cell.step]
-    _Cell.step += 1
     k = step.kind
     if k in ("tap", "long_press"):
         c = step.resolve(phone.ground_truth()).rect.center

@@ -179,6 +179,8 @@ def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scor
     if only_opens(goal, app_label):
         return f"{app_label} is open, as the task asks."
     f = focus(goal, parse, app_label=app_label, scorer=scorer)
+    if f is not None and f.asked_on is None:
+        return shows_value(goal, f, parse)
     if f is None or not f.state_met:
         return ""
     around = [o for o in parse.elements if not o.covered and (o is f.element or o in row_of(f.element, list(parse.elements))
@@ -188,6 +190,32 @@ def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scor
     if not wanted <= seen:
         return ""
     return f"'{f.name}' shows {'on' if f.asked_on else 'off'}, as the task asks."
+
+
+_TO_VALUE = re.compile(r"^(?:set|change|adjust|make|switch|select|choose)\b(.+?)\bto\s+(.+?)[.!]?$", re.I)
+#: Buttons that still have to be pressed for a choice to count.
+_CONFIRM_BUTTONS = frozenset({"ok", "save", "apply", "done", "confirm", "set"})
+
+
+def confirm_button(parse: ScreenParse) -> Element | None:
+    """A button that confirms a form or dialog (OK, Save, Apply, Done …), if one is shown."""
+    for e in parse.elements:
+        if not e.covered and takes_a_tap(e) and _words(e).strip().casefold() in _CONFIRM_BUTTONS:
+            return e
+    return None
+
+
+def shows_value(goal: str, f: Focus, parse: ScreenParse) -> str:
+    """For "set / change X to V": why the element the goal points at already shows V beside
+    X's name ("Font size, Medium"), with nothing left to confirm — or "" when it does not."""
+    m = _TO_VALUE.match(" ".join(normalise(goal).split()))
+    if m is None or confirm_button(parse) is not None:
+        return ""
+    name, value = set(tokens(m.group(1))) - _STATE_WORDS, set(tokens(m.group(2)))
+    shown = set(tokens(_words(f.element)))
+    if not value or not value <= shown or not name & (shown - value):
+        return ""
+    return f"'{f.name}' shows {m.group(2).strip()}, as the task asks."
 
 
 def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str]:
@@ -217,8 +245,9 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
     from the words alone (``parse`` is the screen after the tap).  No when the goal's first
     verb asks for an operation the element does not name ("delete contact Jack" after
     tapping "Jack"), when a number or a quoted text of the goal is neither on the element
-    nor on the screen now (a value still to enter), or when the goal asks to save or confirm
-    and the element is not that button."""
+    nor on the screen now (a value still to enter), when the goal asks to save or confirm
+    and the element is not that button, or when the screen now shows an OK / Save button
+    (the choice waits for it)."""
     words = normalise(goal).split()
     own = set(stems(tapped)) | set(tokens(tapped))  # "Clear call history" does "delete all call history"
     verb = (stems(words[0]) + tokens(words[0]))[:2] if words else []
@@ -226,6 +255,9 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
         return False
     if any(w in _CONFIRM_WORDS and w not in own for w in stems(goal)):
         return False
+    button = confirm_button(parse)
+    if button is not None and _words(button).casefold() != tapped.strip().casefold():
+        return False  # the choice waits for its OK / Save
     shown = " ".join([tapped, *(_words(e) for e in parse.elements if not e.covered),
                       *(t.text for t in getattr(parse, "text_spans", ()) or ())]).casefold()
     for quoted in _QUOTED.findall(normalise(goal)):

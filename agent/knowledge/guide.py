@@ -30,9 +30,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.feedback import NOT_DONE_NOTE
-from agent.knowledge.app_map import AppMap, MapError, path_words, rank_apps
+from agent.knowledge.app_map import AppMap, MapError, normalise, path_words, rank_apps
+from agent.knowledge.fill import fill
 from agent.knowledge.focus import (
     Focus,
+    confirm_button,
     finished,
     focus,
     focus_note,
@@ -42,11 +44,12 @@ from agent.knowledge.focus import (
     tap_can_finish,
 )
 from agent.knowledge.map_build import sure_match
-from agent.knowledge.retrieval import Scorer, make_scorer
+from agent.knowledge.retrieval import Scorer, make_scorer, stems, tokens
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
 from agent.planners.base import PlanContext, Planner, Turn
+from agent.structured import element_name
 from agent.types import Action, ActionType, Proposal, Target
 from vision.types import ElementKind, Screen, ScreenParse
 
@@ -74,6 +77,11 @@ class Hint:
     element_ids: tuple[str, ...] = ()
     follow: Action | None = None  # the step the map knows for this screen (taken without asking the model)
     at_target: bool = False  # this screen is where the map expects what the goal needs
+    target: str = ""  # the key of the screen the map leads to
+    next: str = ""  # the key of the screen the first step leads to
+    here: str = ""  # the key of this screen on the map
+    retreat: bool = False  # the first step backs out (Navigate up, Cancel, Close …)
+    list_row: bool = False  # the first step opens one item of a list (its own page), not the one the goal names
 
 
 class AppMaps:
@@ -138,7 +146,7 @@ class MapGuide:
         _score, _n, target, steps = min((c for c in choices if c[0] >= top - NEAR), key=lambda c: (c[1], -c[0]))
         if not steps:
             return Hint(f"App map: this screen ('{m.screens[here].label()}') is where the map expects "
-                        "what the task needs; act here rather than leave.", at_target=True)
+                        "what the task needs; act here rather than leave.", at_target=True, target=here, here=here)
         first = m.screens[here].elements.get(steps[0].element)
         if first is None:
             return None
@@ -153,7 +161,16 @@ class MapGuide:
         el = found.element
         c = el.rect.center
         follow = Action(ActionType.TAP, touch=c, target=Target(element_id=el.id, point=c, description=first.name))
-        return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow)
+        retreat = normalise(first.name).strip().casefold() in _RETREAT
+        # one of several elements here that lead to the same screen, or whose resource id the map's
+        # element shares with others here (a product card, a contact row): an item of a list,
+        # interchangeable for the map, not for the goal
+        siblings = any(e.src == here and e.dst == steps[0].dst and e.element != steps[0].element for e in m.edges.values())
+        rid = first.fingerprint.resource_id
+        shared = bool(rid) and sum(o.resource_id == rid for o in parse.elements) > 1
+        row = (siblings or shared) and not set(tokens(first.name)) & set(tokens(goal))
+        return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow, target=target, here=here, retreat=retreat,
+                    list_row=row, next=steps[0].dst)
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the app whose map best matches the goal (``rank_apps``:
@@ -191,6 +208,10 @@ class MapGuide:
                     follow=Action(ActionType.OPEN_APP, app=app))
 
 
+#: Elements that back out of a screen rather than go further in.
+_RETREAT = frozenset({"navigate up", "back", "cancel", "close", "dismiss"})
+
+
 class GuidedPlanner:
     """A planner that sees the app map's hint; see the module docstring."""
 
@@ -202,6 +223,9 @@ class GuidedPlanner:
         self._check_versions = check_versions and device is not None
         self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
         self._final: Action | None = None  # the map's last step toward the goal, once proposed
+        self._own: set[int] = set()  # the steps (by how many came before) this guide chose itself
+        self._visited: list[str] = []  # the map keys of the screens this run was on, in order
+        self._keys: dict[int, str] = {}  # the structural key of the screen each step was planned on
 
     def _drop_stale(self) -> None:
         """Forget the maps made for another version of their app than the phone's."""
@@ -250,8 +274,17 @@ class GuidedPlanner:
         except Exception:  # a damaged map must not stop the run
             log.exception("the app map could not give a hint")
             hint = None
+        if not ctx.history:
+            self._own.clear()
+            self._visited.clear()
+            self._keys.clear()
+        package = (screen.foreground_package if screen is not None else "") or ""
+        self._keys[len(ctx.history)] = screen_key(ctx.parse, package).key
+        if hint is not None and hint.here and (not self._visited or self._visited[-1] != hint.here):
+            self._visited.append(hint.here)
         followed = self._follow(ctx, hint, screen)
         if followed is not None:
+            self._own.add(len(ctx.history))
             return followed
         if hint is None or not hint.element_ids:
             extra = self._focus_hint(ctx, screen)
@@ -270,24 +303,35 @@ class GuidedPlanner:
 
     def _follow(self, ctx: PlanContext, hint: Hint | None, screen: Screen | None) -> Proposal | None:
         """A step taken without a model call, when the evidence is clear: the element the
-        goal's words point at strongly on this screen; else the map's next step (the next
+        goal's words point at strongly on this screen — or the text the goal gives for a field
+        here (``agent.knowledge.fill``); else the map's next step (the next
         element of a known path, the app to open); else, on the screen the map expects to
         hold the goal, the element the goal's words point at.  None when there is none, the
         user turned it down here, or it is the step just taken (again: it could undo it)."""
         f = self._focus(ctx, screen)
-        usable = f is not None and not f.state_met and not just_tapped(f, ctx.history)
+        usable = f is not None and not f.state_met and not just_tapped(f, ctx.history) \
+            and f.element.kind is not ElementKind.EDIT_TEXT  # a field is typed into (fill), not tapped
         action: Action | None = None
         final, source, why = False, "map", ""
-        if f is not None and usable and (f.score >= STRONG or f.unique):
+        typed = fill(ctx.goal, ctx.parse) if self.evidence else None
+        if f is not None and hint is not None and hint.follow is not None and hint.follow.type is ActionType.OPEN_APP \
+                and f.name.casefold() != (hint.follow.app or "").casefold() and screen is not None \
+                and screen.foreground_package not in self.guide.maps:
+            f = None  # outside every app the maps choose the app, word weights shared by all apps
+        if typed is not None:
+            c = typed.field.rect.center
+            action, source, why = Action(ActionType.TYPE, text=typed.text, target=Target(
+                element_id=typed.field.id, point=c, description=element_name(typed.field))), "screen", typed.why
+        elif f is not None and usable and (f.score >= STRONG or f.unique):
             action, final, source = _tap(f), True, "screen"
             why = f"On this screen, '{f.name}' is what the task's words point at."
-        elif hint is not None and hint.follow is not None:
+        elif hint is not None and hint.follow is not None and self._may_follow(ctx, hint):
             action, why = hint.follow, hint.text
-        elif hint is not None and hint.at_target and f is not None and usable:
+        elif hint is not None and hint.at_target and f is not None and usable and not self._model_acted(ctx):
             action, final = _tap(f), True
             why = f"{hint.text} On it, '{f.name}' is what the task's words point at."
         if action is None or _turned_down(action, ctx) or (ctx.history and _same_step(ctx.history[-1].action, action)) \
-                or _sets_again(action, ctx):
+                or _sets_again(action, ctx) or self._took_here(action, ctx):
             return None
         if not _names_its_object(action, ctx, screen):
             return None
@@ -295,6 +339,35 @@ class GuidedPlanner:
         # a last step can finish the run only where the screen shows everything the goal names
         self._final = action if final and not missing_words(ctx.goal, ctx.parse, self._label(screen)) else None
         return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
+
+    def _took_here(self, action: Action, ctx: PlanContext) -> bool:
+        """True when this guide already took ``action`` on a screen of this structure in this
+        run: taking it again goes round in a circle (hour 7, minute 15, hour 7 …)."""
+        here = self._keys.get(len(ctx.history))
+        return any(i in self._own and self._keys.get(i) == here and _same_step(turn.action, action)
+                   for i, turn in enumerate(ctx.history))
+
+    def _model_acted(self, ctx: PlanContext) -> bool:
+        """True when the step just taken was the model's (or the user's) and did something (not
+        a wait): it is at work on this screen, and a weak focus should not interrupt it."""
+        n = len(ctx.history)
+        return n > 0 and (n - 1) not in self._own and ctx.history[-1].action.type is not ActionType.WAIT
+
+    def _model_steers(self, ctx: PlanContext) -> bool:
+        """True when the step just taken was the model's (or the user's), not this guide's,
+        and it changed the screen's structure: it went somewhere the map did not say."""
+        n = len(ctx.history)
+        return n > 0 and (n - 1) not in self._own and self._keys.get(n - 1) != self._keys.get(n)
+
+    def _may_follow(self, ctx: PlanContext, hint: Hint) -> bool:
+        """Whether the map's next step may be taken without the model: not back to a screen
+        this run has left (it would undo what was done there), not into one item of a list
+        the goal does not name (the map went through one row; the goal may want another),
+        and not right after a step of the model's (it is steering: the map only advises)."""
+        left = self._visited[:-1]
+        if any(k and k in left and k != hint.here for k in (hint.target, hint.next)):
+            return False
+        return not hint.list_row and not self._model_steers(ctx)
 
     def _label(self, screen: Screen | None) -> str:
         """The name of the app in front: its map's, else the phone's ("" when neither says)."""
@@ -334,6 +407,9 @@ class GuidedPlanner:
             return ""
         if why or not ctx.history or ctx.history[-1].screen == ctx.screen:
             return why
+        confirmed = _confirmed(ctx)
+        if confirmed:
+            return confirmed
         f = self._focus(ctx, screen)  # the element the goal points at was just tapped, and it did something
         if f is not None and f.asked_on is None and just_tapped(f, ctx.history) \
                 and tap_can_finish(ctx.goal, f.name, ctx.parse, label):
@@ -431,16 +507,48 @@ def _turned_down(action: Action, ctx: PlanContext) -> bool:
 
 
 def just_tapped(f: Focus, history: tuple[Turn, ...]) -> bool:
-    """True when the last step tapped the focused element (it is at the same place, or was named alike)."""
+    """True when the last step tapped the focused element: named alike, or (a tap with no
+    name) at the same place."""
     if not history:
         return False
     action = history[-1].action
     if action.type not in (ActionType.TAP, ActionType.LONG_PRESS):
         return False
-    if action.touch is not None and f.element.rect.contains(action.touch):
+    said = action.target.description if action.target is not None else ""
+    if said:  # named: by name (a dialog's OK and the next dialog's first option share a place)
+        return same_name(said, f.name)
+    return action.touch is not None and f.element.rect.contains(action.touch)
+
+
+#: Buttons that close a dialog or form by accepting it.
+_ACCEPT = frozenset({"ok", "save", "apply", "done", "confirm", "yes"})
+
+
+def _confirmed(ctx: PlanContext) -> str:
+    """Why the step just taken finished the task: it pressed a dialog's or form's OK / Save /
+    Yes, the screen changed, no other such button waits, and no word of the goal that names
+    a thing to look for is missing from the path taken ("" otherwise)."""
+    action = ctx.history[-1].action
+    said = (action.target.description if action.target is not None else "") or ""
+    name = said.split(" [")[0].strip().casefold()
+    if action.type is not ActionType.TAP or name not in _ACCEPT or confirm_button(ctx.parse) is not None:
+        return ""
+    if any(w in _ACCEPT and w != name for w in stems(ctx.goal)):
+        return ""  # "… and save it": an OK on the way is not the Save the goal asks for
+    return f"'{said.split(' [')[0].strip()}' accepted the choice and nothing else waits to be confirmed."
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two names of one element: equal, one cut short ("Start recording automatically after
+    lau…"), or the same first part ("test1, 00:10" and "test1")."""
+    a, b = (x.split(" [")[0].strip().casefold() for x in (a, b))
+    if a == b:
         return True
-    said = (action.target.description if action.target is not None else "").casefold()
-    return bool(said) and said.split(" [")[0] == f.name.casefold()
+    for x, y in ((a, b), (b, a)):
+        if x.endswith("…") and len(x) > 8 and y.startswith(x[:-1]):
+            return True
+    first_a, first_b = a.split(",")[0].strip(), b.split(",")[0].strip()
+    return len(first_a) >= 3 and first_a == first_b
 
 
 def with_maps(planner: Planner, store: object, device: Any = None, *, evidence: bool = True) -> Planner:

@@ -236,7 +236,7 @@ def test_a_switch_row_tapped_once_by_evidence_is_not_tapped_again(parser):
     from tests.knowledge.test_app_map import explored
 
     m, _ = explored("Calendar", 150)
-    goal = "Add an all-day event 'Rent due' on April 1"
+    goal = "Add an all-day event on April 1"
     parse, phone = screen_after("calendar.rent_due_april_1", 2, parser)  # the new-event form
     inner = Recorder()
     guided = GuidedPlanner(inner, MapGuide([m]), phone)
@@ -247,6 +247,51 @@ def test_a_switch_row_tapped_once_by_evidence_is_not_tapped_again(parser):
         if p.action.type is ActionType.TAP:
             taps.append(p.action.target.description)
             phone.tap(p.action.touch.x, p.action.touch.y)
-            parse = parser.parse(phone.screenshot(with_hierarchy=True))
+        elif p.action.type is ActionType.TYPE:  # the title the goal gives
+            phone.tap(p.action.target.point.x, p.action.target.point.y)
+            phone.input_text(p.action.text)
+        parse = parser.parse(phone.screenshot(with_hierarchy=True))
         history = (*history, Turn(p.action.describe(), p.action, "form"))
-    assert taps.count("All-day") == 1, taps
+    assert taps.count("All-day") == 1, [h.command for h in history]
+
+
+def _row_screen(*rows: tuple[str, str]):
+    from vision.geometry import Rect, Size
+    from vision.types import Element, ElementKind, ScreenParse
+
+    els = [Element(id=str(i), kind=ElementKind(kind), rect=Rect(0, 200 + 150 * i, 1080, 340 + 150 * i), text=words,
+                   clickable=True) for i, (kind, words) in enumerate(rows)]
+    return ScreenParse(Size(1080, 2400), elements=tuple(els))
+
+
+def test_a_setting_row_already_showing_the_asked_value_finishes_the_task():
+    from agent.knowledge.focus import finished
+
+    page = _row_screen(("button", "Font size, Medium"), ("button", "Theme, Dark"), ("button", "Language"))
+    assert "shows medium" in finished("adjust font size to medium", page)
+    assert finished("adjust font size to large", page) == ""  # shows another value
+    dialog = _row_screen(("button", "Font size, Medium"), ("button", "OK"))
+    assert finished("adjust font size to medium", dialog) == ""  # the choice still waits for its OK
+
+
+def test_pressing_a_dialogs_ok_finishes_the_task_unless_the_goal_asks_for_another_button():
+    from agent.types import Target
+
+    after = _row_screen(("button", "Sort by"), ("text", "Apps, 12 items"))
+    ok = Action(ActionType.TAP, target=Target(element_id="9", description="OK"))
+    turn = Turn("tap OK", ok, "dialog")
+    done = GuidedPlanner(Recorder(), MapGuide([]), None).propose(
+        PlanContext("Sort apps by title in descending order", after, "list", history=(turn,)))
+    assert done.action.type is ActionType.COMPLETE and "'OK' accepted" in done.rationale
+    inner = Recorder()
+    GuidedPlanner(inner, MapGuide([]), None).propose(
+        PlanContext("Change the theme to light and save it", after, "list", history=(turn,)))
+    assert inner.seen  # "save it": the OK on the way is not the end; the model plans
+
+
+def test_an_element_is_the_one_just_tapped_by_name_even_when_its_name_was_cut_short():
+    from agent.knowledge.guide import same_name
+
+    assert same_name("Start recording automatically after launching the app", "Start recording automatically after lau…")
+    assert same_name("test1, 00:10, 124 kB", "test1")
+    assert not same_name("OK", "Light")  # a dialog's OK and the next dialog's option share a place, not a name

@@ -1,0 +1,79 @@
+"""The text a goal gives for a field of the screen (``agent.knowledge.fill``) and how the
+guided planner types it without asking the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.knowledge.fill import fill, values
+from agent.knowledge.guide import GuidedPlanner, MapGuide
+from agent.planners.base import PlanContext
+from agent.types import ActionType
+from tests.knowledge.test_app_map import Recorder
+from vision.geometry import Rect, Size
+from vision.types import Element, ElementKind, ScreenParse
+
+
+def field(i: int, words: str, *, rid: str = "", top: int = 300) -> Element:
+    return Element(id=str(i), kind=ElementKind.EDIT_TEXT, rect=Rect(40, top, 1040, top + 120), text=words,
+                   resource_id=rid, clickable=True)
+
+
+def button(i: int, words: str, top: int) -> Element:
+    return Element(id=str(i), kind=ElementKind.BUTTON, rect=Rect(40, top, 1040, top + 120), text=words, clickable=True)
+
+
+def screen(*elements: Element) -> ScreenParse:
+    return ScreenParse(Size(1080, 2400), elements=tuple(elements))
+
+
+@pytest.mark.parametrize(("goal", "expected"), [
+    ("Create a note titled 'Packing list' with the text 'Passport, charger'",
+     [("Packing list", "quoted"), ("Passport, charger", "quoted")]),
+    ("Add the email quinn@example.org to Quinn's contact", [("quinn@example.org", "email")]),
+    ("Add a contact with phone number +1 555-0177", [("+1 555-0177", "number")]),
+    ("text Alice that I-love-you", [("I-love-you", "message")]),
+    ("Search for the DCIM folder and open it", [("DCIM", "search")]),
+    ("search call history with Bob", [("Bob", "search")]),
+    ("Set an alarm for 6:45 AM", []),  # a time is picked, not typed
+    ("Turn off Wi-Fi", []),
+])
+def test_the_values_a_goal_gives_to_type(goal, expected):
+    assert [(v.text, v.kind) for v in values(goal)] == expected
+
+
+def test_each_quoted_value_goes_to_the_field_its_words_name():
+    form = screen(field(1, "Title", top=300), field(2, "Note", top=500))
+    goal = "Create a note titled 'Packing list' with the text 'Passport, charger'"
+    first = fill(goal, form)
+    assert first is not None and first.field.id == "1" and first.text == "Packing list"
+    typed = screen(field(1, "Packing list", top=300), field(2, "Note", top=500))
+    second = fill(goal, typed)  # the title is typed: the body is next, into the only other field
+    assert second is not None and second.field.id == "2" and second.text == "Passport, charger"
+    done = screen(field(1, "Packing list", top=300), field(2, "Passport, charger", top=500))
+    assert fill(goal, done) is None
+
+
+def test_a_search_box_takes_only_what_is_searched_for():
+    results = screen(field(0, "Search", top=100), button(1, "Alice Johnson", 300))
+    assert fill("Search contact Alice and call her", results).field.id == "0"  # listed, but searched for
+    assert fill("Tell Alice 'see you at noon'", results) is None  # a message is not a search
+
+
+def test_a_value_the_screen_lists_is_for_tapping_not_typing():
+    page = screen(field(0, "Name", top=100), button(1, "Packing list", 300))
+    assert fill("Open the note 'Packing list'", page) is None
+
+
+def test_two_fields_and_no_word_naming_either_give_nothing():
+    form = screen(field(1, "First name", top=300), field(2, "Surname", top=500))
+    assert fill("Rename it to 'Kitchen'", form) is None
+
+
+def test_the_guided_planner_types_the_value_without_a_model_call():
+    form = screen(field(1, "Title", top=300), field(2, "Note", top=500), button(3, "Save", 700))
+    inner = Recorder()
+    p = GuidedPlanner(inner, MapGuide([]), None).propose(
+        PlanContext("Create a note titled 'Packing list'", form, "form"))
+    assert p.action.type is ActionType.TYPE and p.action.text == "Packing list"
+    assert p.action.target.element_id == "1" and p.planner.endswith("+screen") and not inner.seen
