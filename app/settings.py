@@ -85,8 +85,10 @@ class AgentSettings(BaseModel):
     constrained_replies: bool = Field(
         True, description="Structured replies (a JSON schema built per screen) when the model server enforces them")
     screen_evidence: bool = Field(
-        True, description="Act on clear screen evidence without asking the model (the element the goal names, "
-        "a switch already in the asked state); off: the model decides every step")
+        True, title="Use the screen's evidence",
+        description="Act on clear screen evidence without asking the model (the element the goal names, the text "
+        "it gives for a field, a switch or setting already showing the asked state, a dialog's OK just pressed); "
+        "off: the model decides every step")
 
 
 class DeviceSettings(BaseModel):
