@@ -30,6 +30,7 @@ from typing import Any
 from agent import codec
 from agent.knowledge.retrieval import stems
 from agent.knowledge.types import MapEdgeView, MapElementView, MapPicture, MapScreenView
+from agent.screen_text import app_words
 from agent.types import Fingerprint
 
 log = logging.getLogger(__name__)
@@ -294,7 +295,10 @@ class AppMap:
         if schema > MAP_SCHEMA:
             raise MapError(f"the app map was written by a newer Tapwise (schema {schema}, this one reads "
                            f"{MAP_SCHEMA}): upgrade Tapwise or explore the app again")
-        m = cls(str(data["package"]), str(data.get("label", "")), str(data.get("app_version", "")),
+        package, label = str(data["package"]), str(data.get("label", ""))
+        if not label or label == package:  # a map made where the phone could not name the app
+            label = app_words(package)
+        m = cls(package, label, str(data.get("app_version", "")),
                 str(data.get("root", "")), steps_used=int(data.get("steps_used", 0)),
                 seconds_used=float(data.get("seconds_used", 0.0)), complete=bool(data.get("complete", False)))
         for s in data.get("screens", []):

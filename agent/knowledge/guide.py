@@ -49,6 +49,7 @@ from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
 from agent.planners.base import PlanContext, Planner, Turn
+from agent.screen_text import app_words
 from agent.structured import element_name
 from agent.types import Action, ActionType, Proposal, Target
 from vision.types import ElementKind, Screen, ScreenParse
@@ -373,7 +374,7 @@ class GuidedPlanner:
         """The name of the app in front: its map's, else the phone's ("" when neither says)."""
         package = (screen.foreground_package if screen is not None else "") or ""
         m = self.guide.maps.get(package)
-        return m.label if m is not None and m.label else self._app_label(package)
+        return m.label if m is not None and m.label and m.label != package else self._app_label(package)
 
     def _focus(self, ctx: PlanContext, screen: Screen | None) -> Focus | None:
         if not self.evidence:
@@ -417,7 +418,8 @@ class GuidedPlanner:
         return ""
 
     def _app_label(self, package: str) -> str:
-        """The name of the app ``package`` as the phone lists it ("" when it cannot say)."""
+        """The name of the app ``package`` as the phone lists it, else its usual name from the
+        package ("com.android.settings" -> "Settings"); "" for no package."""
         if not package:
             return ""
         if self._labels is None:
@@ -429,7 +431,7 @@ class GuidedPlanner:
                     self._labels = {pkg: name for name, pkg in self.device.installed_apps()}
                 except Exception as exc:  # a phone that went away: no names
                     log.info("no app names from the phone: %s", exc)
-        return self._labels.get(package, "")
+        return self._labels.get(package) or app_words(package)  # the phone cannot say: its usual name
 
     def _focus_hint(self, ctx: PlanContext, screen: Screen | None) -> Hint | None:
         """The screen's own evidence (``agent.knowledge.focus``) as a hint, or None."""

@@ -103,12 +103,14 @@ class KnowledgeController:
         if not session.device.info.is_virtual and not self._consent(package, RISKS):
             self.w.notify(Level.INFO, "Exploration cancelled: nothing was tapped.")
             return
-        label = package
+        from agent.screen_text import app_words
+
+        label = app_words(package)  # "com.android.settings" -> "Settings", when the phone cannot say
         try:
             from agent.device import KnowsApps
 
             if isinstance(session.device, KnowsApps):
-                label = next((n for n, p in session.device.installed_apps() if p == package), package)
+                label = next((n for n, p in session.device.installed_apps() if p == package), label)
         except Exception as exc:  # the name is only for show
             log.info("could not list the phone's apps: %s", exc)
         self._cancel = CancelToken()

@@ -1,7 +1,9 @@
 """Screenshots of the app maps (issue 29) at two window sizes (1024x700, 1600x1000): the
 window explores the virtual phone's Settings with "Explore this app", then the Knowledge
 dock's "App maps" tab shows the map with a screen selected (its screenshot and elements)
-and with an arrow selected (the element that leads there, outlined).
+and with an arrow selected (the element that leads there, outlined); last, a macro of one
+tap (the Settings icon) is completed from that map in the Macros tab's "Complete from map"
+dialog (the map's steps towards "Turn on dark theme", marked, not yet saved).
 
 Needs a real X display; the window is grabbed from the X server.  From the repository root:
 
@@ -78,9 +80,44 @@ def main() -> int:
                 and e.name.startswith("Internet"))
     maps.show_edge(edge.src, edge.element)
     grab(win, f"{size}-app-map-edge.png")
+    complete_from_map(win, size)
     win.knowledge.shutdown()
     win.close()
     return 0
+
+
+def complete_from_map(win, size: str) -> None:  # type: ignore[no-untyped-def]
+    """A macro recorded on the mirror (one tap: the Settings icon), completed from the map
+    just made towards "Turn on dark theme": the dialog with the map's steps, unsaved."""
+    from agent.macros.recorder import Observation, Recorder
+    from agent.types import Action
+    from phone.virtual.phone import VirtualPhone
+    from vision.config import PipelineConfig
+    from vision.pipeline import ScreenParser
+
+    parser = ScreenParser(PipelineConfig(mode="tree", ocr="none", detector="none", icons="none"))
+    phone = VirtualPhone()
+    shot = phone.screenshot(with_hierarchy=True)
+    before = Observation(parser.parse(shot), shot.image, shot.foreground_package)
+    c = next(e for e in before.parse.elements if "Settings" in (e.text, e.label)).rect.center
+    phone.tap(c.x, c.y)
+    after = phone.screenshot(with_hierarchy=True)
+    rec = Recorder()
+    rec.record(Action.tap(c.x, c.y), before, Observation(parser.parse(after), after.image, after.foreground_package))
+    win.store().save_macro(rec.build("Turn on dark theme"))
+    win.macros.refresh()
+    win.macro_dock.show()
+    win.macro_dock.raise_()
+    panel = win.macro_panel
+    pump(20, until=lambda: panel.list.count() >= 1)
+    panel.list.setCurrentRow(0)
+    panel.complete.click()
+    dialog = win.macros.dialog
+    pump(60, until=lambda: dialog is not None and dialog.save.isEnabled())
+    dialog.move(win.frameGeometry().x() + 60, win.frameGeometry().y() + 80)
+    pump(0.5)
+    grab(dialog, f"{size}-macro-complete-from-map.png")
+    dialog.reject()
 
 
 if __name__ == "__main__":

@@ -155,6 +155,14 @@ def test_the_map_survives_the_store_and_is_forgotten_when_the_app_version_change
     assert store.load_app_map(m.package) is None  # stale: deleted
 
 
+def test_a_map_made_where_the_phone_could_not_name_the_app_reads_back_with_its_usual_name():
+    """A real phone over adb lists no app names: the map is still "Settings", not a package,
+    so a goal that names the app finds it and the hint says "open Settings"."""
+    m = AppMap.from_data({"package": "com.android.settings", "label": "com.android.settings"})
+    assert m.label == "Settings"
+    assert AppMap.from_data({"package": "com.tapwise.shop"}).label == "Shop"
+
+
 def test_a_map_from_a_newer_tapwise_is_refused_with_a_clear_error():
     data = AppMap("com.x").to_data()
     data["schema"] = 99
