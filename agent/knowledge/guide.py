@@ -18,6 +18,15 @@ here (or none at all), and "the task looks finished" when a switch already shows
 state the goal asks for or the element was just tapped.  Everything else is the wrapped
 planner's own.  With no map at all only the screen's evidence is added.
 
+Some steps it takes itself, with no model call (the card shows ``…+screen`` / ``…+map``):
+a clear focus, the text the goal gives for a field (``agent.knowledge.fill``), the map's
+next step.  What keeps those from doing harm: never a step the user turned down here, the
+step just taken, a switch or field already tapped, or a step it already took on a screen of
+this structure; the map's step never leads back to a screen the run left, never into one
+item of a list the goal does not name, and is only advice once the model has steered
+elsewhere; a weak focus does not interrupt the model at work; a sensitive step only where
+the screen shows every word of the goal.
+
 No LLM; reads maps given to it (``AppMaps`` loads them from a store); the guided planner
 asks the device only which app is in front.
 """
