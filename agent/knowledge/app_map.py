@@ -49,8 +49,8 @@ _VERBS = frozenset({"turn", "on", "off", "open", "show", "go", "switch", "set", 
                     "screen", "app"})
 #: Words on nearly every screen: they say nothing about what a screen holds.
 _FURNITURE = frozenset({"navigate up", "on", "off", "more options", "button", "ok", "cancel", "back", "search"})
-#: Quoted text in a goal ('Buy milk', "Happy birthday!").
-_QUOTED = re.compile(r"(?<!\w)'[^']+'(?!\w)|\"[^\"]+\"|‘[^’]+’|“[^”]+”")
+#: Quoted text in a goal ('Buy milk', "Happy birthday!"); one group per kind of quote holds the text.
+QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019|\u201c([^\u201d]+)\u201d")
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-"})
 
 
@@ -337,7 +337,7 @@ def rank_apps(goal: str, maps: Sequence[AppMap], scorer: Any) -> list[tuple[AppM
     the goal names first (its score raised by 1)."""
     if not maps or not goal.strip():
         return []
-    said = _QUOTED.sub(" ", normalise(goal))  # quoted words are what to type or a name, not a place
+    said = QUOTED.sub(" ", normalise(goal))  # quoted words are what to type or a name, not a place
     q = " ".join(w for w in said.split() if w.casefold().strip(".,!?") not in _VERBS)
     if not q.strip():
         return [(m, 1.0) for m in maps if names_app(goal, m.label)]

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from agent.knowledge.app_map import QUOTED
 from vision.types import Element, ElementKind, ScreenParse
 
-_QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019|\u201c([^\u201d]+)\u201d")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"\+?\d[\d \-()]{4,}\d")
 _SAYING = re.compile(r"\b(?:saying|that says|that)\s+(.+?)\s*$", re.I)
@@ -67,7 +67,7 @@ def values(goal: str) -> list[Value]:
         cue = " ".join(goal[:start].split()[-3:])
         found.append((start, Value(text.strip(), cue, kind)))
 
-    for m in _QUOTED.finditer(goal):
+    for m in QUOTED.finditer(goal):
         add(m.start(), m.end(), next(g for g in m.groups() if g), "quoted")
     for m in _EMAIL.finditer(goal):
         add(m.start(), m.end(), m.group(0), "email")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.knowledge.app_map import normalise
+from agent.knowledge.app_map import QUOTED, normalise
 from agent.knowledge.retrieval import LexicalScorer, Scorer, stems, tokens
 from agent.structured import choosable, element_name, takes_a_tap
 from vision.types import Element, ElementKind, ScreenParse
@@ -237,7 +237,6 @@ _CHOOSING_VERBS = frozenset(stems(
 _CONFIRM_WORDS = frozenset(stems("save confirm apply submit"))
 _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                            "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "half", "hundred"})
-_QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 
 
 def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = "") -> bool:
@@ -260,7 +259,7 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
         return False  # the choice waits for its OK / Save
     shown = " ".join([tapped, *(_words(e) for e in parse.elements if not e.covered),
                       *(t.text for t in getattr(parse, "text_spans", ()) or ())]).casefold()
-    for quoted in _QUOTED.findall(normalise(goal)):
+    for quoted in QUOTED.findall(normalise(goal)):
         text = next(q for q in quoted if q).strip().casefold()
         if text and text not in shown:
             return False

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.feedback import NOT_DONE_NOTE
-from agent.knowledge.app_map import AppMap, MapError, normalise, path_words, rank_apps
+from agent.knowledge.app_map import AppMap, MapError, path_words, rank_apps
 from agent.knowledge.fill import fill
 from agent.knowledge.focus import (
     Focus,
@@ -90,7 +90,6 @@ class Hint:
     target: str = ""  # the key of the screen the map leads to
     next: str = ""  # the key of the screen the first step leads to
     here: str = ""  # the key of this screen on the map
-    retreat: bool = False  # the first step backs out (Navigate up, Cancel, Close …)
     list_row: bool = False  # the first step opens one item of a list (its own page), not the one the goal names
 
 
@@ -171,7 +170,6 @@ class MapGuide:
         el = found.element
         c = el.rect.center
         follow = Action(ActionType.TAP, touch=c, target=Target(element_id=el.id, point=c, description=first.name))
-        retreat = normalise(first.name).strip().casefold() in _RETREAT
         # one of several elements here that lead to the same screen, or whose resource id the map's
         # element shares with others here (a product card, a contact row): an item of a list,
         # interchangeable for the map, not for the goal
@@ -179,7 +177,7 @@ class MapGuide:
         rid = first.fingerprint.resource_id
         shared = bool(rid) and sum(o.resource_id == rid for o in parse.elements) > 1
         row = (siblings or shared) and not set(tokens(first.name)) & set(tokens(goal))
-        return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow, target=target, here=here, retreat=retreat,
+        return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow, target=target, here=here,
                     list_row=row, next=steps[0].dst)
 
     def _from_outside(self, goal: str) -> Hint | None:
@@ -216,10 +214,6 @@ class MapGuide:
         then = f", then {path_words(m, steps)}" if steps else ""
         return Hint(f"App map: '{m.screens[target].label()}' is in the {app} app: open {app}{then}.",
                     follow=Action(ActionType.OPEN_APP, app=app))
-
-
-#: Elements that back out of a screen rather than go further in.
-_RETREAT = frozenset({"navigate up", "back", "cancel", "close", "dismiss"})
 
 
 class GuidedPlanner:
@@ -537,8 +531,8 @@ _ACCEPT = frozenset({"ok", "save", "apply", "done", "confirm", "yes"})
 
 def _confirmed(ctx: PlanContext) -> str:
     """Why the step just taken finished the task: it pressed a dialog's or form's OK / Save /
-    Yes, the screen changed, no other such button waits, and no word of the goal that names
-    a thing to look for is missing from the path taken ("" otherwise)."""
+    Yes, no other such button waits now, and the goal asks for no other of them ("… and save
+    it" after an OK on the way); "" otherwise."""
     action = ctx.history[-1].action
     said = (action.target.description if action.target is not None else "") or ""
     name = said.split(" [")[0].strip().casefold()
