@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.knowledge import fill
 from agent.knowledge.app_map import QUOTED, normalise
 from agent.knowledge.retrieval import LexicalScorer, Scorer, stems, tokens
 from agent.structured import choosable, element_name, takes_a_tap
@@ -231,7 +232,7 @@ def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str
 #: be all they ask ("change the mode to Hip Hop", "search for the song and play it").  Any
 #: other first verb ("delete", "pin", "call", "sort") asks for an operation after the tap.
 _CHOOSING_VERBS = frozenset(stems(
-    "change set switch turn toggle use make select choose pick open show view see go visit search find look play "
+    "change set switch turn toggle use make select choose pick open show view see check go visit search find look play "
     "enable disable activate deactivate close hide restore start stop keep allow"))
 #: Words that ask for a confirmation still to be given.
 _CONFIRM_WORDS = frozenset(stems("save confirm apply submit"))
@@ -239,14 +240,117 @@ _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven"
                            "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "half", "hundred"})
 
 
-def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = "") -> bool:
+#: Buttons that turn a question down: a screen showing one still asks something.
+_NEGATIVE_BUTTONS = frozenset({"cancel", "no", "not now", "deny", "dismiss", "never"})
+
+
+def asks_question(parse: ScreenParse) -> bool:
+    """True when the screen shows a button that turns a question down (Cancel, No, Not now):
+    a dialog is open and waits for an answer."""
+    return any(not e.covered and takes_a_tap(e) and _words(e).strip().casefold() in _NEGATIVE_BUTTONS
+               for e in parse.elements)
+
+
+def goal_values(goal: str) -> list[str]:
+    """The values the goal gives, folded: its quoted texts, the V of "set X to V", and its
+    numbers (in digits: "five minutes" gives "5")."""
+    text = normalise(goal)
+    found = [next(q for q in quoted if q) for quoted in QUOTED.findall(text)]
+    m = _TO_VALUE.match(" ".join(text.split()))
+    if m is not None:
+        found.append(m.group(2))
+    found += [w for w in tokens(text) if w.isdigit()]
+    return list(dict.fromkeys(v.strip().casefold() for v in found if v.strip()))
+
+
+def offers_value(goal: str, tapped: str, parse: ScreenParse, taken: tuple[str, ...] = ()) -> bool:
+    """True when an element to tap on the screen, other than the one just tapped, is named by
+    a value the goal gives ("50%" among the choices after tapping "Quality, 80%"; the song
+    'test1' in the list after tapping "Tracks"): the value is still to be picked — unless a
+    step taken (``taken``: names and texts) already gave it."""
+    given = " ".join(taken).casefold()
+    values = [v for v in goal_values(goal) if v not in given]
+    if not values:
+        return False
+    for e in parse.elements:
+        name = _words(e).strip().casefold()
+        if e.covered or not takes_a_tap(e) or not name or same_name(name, tapped):
+            continue
+        parts = {p.strip() for p in name.split(",")}
+        if any(v == name or v in parts or (v.isdigit() and v in tokens(name)) for v in values):
+            return True
+    return False
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two names of one element: equal, one cut short ("Start recording automatically after
+    lau…"), or the same first part ("test1, 00:10" and "test1")."""
+    a, b = (x.split(" [")[0].strip().casefold() for x in (a, b))
+    if a == b:
+        return True
+    for x, y in ((a, b), (b, a)):
+        if x.endswith("…") and len(x) > 8 and y.startswith(x[:-1]):
+            return True
+    first_a, first_b = a.split(",")[0].strip(), b.split(",")[0].strip()
+    return len(first_a) >= 3 and first_a == first_b
+
+
+#: Nouns that name a part of any app, not what the goal is about.
+_UI_WORDS = frozenset(tokens("app application screen page tab button menu option setting folder file item list "
+                             "click tap press"))
+_CLAUSES = re.compile(r"\s*(?:[,;]|\bthen\b|\band\b)\s*", re.I)
+
+
+def last_clause(goal: str) -> str:
+    """The last of the goal's parts that names something ("go to recents and play video2.mp4"
+    -> "play video2.mp4"; "search for the DCIM folder and open it" -> "search for the DCIM
+    folder", as "open it" names nothing of its own)."""
+    parts = [p for p in _CLAUSES.split(goal) if p and p.strip()]
+    named = [p for p in parts if set(tokens(p)) - _CHOOSING_VERBS - _ACT_WORDS - _STATE_WORDS - _UI_WORDS]
+    return named[-1] if named else goal
+
+
+def last_tap_finishes(goal: str, tapped: str, parse: ScreenParse, *, pointed: bool, taken: list[str],
+                      app_label: str = "") -> bool:
+    """Whether the tap just made on ``tapped`` (``parse``: the screen after it) looks like the
+    goal's last step: the element is named by a word of the goal's last part; it is what the
+    goal's words pointed at on the screen where it was tapped (``pointed``), or the names and
+    texts of the steps taken so far (``taken``, this tap's included) cover at least half of
+    the goal's own words; for an on/off goal, the control tapped shows the state asked; every
+    text the goal gives to enter was typed or tapped; and ``tap_can_finish`` finds nothing
+    still to do."""
+    if not set(tokens(tapped)) & set(tokens(last_clause(normalise(goal)))):
+        return False
+    asked = asked_state(goal)
+    if asked is not None:  # an on/off goal: the control tapped must show the state asked, here
+        pool = [e for e in parse.elements if not e.covered]
+        named = [e for e in pool if same_name(_words(e), tapped)]
+        controls = {o.id: o for e in named for o in (e, *row_of(e, pool)) if o.kind in _TOGGLES or o.checkable}
+        if not controls or any(o.checked is not asked for o in controls.values()):
+            return False
+    said = " ".join(taken).casefold()
+    if any(v.text.casefold() not in said for v in fill.values(goal)):
+        return False  # a text the goal gives was neither typed nor tapped yet
+    if not pointed:
+        covered = set(tokens(" ".join([app_label, *taken])))
+        wanted = [w for w in dict.fromkeys(tokens(normalise(goal)))
+                  if w not in _CHOOSING_VERBS | _ACT_WORDS | _STATE_WORDS | _UI_WORDS]
+        if not wanted or sum(w in covered for w in wanted) < len(wanted) / 2:
+            return False
+    return tap_can_finish(goal, tapped, parse, app_label, tuple(taken))
+
+
+def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = "",
+                   taken: tuple[str, ...] = ()) -> bool:
     """Whether tapping the element named ``tapped`` can have been all the goal asks, judged
     from the words alone (``parse`` is the screen after the tap).  No when the goal's first
     verb asks for an operation the element does not name ("delete contact Jack" after
     tapping "Jack"), when a number or a quoted text of the goal is neither on the element
     nor on the screen now (a value still to enter), when the goal asks to save or confirm
-    and the element is not that button, or when the screen now shows an OK / Save button
-    (the choice waits for it)."""
+    and the element is not that button, when the screen now shows an OK / Save button
+    (the choice waits for it) or a Cancel / No button (a question waits), or when it offers a
+    value the goal gives as a choice to tap.  ``taken``: the names and texts of the steps
+    taken so far; a value among them was already given (typed, or tapped on the way)."""
     words = normalise(goal).split()
     own = set(stems(tapped)) | set(tokens(tapped))  # "Clear call history" does "delete all call history"
     verb = (stems(words[0]) + tokens(words[0]))[:2] if words else []
@@ -257,13 +361,17 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
     button = confirm_button(parse)
     if button is not None and _words(button).casefold() != tapped.strip().casefold():
         return False  # the choice waits for its OK / Save
-    shown = " ".join([tapped, *(_words(e) for e in parse.elements if not e.covered),
+    if asks_question(parse) or offers_value(goal, tapped, parse, taken):
+        return False  # a dialog waits for an answer, or a list offers the value still to pick
+    shown = " ".join([tapped, *taken, *(_words(e) for e in parse.elements if not e.covered),
                       *(t.text for t in getattr(parse, "text_spans", ()) or ())]).casefold()
     for quoted in QUOTED.findall(normalise(goal)):
         text = next(q for q in quoted if q).strip().casefold()
         if text and text not in shown:
             return False
-    left = [w for w in _query(normalise(goal), app_label).casefold().split() if w.strip(".,!?:;'\"") not in shown]
+    digits = {t for t in tokens(shown) if t.isdigit()}  # "five" is shown as "5"
+    left = [w for w in _query(normalise(goal), app_label).casefold().split()
+            if w.strip(".,!?:;'\"") not in shown and not set(tokens(w)) & digits]
     return not any(any(c.isdigit() for c in w) or w.strip(".,!?:;'\"") in _NUMBER_WORDS for w in left)
 
 

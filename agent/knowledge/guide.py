@@ -47,9 +47,11 @@ from agent.knowledge.focus import (
     finished,
     focus,
     focus_note,
+    last_tap_finishes,
     missing_words,
     only_opens,
     row_of,
+    same_name,
     tap_can_finish,
 )
 from agent.knowledge.map_build import sure_match
@@ -230,6 +232,7 @@ class GuidedPlanner:
         self._own: set[int] = set()  # the steps (by how many came before) this guide chose itself
         self._visited: list[str] = []  # the map keys of the screens this run was on, in order
         self._keys: dict[int, str] = {}  # the structural key of the screen each step was planned on
+        self._pointed: tuple[str, str] = ("", "")  # (screen text, name) of the last screen's focus
 
     def _drop_stale(self) -> None:
         """Forget the maps made for another version of their app than the phone's."""
@@ -267,6 +270,8 @@ class GuidedPlanner:
     def propose(self, ctx: PlanContext) -> Proposal:
         screen = self._screen()
         done = self._finished(ctx, screen)
+        f = self._focus(ctx, screen) if not done else None
+        self._pointed = (ctx.screen, f.name if f is not None else "")
         if done:  # the screen shows the goal met: say so, with no model call
             self.hints.append((ctx.step_index, done))
             return Proposal(Action.simple(ActionType.COMPLETE), rationale=done, planner=f"{self.inner.name}+screen",
@@ -418,6 +423,21 @@ class GuidedPlanner:
         if f is not None and f.asked_on is None and just_tapped(f, ctx.history) \
                 and tap_can_finish(ctx.goal, f.name, ctx.parse, label):
             return f"'{f.name}', what the task's words point at, was just tapped and the screen changed."
+        return self._last_tap_finished(ctx, label)
+
+    def _last_tap_finished(self, ctx: PlanContext, label: str) -> str:
+        """Why the tap just made (by the model or the user) looks like the goal's last step
+        (``focus.last_tap_finishes``), or ""."""
+        last = ctx.history[-1]
+        said = (last.action.target.description if last.action.target is not None else "") or ""
+        name = said.split(" [")[0].strip()
+        if last.action.type is not ActionType.TAP or not name:
+            return ""
+        pointed = bool(self._pointed[1]) and self._pointed[0] == last.screen and same_name(name, self._pointed[1])
+        taken = [x for t in ctx.history for x in ((t.action.target.description if t.action.target else "") or "",
+                                                  t.action.text or "", t.action.app or "") if x]
+        if last_tap_finishes(ctx.goal, name, ctx.parse, pointed=pointed, taken=taken, app_label=label):
+            return f"'{name}' answers the task's last part, and nothing on the screen waits to be done."
         return ""
 
     def _app_label(self, package: str) -> str:
@@ -541,19 +561,6 @@ def _confirmed(ctx: PlanContext) -> str:
     if any(w in _ACCEPT and w != name for w in stems(ctx.goal)):
         return ""  # "… and save it": an OK on the way is not the Save the goal asks for
     return f"'{said.split(' [')[0].strip()}' accepted the choice and nothing else waits to be confirmed."
-
-
-def same_name(a: str, b: str) -> bool:
-    """Two names of one element: equal, one cut short ("Start recording automatically after
-    lau…"), or the same first part ("test1, 00:10" and "test1")."""
-    a, b = (x.split(" [")[0].strip().casefold() for x in (a, b))
-    if a == b:
-        return True
-    for x, y in ((a, b), (b, a)):
-        if x.endswith("…") and len(x) > 8 and y.startswith(x[:-1]):
-            return True
-    first_a, first_b = a.split(",")[0].strip(), b.split(",")[0].strip()
-    return len(first_a) >= 3 and first_a == first_b
 
 
 def with_maps(planner: Planner, store: object, device: Any = None, *, evidence: bool = True) -> Planner:

@@ -54,6 +54,10 @@ SYNONYMS: dict[str, str] = {
     "person": "contact", "people": "contact", "friend": "contact",
     "favourite": "favorite", "favourites": "favorite", "colour": "color", "colours": "color",
     "brightness": "brightness", "volume": "volume", "sound": "volume", "loudness": "volume",
+    # numbers as words read as the digits a screen shows ("five minutes" is "5 minutes")
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
+    "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
 }
 
 

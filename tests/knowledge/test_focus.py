@@ -290,8 +290,101 @@ def test_pressing_a_dialogs_ok_finishes_the_task_unless_the_goal_asks_for_anothe
 
 
 def test_an_element_is_the_one_just_tapped_by_name_even_when_its_name_was_cut_short():
-    from agent.knowledge.guide import same_name
+    from agent.knowledge.focus import same_name
 
     assert same_name("Start recording automatically after launching the app", "Start recording automatically after lau…")
     assert same_name("test1, 00:10, 124 kB", "test1")
     assert not same_name("OK", "Light")  # a dialog's OK and the next dialog's option share a place, not a name
+
+
+def _tap(name: str, element_id: str = "3") -> Action:
+    from agent.types import Target
+
+    return Action(ActionType.TAP, target=Target(element_id=element_id, description=name))
+
+
+def test_numbers_in_words_read_as_the_digits_a_screen_shows():
+    from agent.knowledge.focus import goal_values, tap_can_finish
+    from agent.knowledge.retrieval import tokens
+
+    assert tokens("five minutes") == tokens("5 minutes")
+    assert "5" in goal_values("set the sleep timer for five minutes")
+    assert tap_can_finish("Set the sleep timer for five minutes", "5 minutes", _row_screen(("button", "Play")))
+
+
+def test_a_dialog_that_asks_or_a_list_offering_the_goals_value_means_the_tap_did_not_finish():
+    from agent.knowledge.focus import asks_question, offers_value, tap_can_finish
+
+    question = _row_screen(("text", "Move pic3.jpg to the Recycle Bin?"), ("button", "No"), ("button", "Yes"))
+    assert asks_question(question)
+    assert not tap_can_finish("delete the last photo", "Delete", question)
+    choices = _row_screen(("check_box", "80%"), ("check_box", "50%"), ("check_box", "20%"))
+    assert offers_value("set photo quality to 50%", "Photo quality, 80%", choices)
+    assert not tap_can_finish("set photo quality to 50%", "Photo quality, 80%", choices)
+    songs = _row_screen(("button", "test1"), ("button", "test2"))
+    assert offers_value("play the song 'test1' in the tracks", "Tracks", songs)
+    assert not offers_value("play the song 'test1' in the tracks", "Tracks", songs, taken=("test1",))  # typed already
+    assert not offers_value("play the song 'test1' in the tracks", "test1", songs)  # the value itself was tapped
+
+
+@pytest.mark.parametrize(("goal", "last"), [
+    ("go to recents and play video2.mp4", "play video2.mp4"),
+    ("Search for the DCIM folder in gallery app and open it", "Search for the DCIM folder in gallery app"),
+    ("open the file, then share it with Bob", "share it with Bob"),
+    ("Turn on dark theme", "Turn on dark theme"),
+])
+def test_the_last_part_of_a_goal_is_the_last_that_names_something(goal, last):
+    from agent.knowledge.focus import last_clause
+
+    assert last_clause(goal) == last
+
+
+def test_a_tap_finishes_the_goal_only_when_it_answers_its_last_part_and_nothing_waits():
+    from agent.knowledge.focus import last_tap_finishes
+
+    after = _row_screen(("text", "Album"), ("button", "Play / Pause"))
+    goal = "go to the recent tab and open test1.m4a"
+    assert last_tap_finishes(goal, "test1.m4a, 124 kB", after, pointed=True, taken=["Recents", "test1.m4a, 124 kB"])
+    assert not last_tap_finishes(goal, "Recents", after, pointed=True, taken=["Recents"])  # the first part only
+    # not what the screen pointed at: the steps taken must cover half the goal's own words
+    assert last_tap_finishes("call Alice", "Call contact", after, pointed=False, taken=["Alice", "Call contact"])
+    assert not last_tap_finishes("call Alice", "Call contact", after, pointed=False, taken=["Call contact"])
+    # a text the goal gives must have been typed first
+    assert not last_tap_finishes("text Alice that I-love-you", "Send SMS", after, pointed=True,
+                                 taken=["Alice", "Send SMS"])
+
+
+def test_an_on_off_goal_is_finished_by_a_tap_only_when_the_control_shows_the_state_asked():
+    from agent.knowledge.focus import last_tap_finishes
+    from vision.geometry import Rect, Size
+    from vision.types import Element, ElementKind, ScreenParse
+
+    def page(checked: bool) -> ScreenParse:
+        box = Element(id="4", kind=ElementKind.CHECK_BOX, rect=Rect(0, 200, 1080, 340),
+                      text="Close this app when launching a different one", clickable=True, checkable=True,
+                      checked=checked)
+        return ScreenParse(Size(1080, 2400), elements=(box,))
+
+    goal = "Disable closing this app when launching a different one"
+    name = "Close this app when launching a different one"
+    assert last_tap_finishes(goal, name, page(False), pointed=True, taken=[name])
+    assert not last_tap_finishes(goal, name, page(True), pointed=True, taken=[name])  # still on
+    assert not last_tap_finishes("Turn off Wi-Fi", "Wi-Fi", _row_screen(("button", "Wi-Fi networks")),
+                                 pointed=True, taken=["Wi-Fi"])  # opened a page: no control shows off
+
+
+def test_the_model_tapping_what_the_goal_pointed_at_ends_the_task_without_another_model_call():
+    before = _row_screen(("button", "1 column"), ("button", "3 columns"), ("button", "5 columns"))
+    after = _row_screen(("text", "Apps"), ("button", "Clock"), ("button", "Camera"))
+    inner = Recorder()
+    guided = GuidedPlanner(inner, MapGuide([]), None)
+    guided.propose(PlanContext("Change column count to 3", before, "columns"))
+    turn = Turn("tap 3 columns", _tap("3 columns", "1"), "columns")
+    done = guided.propose(PlanContext("Change column count to 3", after, "home", history=(turn,)))
+    assert done.action.type is ActionType.COMPLETE and "'3 columns' answers" in done.rationale
+    calls = len(inner.seen)
+    later = GuidedPlanner(inner, MapGuide([]), None)  # the same tap, on a screen with a question open
+    later.propose(PlanContext("Change column count to 3", before, "columns"))
+    asked = _row_screen(("text", "Apply to all screens?"), ("button", "Not now"), ("button", "Continue"))
+    nxt = later.propose(PlanContext("Change column count to 3", asked, "dialog", history=(turn,)))
+    assert nxt.action.type is not ActionType.COMPLETE and len(inner.seen) > calls
