@@ -232,8 +232,8 @@ def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str
 #: be all they ask ("change the mode to Hip Hop", "search for the song and play it").  Any
 #: other first verb ("delete", "pin", "call", "sort") asks for an operation after the tap.
 _CHOOSING_VERBS = frozenset(stems(
-    "change set switch turn toggle use make select choose pick open show view see check go visit search find look play "
-    "enable disable activate deactivate close hide restore start stop keep allow"))
+    "change set switch turn toggle use make select choose pick open show display view see check go visit search find look "
+    "play enable disable activate deactivate close hide restore start stop keep allow"))
 #: Words that ask for a confirmation still to be given.
 _CONFIRM_WORDS = frozenset(stems("save confirm apply submit"))
 _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
