@@ -19,7 +19,9 @@ without the map is, by default, the window's runner on a phone with no explored 
 (``GuidedPlanner`` over no map: the screen's own evidence only), so the map is the only
 difference between the arms; ``--without plain`` runs the bare planner instead.  Printed per task: success, checkpoints,
 steps, seconds both ways and the first hint given; then success / partial / steps per
-solved task / seconds per task, the paired counts and an exact sign test.  ``--oracle``
+solved task / seconds per task, the paired counts and an exact sign test.  ``--out FILE``
+keeps each task's result as it finishes (JSON lines), and a run started again with the same
+file goes on where the last one stopped.  ``--oracle``
 uses a scripted model that replays the task's reference solution (a model that already
 knows the way: the map must not add steps), free-text replies.
 
@@ -38,7 +40,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +246,21 @@ def _oracle_reply(prompt: str) -> Any:
     return Reply(text)
 
 
+@dataclass(frozen=True)
+class _Arm:
+    """What the summary needs of one arm's result, as written to and read back from ``--out``."""
+
+    success: bool
+    checkpoints_reached: int
+    checkpoints_total: int
+    steps: int
+    wall_s: float
+
+    @classmethod
+    def of(cls, r: Any) -> _Arm:
+        return cls(bool(r.success), int(r.checkpoints_reached), int(r.checkpoints_total), int(r.steps), float(r.wall_s))
+
+
 def paired(args: argparse.Namespace) -> None:
     from evaluation import online_bench as bench_online
     from evaluation.online import Job
@@ -275,9 +292,20 @@ def paired(args: argparse.Namespace) -> None:
     settings = {**llm, "max_steps": args.max_steps, "timeout_s": 300.0, "parse_mode": "tree", "estimator": "chained",
                 "constrained": args.constrained and not args.oracle, "tasks_source": args.tasks, "aitw": False}
     rows: list[tuple[str, Any, Any, list[tuple[int, str]]]] = []
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists():  # resume: the tasks already run are read back, not run again
+        for line in out.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                d = json.loads(line)
+                if d["task"] in ids:
+                    rows.append((d["task"], _Arm(**d["without"]), _Arm(**d["with"]), [tuple(h) for h in d["hints"]]))
+        print(f"resuming: {len(rows)} tasks read back from {out}", flush=True)
+    done_ids = {r[0] for r in rows}
     t0 = time.perf_counter()
     try:
         for tid in ids:
+            if tid in done_ids:
+                continue
             job = Job(args.planner, tid, args.seed, "none", settings)
             _Cell.guide = None if args.without == "plain" else MapGuide([])
             without = bench_online.run_cell(job)
@@ -285,6 +313,10 @@ def paired(args: argparse.Namespace) -> None:
             with_map = bench_online.run_cell(job)
             hints = _Cell.planner.hints if _Cell.planner is not None else []
             rows.append((tid, without, with_map, hints))
+            if out is not None:
+                with out.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"task": tid, "without": _Arm.of(without).__dict__,
+                                         "with": _Arm.of(with_map).__dict__, "hints": hints}) + "\n")
             first = hints[0][1] if hints else "(no hint)"
             print(f"{tid}: without {'OK' if without.success else 'fail'} ({without.checkpoints_reached}/"
                   f"{without.checkpoints_total} cp, {without.steps} steps, {without.wall_s:.0f} s); with "
@@ -339,6 +371,8 @@ def main() -> None:
     pa.add_argument("--tasks", default="yardstick")
     pa.add_argument("--single-app", action="store_true", help="only tasks inside one app (no launcher, no impossible)")
     pa.add_argument("--limit", type=int, default=0)
+    pa.add_argument("--out", default="", help="JSON lines, one per task (appended as each finishes); an existing "
+                                              "file resumes the run: its tasks are read back, not run again")
     pa.add_argument("--model", default="qwen2.5-coder-0.5b")
     pa.add_argument("--base-url", default="")
     pa.add_argument("--planner", default="visiontasker")
