@@ -206,6 +206,52 @@ def confirm_button(parse: ScreenParse) -> Element | None:
     return None
 
 
+def ready_to_confirm(goal: str, parse: ScreenParse, *, last: str, taken: list[str]) -> Element | None:
+    """The OK / Save button to press now, or None.  A form or dialog with such a button is
+    on the screen and the step just taken shows on it (``last``: the name of the element it
+    tapped, or the text it typed — "Light" after choosing it, also as "Theme, Light");
+    every option here that the goal names ("Descending", "Grid") is chosen — tapped in a
+    step taken (``taken``: names and texts) or shown checked; a value the goal moves away
+    from ("from grid to list") and the words saying where a text goes ("mobile number to
+    …") name no option to pick; and every text the goal gives was typed or shows in a field
+    here.  Pressing it is how a choice made in a dialog counts."""
+    button = confirm_button(parse)
+    if button is None or not last.strip():
+        return None
+    shown = [e for e in parse.elements if not e.covered and e is not button and _words(e)]
+    if not any(_shows(_words(e), last) for e in shown if takes_a_tap(e) or e.kind is ElementKind.EDIT_TEXT):
+        return None  # the last step was not made on this form: the choice is still to make
+    fields = [e for e in shown if e.kind is ElementKind.EDIT_TEXT]
+    values = fill.values(goal)
+    cues = set(tokens(" ".join(v.cue for v in values)))  # "mobile number to 123…": where a value goes
+    wanted = set(tokens(_FROM_VALUE.sub(" ", normalise(goal))))
+    for e in shown:
+        own = set(tokens(_words(e)))
+        if takes_a_tap(e) and e.kind is not ElementKind.EDIT_TEXT and own and own <= wanted and not own <= cues \
+                and not (e.checked or e.selected) and not any(_shows(_words(e), t) for t in taken):
+            return None  # an option the goal names is still to pick
+    entered = set(tokens(" ".join([*taken, *(_words(f) for f in fields)])))  # typed, or shown in a field
+    if any(not set(tokens(v.text)) <= entered for v in values):
+        return None
+    return button
+
+
+#: "from grid to list": the value left behind, not one to choose.
+_FROM_VALUE = re.compile(r"\bfrom\s+[^,;]+?(?=\s+to\b)", re.I)
+
+
+def _shows(name: str, said: str) -> bool:
+    """True when an element named ``name`` shows what a step said (``said``): the same
+    element ("Movies, 0 items" and "> Movies"), or a row showing it as a part ("Theme, Light"
+    shows "Light")."""
+    if same_name(name, said):
+        return True
+    first = [tokens(x.split(",")[0]) for x in (name, said)]
+    if first[0] and first[0] == first[1]:
+        return True
+    return said.strip().casefold() in {p.strip().casefold() for p in name.split(",")}
+
+
 def shows_value(goal: str, f: Focus, parse: ScreenParse) -> str:
     """For "set / change X to V": why the element the goal points at already shows V beside
     X's name ("Font size, Medium"), with nothing left to confirm — or "" when it does not."""

@@ -50,6 +50,7 @@ from agent.knowledge.focus import (
     last_tap_finishes,
     missing_words,
     only_opens,
+    ready_to_confirm,
     row_of,
     same_name,
     tap_can_finish,
@@ -63,7 +64,7 @@ from agent.planners.base import PlanContext, Planner, Turn
 from agent.screen_text import app_words
 from agent.structured import element_name
 from agent.types import Action, ActionType, Proposal, Target
-from vision.types import ElementKind, Screen, ScreenParse
+from vision.types import Element, ElementKind, Screen, ScreenParse
 
 log = logging.getLogger(__name__)
 
@@ -327,10 +328,17 @@ class GuidedPlanner:
                 and f.name.casefold() != (hint.follow.app or "").casefold() and screen is not None \
                 and screen.foreground_package not in self.guide.maps:
             f = None  # outside every app the maps choose the app, word weights shared by all apps
+        button = self._to_confirm(ctx) if typed is None else None
         if typed is not None:
             c = typed.field.rect.center
             action, source, why = Action(ActionType.TYPE, text=typed.text, target=Target(
                 element_id=typed.field.id, point=c, description=element_name(typed.field))), "screen", typed.why
+        elif button is not None:
+            name = element_name(button)
+            c = button.rect.center
+            action, source = Action(ActionType.TAP, touch=c, target=Target(element_id=button.id, point=c,
+                                                                         description=name)), "screen"
+            why = f"The choice the task asks for is made on this form: '{name}' makes it count."
         elif f is not None and usable and (f.score >= STRONG or f.unique):
             action, final, source = _tap(f), True, "screen"
             why = f"On this screen, '{f.name}' is what the task's words point at."
@@ -348,6 +356,18 @@ class GuidedPlanner:
         # a last step can finish the run only where the screen shows everything the goal names
         self._final = action if final and not missing_words(ctx.goal, ctx.parse, self._label(screen)) else None
         return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
+
+    def _to_confirm(self, ctx: PlanContext) -> Element | None:
+        """The OK / Save button that makes the choice just made count (``focus.ready_to_confirm``)."""
+        if not self.evidence or not ctx.history:
+            return None
+        last = ctx.history[-1].action
+        if last.type not in (ActionType.TAP, ActionType.TYPE) or last.target is None:
+            return None
+        taken = [x for t in ctx.history for x in ((t.action.target.description if t.action.target else "") or "",
+                                                  t.action.text or "") if x]
+        said = last.text if last.type is ActionType.TYPE else (last.target.description or "").split(" [")[0]
+        return ready_to_confirm(ctx.goal, ctx.parse, last=said or "", taken=taken)
 
     def _took_here(self, action: Action, ctx: PlanContext) -> bool:
         """True when this guide already took ``action`` on a screen of this structure in this

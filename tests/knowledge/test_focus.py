@@ -388,3 +388,49 @@ def test_the_model_tapping_what_the_goal_pointed_at_ends_the_task_without_anothe
     asked = _row_screen(("text", "Apply to all screens?"), ("button", "Not now"), ("button", "Continue"))
     nxt = later.propose(PlanContext("Change column count to 3", asked, "dialog", history=(turn,)))
     assert nxt.action.type is not ActionType.COMPLETE and len(inner.seen) > calls
+
+
+def test_a_choice_made_in_a_dialog_is_confirmed_with_its_ok_once_every_option_the_goal_names_is_picked():
+    from agent.knowledge.focus import ready_to_confirm
+
+    def dialog(*checked: str):
+        page = _row_screen(("check_box", "Title"), ("check_box", "Year"),
+                           ("check_box", "Ascending"), ("check_box", "Descending"), ("button", "Cancel"),
+                           ("button", "OK"))
+        from dataclasses import replace
+
+        return replace(page, elements=tuple(replace(e, checkable=e.kind.value == "check_box",
+                                                    checked=e.text in checked if e.kind.value == "check_box" else None)
+                                            for e in page.elements))
+
+    goal = "sort by year in descending order"
+    assert ready_to_confirm(goal, dialog("Title", "Ascending"), last="Sort by", taken=["Sort by"]) is None  # just opened
+    assert ready_to_confirm(goal, dialog("Year", "Ascending"), last="Year", taken=["Sort by", "Year"]) is None
+    ok = ready_to_confirm(goal, dialog("Year", "Descending"), last="Descending", taken=["Sort by", "Year", "Descending"])
+    assert ok is not None and ok.text == "OK"
+
+
+def test_a_form_is_saved_once_the_texts_the_goal_gives_are_entered_and_the_choice_shows_on_it():
+    from agent.knowledge.focus import ready_to_confirm
+
+    form = _row_screen(("edit_text", "sunset"), ("edit_text", "jpg"), ("button", "Cancel"), ("button", "OK"))
+    goal = "rename the last photo to 'sunset'"
+    assert ready_to_confirm(goal, form, last="sunset", taken=["Rename", "sunset"]) is not None
+    empty = _row_screen(("edit_text", "IMG_0001"), ("button", "Cancel"), ("button", "OK"))
+    assert ready_to_confirm(goal, empty, last="Rename", taken=["Rename"]) is None  # nothing typed yet
+    theme = _row_screen(("button", "Theme, Light"), ("button", "Text color"), ("button", "Save"))
+    assert ready_to_confirm("change the theme to light and save it", theme, last="Light",
+                            taken=["Customize colors", "Theme, Dark", "Light"]) is not None  # "Light" shows in its row
+    mode = _row_screen(("check_box", "Grid"), ("check_box", "List"), ("button", "OK"))
+    assert ready_to_confirm("change the display mode from grid to list", mode, last="List",
+                            taken=["Change view type", "List"]) is not None  # grid is left behind, not picked
+
+
+def test_the_guide_presses_ok_after_the_models_choice_in_a_dialog():
+    goal = "sort the folders by size"
+    page = _row_screen(("check_box", "Name"), ("check_box", "Size"), ("button", "Cancel"), ("button", "OK"))
+    inner = Recorder()
+    turn = Turn("tap Size", _tap("Size", "1"), "dialog before")
+    step = GuidedPlanner(inner, MapGuide([]), None).propose(PlanContext(goal, page, "dialog", history=(turn,)))
+    assert step.action.type is ActionType.TAP and step.action.target.description == "OK" and not inner.seen
+    assert "'OK' makes it count" in step.rationale
