@@ -19,8 +19,11 @@ state the goal asks for or the element was just tapped.  Everything else is the 
 planner's own.  With no map at all only the screen's evidence is added.
 
 Some steps it takes itself, with no model call (the card shows ``…+screen`` / ``…+map``):
-a clear focus, the text the goal gives for a field (``agent.knowledge.fill``), the map's
-next step.  What keeps those from doing harm: never a step the user turned down here, the
+a clear focus, the text the goal gives for a field (``agent.knowledge.fill``), a dialog's
+or form's OK / Save once the choice the goal asks for is made on it
+(``focus.ready_to_confirm``), the map's next step; and it says "complete" when the screen
+shows the goal met, a dialog's OK was just pressed, or the tap just made answers the goal's
+last part (``focus.last_tap_finishes``).  What keeps those from doing harm: never a step the user turned down here, the
 step just taken, a switch or field already tapped, or a step it already took on a screen of
 this structure; the map's step never leads back to a screen the run left, never into one
 item of a list the goal does not name, and is only advice once the model has steered
