@@ -33,6 +33,7 @@ from agent.planners.base import (
 from agent.screen_text import element_list
 from agent.structured import WHY_FIELD, ReplyForm, refuse_placeholder, reply_schema
 from agent.types import Action, ActionType, Proposal, Target
+from vision.types import ElementKind
 
 
 @dataclass
@@ -72,6 +73,8 @@ class VisionTaskerPlanner:
         if element is None:
             what = f"[{target.element_id}]" if target.element_id else repr(target.description)
             return action, f"there is no element {what} on this screen"
+        if action.type is ActionType.TYPE and element.kind in _NOT_TYPABLE:
+            return action, f"[{element.id}] is a {element.kind.value.replace('_', ' ')}, not a text field to type into"
         point = element.rect.center
         new_target = replace(target, element_id=element.id, point=point,
                              description=target.description or element.display_name)
@@ -90,7 +93,7 @@ class VisionTaskerPlanner:
         for attempt in range(self.max_replans + 1):
             try:
                 refuse_placeholder(text)
-                action = parse_lenient(text, ctx.parse.screen_size)
+                action = parse_lenient(_newest_step(text), ctx.parse.screen_size)
                 action, problem = self.validate(action, ctx)
                 if problem is not None:
                     evidence.append(f"reply: {problem}")
@@ -127,3 +130,18 @@ class VisionTaskerPlanner:
 
 
 _ = Target  # re-exported for type readers
+
+
+#: Elements no reply may type into: controls, never text fields (a pixel-only parse may see an
+#: empty field as text or an unknown box, so those stay allowed).
+_NOT_TYPABLE = (ElementKind.BUTTON, ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.SEEK_BAR,
+                ElementKind.RATING_BAR, ElementKind.RADIO_GROUP, ElementKind.PAGE_INDICATOR, ElementKind.STATUS_BAR,
+                ElementKind.NAVIGATION_BAR)
+
+
+def _newest_step(text: str) -> str:
+    """The last step of a reply that goes on with the prompt's chain of steps taken
+    ("tap Alice -> tap Call contact" -> "tap Call contact"): the prompt lists the history
+    as "a -> b", and a small model often repeats it before its own step."""
+    first = text.strip().splitlines()[0] if text.strip() else text
+    return first.rsplit("->", 1)[-1].strip() if "->" in first else text

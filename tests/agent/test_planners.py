@@ -124,6 +124,21 @@ def test_visiontasker_matches_by_words_and_uses_history_and_examples(server, oll
     assert "Actions taken so far: open Settings" in prompt and "Turn off Wi-Fi: open Settings" in prompt
 
 
+def test_visiontasker_takes_the_newest_step_of_a_reply_that_repeats_the_history(server, ollama):
+    server.on("Pick exactly one element", "open Settings -> tap Display")
+    hist = (Turn("open Settings", Action.open_app("Settings")),)
+    p = make_planner("visiontasker", ollama).propose(ctx_for(settings_parse(), history=hist))
+    assert p.action.type is ActionType.TAP and p.action.target.element_id == "3" and len(server.requests) == 1
+
+
+def test_visiontasker_replans_when_a_reply_types_into_something_that_is_no_field(server, ollama):
+    server.on("does not name an element that exists", "tap [3] Display")
+    server.on("Pick exactly one element", "type 'dark' in [3] Display")
+    p = make_planner("visiontasker", ollama).propose(ctx_for(settings_parse()))
+    assert p.action.type is ActionType.TAP and p.action.target.element_id == "3"
+    assert "not a text field" in server.requests[1].prompt
+
+
 def test_visiontasker_gives_up_after_its_replans(server, ollama):
     server.on("", "tap Bluetooth")
     with pytest.raises(PlanError, match="no valid element after 2 re-plans"):
