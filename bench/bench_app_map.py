@@ -217,6 +217,15 @@ def _typed_already(steps: Any, i: int, phone: Any) -> bool:
     return steps[j].text.casefold() in shown
 
 
+def _on_screen(step: Any, truth: Any) -> bool:
+    """Whether a reference step's element is on the phone's screen now."""
+    try:
+        step.resolve(truth)
+    except Exception:  # the reference's element is not here
+        return False
+    return True
+
+
 def _oracle_reply(prompt: str) -> Any:
     """The step of the running task's reference solution that follows the steps taken so
     far, in words (free text)."""
@@ -230,9 +239,19 @@ def _oracle_reply(prompt: str) -> Any:
         _Cell.step += 1  # the guide typed it (a tap on the field and the typing, in one step)
         _Cell.skipped += 1
     step = steps[_Cell.step]
+    truth = phone.ground_truth()
+    if step.kind in ("tap", "long_press") and not _on_screen(step, truth):
+        # the guide took steps of its own: go on from the next reference tap shown here, or back
+        ahead = next((j for j in range(_Cell.step + 1, len(steps))
+                      if steps[j].kind in ("tap", "long_press") and _on_screen(steps[j], truth)), None)
+        if ahead is None:
+            return Reply("go back")
+        _Cell.skipped += ahead - _Cell.step
+        _Cell.step = ahead
+        step = steps[ahead]
     k = step.kind
     if k in ("tap", "long_press"):
-        c = step.resolve(phone.ground_truth()).rect.center
+        c = step.resolve(truth).rect.center
         text = f"{'long press' if k == 'long_press' else 'tap'} ({c.x}, {c.y})"
     elif k == "open_app":
         text = f"open {step.app}"
