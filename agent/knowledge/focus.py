@@ -219,21 +219,36 @@ def ready_to_confirm(goal: str, parse: ScreenParse, *, last: str, taken: list[st
     if button is None or not last.strip():
         return None
     shown = [e for e in parse.elements if not e.covered and e is not button and _words(e)]
-    if not any(_shows(_words(e), last) for e in shown if takes_a_tap(e) or e.kind is ElementKind.EDIT_TEXT):
+    if not any(_shows(_words(e), last) for e in shown
+               if (takes_a_tap(e) or e.kind is ElementKind.EDIT_TEXT) and not e.rect.contains_rect(button.rect)):
         return None  # the last step was not made on this form: the choice is still to make
     fields = [e for e in shown if e.kind is ElementKind.EDIT_TEXT]
-    values = fill.values(goal)
-    cues = set(tokens(" ".join(v.cue for v in values)))  # "mobile number to 123…": where a value goes
-    wanted = set(tokens(_FROM_VALUE.sub(" ", normalise(goal))))
-    for e in shown:
-        own = set(tokens(_words(e)))
-        if takes_a_tap(e) and e.kind is not ElementKind.EDIT_TEXT and own and own <= wanted and not own <= cues \
-                and not (e.checked or e.selected) and not any(_shows(_words(e), t) for t in taken):
-            return None  # an option the goal names is still to pick
+    if option_to_pick(goal, parse, taken, but=button) is not None:
+        return None  # an option the goal names is still to pick
     entered = set(tokens(" ".join([*taken, *(_words(f) for f in fields)])))  # typed, or shown in a field
-    if any(not set(tokens(v.text)) <= entered for v in values):
+    if any(not set(tokens(v.text)) <= entered for v in fill.values(goal)):
         return None
+    here = set(tokens(" ".join([*taken, *(_words(e) for e in shown)])))
+    if any(w.isdigit() and w not in here for w in tokens(normalise(goal))):
+        return None  # a number the goal gives (a time, a count) is not on the form yet
     return button
+
+
+def option_to_pick(goal: str, parse: ScreenParse, taken: list[str], but: Element | None = None) -> Element | None:
+    """An option on the screen that the goal names ("Descending", "Large") and no step taken
+    picked (``taken``: names and texts) nor shows checked, or None.  A value the goal moves
+    away from ("from grid to list") and the words saying where a text goes ("mobile number to
+    …") name no option; fields and ``but`` (the OK button) are no options."""
+    cues = set(tokens(" ".join(v.cue for v in fill.values(goal))))
+    wanted = set(tokens(_FROM_VALUE.sub(" ", normalise(goal))))
+    for e in parse.elements:
+        own = set(tokens(_words(e)))
+        if e.covered or e is but or not takes_a_tap(e) or e.kind is ElementKind.EDIT_TEXT or not own:
+            continue
+        if own <= wanted and not own <= cues and not (e.checked or e.selected) \
+                and not any(_shows(_words(e), t) for t in taken):
+            return e
+    return None
 
 
 #: "from grid to list": the value left behind, not one to choose.
@@ -279,7 +294,7 @@ def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str
 #: other first verb ("delete", "pin", "call", "sort") asks for an operation after the tap.
 _CHOOSING_VERBS = frozenset(stems(
     "change set switch turn toggle use make select choose pick open show display view see check go visit search find look "
-    "play enable disable activate deactivate close hide restore start stop keep allow"))
+    "play enable disable activate deactivate close hide restore keep allow"))
 #: Words that ask for a confirmation still to be given.
 _CONFIRM_WORDS = frozenset(stems("save confirm apply submit"))
 _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -341,6 +356,8 @@ def same_name(a: str, b: str) -> bool:
     return len(first_a) >= 3 and first_a == first_b
 
 
+#: A focus this strong on the screen after a tap means the goal's target is still there to act on.
+_CLEAR = 0.7
 #: Nouns that name a part of any app, not what the goal is about.
 _UI_WORDS = frozenset(tokens("app application screen page tab button menu option setting folder file item list "
                              "click tap press"))
@@ -365,11 +382,17 @@ def last_tap_finishes(goal: str, tapped: str, parse: ScreenParse, *, pointed: bo
     the goal's own words; for an on/off goal, the control tapped shows the state asked; every
     text the goal gives to enter was typed or tapped; and ``tap_can_finish`` finds nothing
     still to do."""
-    if not set(tokens(tapped)) & set(tokens(last_clause(normalise(goal)))):
-        return False
+    if not set(tokens(tapped)) & (set(tokens(last_clause(normalise(goal)))) - set(tokens(app_label))):
+        return False  # the app's own name ("… in the calendar" after tapping Calendar) answers nothing
+    option = option_to_pick(goal, parse, taken)
+    pool = [e for e in parse.elements if not e.covered]
+    if option is not None and any(o.checkable or o.kind in _TOGGLES for o in (option, *row_of(option, pool))):
+        return False  # the tap opened a choice the goal names ("Large" after "Font size")
+    now = focus(goal, parse, app_label=app_label)
+    if now is not None and not same_name(now.name, tapped) and (now.unique or now.score >= _CLEAR):
+        return False  # the screen now shows what the goal points at, still to act on
     asked = asked_state(goal)
     if asked is not None:  # an on/off goal: the control tapped must show the state asked, here
-        pool = [e for e in parse.elements if not e.covered]
         named = [e for e in pool if same_name(_words(e), tapped)]
         controls = {o.id: o for e in named for o in (e, *row_of(e, pool)) if o.kind in _TOGGLES or o.checkable}
         if not controls or any(o.checked is not asked for o in controls.values()):
@@ -415,6 +438,9 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
         text = next(q for q in quoted if q).strip().casefold()
         if text and text not in shown:
             return False
+    m = _TO_VALUE.match(" ".join(normalise(goal).split()))
+    if m is not None and not set(tokens(m.group(2))) <= set(tokens(shown)):
+        return False  # "change the ringtone to Zen Garden": Zen Garden is nowhere yet
     digits = {t for t in tokens(shown) if t.isdigit()}  # "five" is shown as "5"
     left = [w for w in _query(normalise(goal), app_label).casefold().split()
             if w.strip(".,!?:;'\"") not in shown and not set(tokens(w)) & digits]

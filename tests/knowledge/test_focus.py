@@ -434,3 +434,29 @@ def test_the_guide_presses_ok_after_the_models_choice_in_a_dialog():
     step = GuidedPlanner(inner, MapGuide([]), None).propose(PlanContext(goal, page, "dialog", history=(turn,)))
     assert step.action.type is ActionType.TAP and step.action.target.description == "OK" and not inner.seen
     assert "'OK' makes it count" in step.rationale
+
+
+def test_a_tap_that_only_opens_a_page_does_not_finish_a_goal_still_to_do_there(parser):
+    """Found with the scripted model on the virtual phone: each of these was called done."""
+    from agent.knowledge.focus import last_tap_finishes
+
+    fonts, _ = screen_after("settings.font_large", 3, parser)  # "Font size" tapped: its choices are open
+    assert not last_tap_finishes("Make the font size large", "Font size", fonts, pointed=True,
+                                 taken=["Display", "Font size"], app_label="Settings")
+    page, _ = screen_after("settings.dots_off", 2, parser)  # "Notifications" tapped: the dot's switch is here
+    assert not last_tap_finishes("Turn off notification dots on app icons", "Notifications", page, pointed=True,
+                                 taken=["Notifications"], app_label="Settings")
+    month, _ = screen_after("calendar.show_april", 1, parser)  # the app opened: its name answers nothing
+    assert not last_tap_finishes("Show next month in the calendar", "Calendar", month, pointed=True,
+                                 taken=["Calendar"], app_label="Calendar")
+    tones = _row_screen(("button", "Beep"), ("button", "Chimes"), ("button", "Harp"))  # Zen Garden further down
+    assert not last_tap_finishes("Change my ringtone to Zen Garden", "Phone ringtone", tones, pointed=True,
+                                 taken=["Sound", "Phone ringtone"])
+
+
+def test_a_dialog_just_opened_is_not_confirmed_though_its_frame_bears_the_name_tapped(parser):
+    from agent.knowledge.focus import ready_to_confirm
+
+    dialog, _ = screen_after("files.new_folder_receipts", 3, parser)  # "New folder" tapped: the name is still to type
+    assert ready_to_confirm("Create a folder called Receipts in internal storage", dialog, last="New folder",
+                            taken=["Internal storage", "New folder"]) is None
