@@ -374,21 +374,21 @@ def last_clause(goal: str) -> str:
 
 
 def last_tap_finishes(goal: str, tapped: str, parse: ScreenParse, *, pointed: bool, taken: list[str],
-                      app_label: str = "") -> bool:
+                      app_label: str = "", scorer: Scorer | None = None) -> bool:
     """Whether the tap just made on ``tapped`` (``parse``: the screen after it) looks like the
     goal's last step: the element is named by a word of the goal's last part; it is what the
     goal's words pointed at on the screen where it was tapped (``pointed``), or the names and
     texts of the steps taken so far (``taken``, this tap's included) cover at least half of
     the goal's own words; for an on/off goal, the control tapped shows the state asked; every
     text the goal gives to enter was typed or tapped; and ``tap_can_finish`` finds nothing
-    still to do."""
+    still to do.  ``scorer``: the one the focus is found with (lexical by default)."""
     if not set(tokens(tapped)) & (set(tokens(last_clause(normalise(goal)))) - set(tokens(app_label))):
         return False  # the app's own name ("… in the calendar" after tapping Calendar) answers nothing
     option = option_to_pick(goal, parse, taken)
     pool = [e for e in parse.elements if not e.covered]
     if option is not None and any(o.checkable or o.kind in _TOGGLES for o in (option, *row_of(option, pool))):
         return False  # the tap opened a choice the goal names ("Large" after "Font size")
-    now = focus(goal, parse, app_label=app_label)
+    now = focus(goal, parse, app_label=app_label, scorer=scorer)
     if now is not None and not same_name(now.name, tapped) and (now.unique or now.score >= _CLEAR):
         return False  # the screen now shows what the goal points at, still to act on
     asked = asked_state(goal)

@@ -367,8 +367,7 @@ class GuidedPlanner:
         last = ctx.history[-1].action
         if last.type not in (ActionType.TAP, ActionType.TYPE) or last.target is None:
             return None
-        taken = [x for t in ctx.history for x in ((t.action.target.description if t.action.target else "") or "",
-                                                  t.action.text or "") if x]
+        taken = _taken(ctx.history)
         said = last.text if last.type is ActionType.TYPE else (last.target.description or "").split(" [")[0]
         return ready_to_confirm(ctx.goal, ctx.parse, last=said or "", taken=taken)
 
@@ -457,9 +456,9 @@ class GuidedPlanner:
         if last.action.type is not ActionType.TAP or not name:
             return ""
         pointed = bool(self._pointed[1]) and self._pointed[0] == last.screen and same_name(name, self._pointed[1])
-        taken = [x for t in ctx.history for x in ((t.action.target.description if t.action.target else "") or "",
-                                                  t.action.text or "", t.action.app or "") if x]
-        if last_tap_finishes(ctx.goal, name, ctx.parse, pointed=pointed, taken=taken, app_label=label):
+        taken = _taken(ctx.history)
+        if last_tap_finishes(ctx.goal, name, ctx.parse, pointed=pointed, taken=taken, app_label=label,
+                             scorer=self.guide.scorer):
             return f"'{name}' answers the task's last part, and nothing on the screen waits to be done."
         return ""
 
@@ -490,6 +489,14 @@ class GuidedPlanner:
                             "task asks for nothing more, reply that it is complete.")
             return Hint(focus_note(f))
         return Hint(focus_note(f), (f.element.id,))
+
+
+def _taken(history: tuple[Turn, ...]) -> list[str]:
+    """What the steps taken so far named and entered: the elements' names, the texts typed,
+    the apps opened."""
+    return [x for t in history
+            for x in ((t.action.target.description if t.action.target else "") or "", t.action.text or "",
+                      t.action.app or "") if x]
 
 
 def _tap(f: Focus) -> Action:
