@@ -154,17 +154,22 @@ def sign_test(only_with: int, only_without: int) -> float:
     return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
 
 
+BACK = -1  # what the oracle gave when it went back (no reference step)
+
+
 class _Cell:
     """What the patched cell needs to know: the device of the cell now running, the guide
-    (None: the arm without the map), the hints given, and the oracle's script."""
+    (None: the arm without the map), the hints given, and what the oracle needs to follow
+    the run: the steps taken so far and which reference step it asked for at each."""
 
     device: Device | None = None
     phone: Any = None
     task: Any = None
     guide: MapGuide | None = None
     planner: GuidedPlanner | None = None
-    step = 0
-    skipped = 0  # reference steps the guide did within one of its own (a field tapped and typed into)
+    history: tuple[Any, ...] = ()
+    emitted: dict[int, int] = {}  # steps taken when the oracle replied -> the reference step it gave
+    passed: set[int] = set()  # reference steps a shortcut of the guide's made needless
 
 
 def _patch_cells(bench_online: Any) -> None:
@@ -176,7 +181,8 @@ def _patch_cells(bench_online: Any) -> None:
 
     def cell_phone(job: Any, task: Any, arena: Any) -> tuple[Any, Any]:
         phone, device = make_phone(job, task, arena)
-        _Cell.phone, _Cell.device, _Cell.task, _Cell.step, _Cell.skipped = phone, device, task, 0, 0
+        _Cell.phone, _Cell.device, _Cell.task, _Cell.history, _Cell.emitted, _Cell.passed = \
+            phone, device, task, (), {}, set()
         return phone, device
 
     def bundle(*a: Any, **kw: Any) -> Any:
@@ -193,8 +199,8 @@ def _patch_cells(bench_online: Any) -> None:
 
 
 class _StepsTaken:
-    """The model-backed planner, telling the scripted oracle how many steps the run has
-    taken (the guide takes some without asking the model)."""
+    """The model-backed planner, showing the scripted oracle the steps the run has taken
+    (the guide takes some without asking the model)."""
 
     def __init__(self, planner: Any) -> None:
         self.inner = planner
@@ -203,8 +209,48 @@ class _StepsTaken:
         return getattr(self.inner, name)
 
     def propose(self, ctx: Any) -> Any:
-        _Cell.step = len(ctx.history) + _Cell.skipped
+        _Cell.history = tuple(ctx.history)
         return self.inner.propose(ctx)
+
+
+def _label(step: Any) -> str:
+    t = step.target or {}
+    return str(t.get("text") or t.get("desc") or t.get("contains") or "").casefold()
+
+
+def _does(action: Any, step: Any) -> bool:
+    """Whether a step the guide took is the reference step ``step``, by what it names."""
+    kind = action.type.name.lower()
+    said = ((action.target.description if action.target is not None else "") or "").split(" [")[0].casefold()
+    if step.kind == "open_app":
+        app = (step.app or "").casefold()
+        return (kind == "open_app" and (action.app or "").casefold() == app) or (kind == "tap" and said == app)
+    if step.kind == "type":
+        return kind == "type" and (action.text or "").casefold() == (step.text or "").casefold()
+    if step.kind in ("tap", "long_press"):
+        return kind == step.kind and bool(said) and said == _label(step)
+    return False
+
+
+def _progress(steps: Any) -> tuple[set[int], bool]:
+    """The reference steps the run has done (the oracle's own, and the guide's by name) and
+    whether the last step taken was one of them (the run is on the reference's way)."""
+    done: set[int] = set(_Cell.passed)
+    on_way = True
+    for n, turn in enumerate(_Cell.history):
+        i = _Cell.emitted.get(n)
+        if i == BACK:  # the oracle's own way back to the reference's way
+            on_way = True
+            continue
+        if i is None:  # a step of the guide's: a reference step it names, in an app the run has opened
+            i = next((j for j in range(len(steps)) if j not in done and _does(turn.action, steps[j])
+                      and all(k in done or steps[k].kind != "open_app" for k in range(j))), None)
+            if i is not None and steps[i].kind == "type" and i > 0 and steps[i - 1].kind == "tap":
+                done.add(i - 1)  # the guide taps the field and types in one step
+        if i is not None:
+            done.add(i)
+        on_way = i is not None
+    return done, on_way
 
 
 def _typed_already(steps: Any, i: int, phone: Any) -> bool:
@@ -227,28 +273,32 @@ def _on_screen(step: Any, truth: Any) -> bool:
 
 
 def _oracle_reply(prompt: str) -> Any:
-    """The step of the running task's reference solution that follows the steps taken so
-    far, in words (free text)."""
+    """The first reference step the run has not done, in words (free text).  When the guide
+    went its own way, the oracle follows: it skips reference taps whose element is not
+    shown when a later one is and the last step was one of the reference's (a shortcut);
+    after a step off the reference's way it goes back, as a person who knows the way would."""
     from evaluation.scripted_model import Reply
 
     task, phone = _Cell.task, _Cell.phone
     steps = task.solution
-    if _Cell.step >= len(steps):
+    done, on_way = _progress(steps)
+    pending = [i for i in range(len(steps)) if i not in done]
+    while len(pending) > 1 and _typed_already(steps, pending[0], phone):
+        pending.pop(0)  # the guide typed it
+    if not pending:
         return Reply("done")
-    while _Cell.step < len(steps) - 1 and _typed_already(steps, _Cell.step, phone):
-        _Cell.step += 1  # the guide typed it (a tap on the field and the typing, in one step)
-        _Cell.skipped += 1
-    step = steps[_Cell.step]
+    i = pending[0]
     truth = phone.ground_truth()
-    if step.kind in ("tap", "long_press") and not _on_screen(step, truth):
-        # the guide took steps of its own: go on from the next reference tap shown here, or back
-        ahead = next((j for j in range(_Cell.step + 1, len(steps))
-                      if steps[j].kind in ("tap", "long_press") and _on_screen(steps[j], truth)), None)
-        if ahead is None:
+    if steps[i].kind in ("tap", "long_press") and not _on_screen(steps[i], truth):
+        ahead = next((j for j in pending[1:] if steps[j].kind in ("tap", "long_press") and _on_screen(steps[j], truth)),
+                     None)
+        if ahead is None or not on_way:
+            _Cell.emitted[len(_Cell.history)] = BACK
             return Reply("go back")
-        _Cell.skipped += ahead - _Cell.step
-        _Cell.step = ahead
-        step = steps[ahead]
+        _Cell.passed.update(j for j in pending if j < ahead)
+        i = ahead
+    _Cell.emitted[len(_Cell.history)] = i
+    step = steps[i]
     k = step.kind
     if k in ("tap", "long_press"):
         c = step.resolve(truth).rect.center
@@ -291,6 +341,9 @@ def paired(args: argparse.Namespace) -> None:
     if args.single_app:
         ids = [i for i in ids if bench_online.find_task(args.tasks, i).app and
                not i.startswith(("launcher.", "impossible.")) and not bench_online.find_task(args.tasks, i).impossible]
+    if args.only:
+        wanted = set(args.only.split(","))
+        ids = [i for i in ids if i in wanted]
     if args.limit:
         ids = ids[: args.limit]
     server = fake = None
@@ -390,6 +443,7 @@ def main() -> None:
     pa.add_argument("--tasks", default="yardstick")
     pa.add_argument("--single-app", action="store_true", help="only tasks inside one app (no launcher, no impossible)")
     pa.add_argument("--limit", type=int, default=0)
+    pa.add_argument("--only", default="", help="comma-separated task ids: run just these")
     pa.add_argument("--out", default="", help="JSON lines, one per task (appended as each finishes); an existing "
                                               "file resumes the run: its tasks are read back, not run again")
     pa.add_argument("--model", default="qwen2.5-coder-0.5b")

@@ -9,7 +9,9 @@ pairs such a value with a field of the screen:
 * the field whose words (label, hint, resource id) match the words just before the value
   in the goal ("titled" → Title, "email" → Email, "number" → Phone number), or the
   search box for a searched name, or the message box for a message;
-* else the only field on the screen, when there is one;
+* else the only field on the screen, when there is one — unless the field names the kind
+  of another value the goal gives (a phone number, an e-mail address): "Text 'On my way'
+  to +1 555-0142" puts the number, not the message, into "Type names, phone numbers";
 * never a value a field already holds (it was typed), and — unless it is searched for —
   never one the screen lists (it is there to be tapped, not typed).
 
@@ -30,8 +32,11 @@ from vision.types import Element, ElementKind, ScreenParse
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"\+?\d[\d \-()]{4,}\d")
 _SAYING = re.compile(r"\b(?:saying|that says|that)\s+(.+?)\s*$", re.I)
+_SECRET = re.compile(r"\b(?i:password|passcode|pin)\s+(?:(?i:is)\s+)?(\S+?)[.,!]?(?=\s|$)")
 _SEARCHED = re.compile(r"\b(?i:search|find|look\s+up)\s+(?:(?i:for)\s+)?(?:\w+\s+){0,3}?([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)")
 _WORD = re.compile(r"[a-z]{3,}")
+#: Words of a field that say it takes a value of one kind (a phone number, an e-mail address).
+_KIND_WORDS = {"number": ("phone", "number"), "email": ("email", "e-mail")}
 #: Words of a field that say it takes a search, or a message.
 _SEARCH_WORDS = ("search", "find")
 _MESSAGE_WORDS = ("message", "reply", "text", "type", "write", "compose", "chat")
@@ -43,7 +48,7 @@ class Value:
 
     text: str
     cue: str
-    kind: str = "quoted"  # quoted | email | number | message | search
+    kind: str = "quoted"  # quoted | email | number | message | search | secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +79,8 @@ def values(goal: str) -> list[Value]:
     for m in _NUMBER.finditer(goal):
         if sum(c.isdigit() for c in m.group(0)) >= 6:  # a phone number, not a time or a count
             add(m.start(), m.end(), m.group(0).strip(), "number")
+    for m in _SECRET.finditer(goal):
+        add(m.start(1), m.end(1), m.group(1), "secret")
     said = _SAYING.search(goal)
     if said:
         add(said.start(1), said.end(1), said.group(1).strip(" .!"), "message")
@@ -107,6 +114,15 @@ def _fields(parse: ScreenParse) -> list[Element]:
     return [e for e in parse.elements if e.kind is ElementKind.EDIT_TEXT and e.enabled and not e.covered]
 
 
+def _wants_other(field: Element, v: Value, given: list[Value], typed: str, words: dict[int, str]) -> bool:
+    """True when ``field`` names the kind of another value the goal gives, not yet typed
+    ("phone numbers" in a recipients box, while ``v`` is the message)."""
+    if v.kind in _KIND_WORDS and any(w in words[id(field)] for w in _KIND_WORDS[v.kind]):
+        return False
+    return any(u is not v and u.kind in _KIND_WORDS and u.text.casefold() not in typed
+               and any(w in words[id(field)] for w in _KIND_WORDS[u.kind]) for u in given)
+
+
 def fill(goal: str, parse: ScreenParse) -> Fill | None:
     """The first value of ``goal`` not yet on the screen, and the field it goes into; None
     when no field of the screen can be paired with one for sure."""
@@ -136,6 +152,7 @@ def fill(goal: str, parse: ScreenParse) -> Fill | None:
                 pick = []
             if not pick and len(others) == 1:
                 pick = others
+            pick = [f for f in pick if not _wants_other(f, v, given, typed, words)]
         if len(pick) == 1:
             f = pick[0]
             name = f.label or f.text or "the field"

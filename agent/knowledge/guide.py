@@ -52,6 +52,8 @@ from agent.knowledge.focus import (
     focus_note,
     last_tap_finishes,
     missing_words,
+    named_here,
+    offers_value,
     only_opens,
     ready_to_confirm,
     row_of,
@@ -234,6 +236,7 @@ class GuidedPlanner:
         self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
         self._final: Action | None = None  # the map's last step toward the goal, once proposed
         self._own: set[int] = set()  # the steps (by how many came before) this guide chose itself
+        self._on_the_way: set[int] = set()  # those of them that were a map path's step toward its target
         self._visited: list[str] = []  # the map keys of the screens this run was on, in order
         self._keys: dict[int, str] = {}  # the structural key of the screen each step was planned on
         self._pointed: tuple[str, str] = ("", "")  # (screen text, name) of the last screen's focus
@@ -289,6 +292,7 @@ class GuidedPlanner:
             hint = None
         if not ctx.history:
             self._own.clear()
+            self._on_the_way.clear()
             self._visited.clear()
             self._keys.clear()
         package = (screen.foreground_package if screen is not None else "") or ""
@@ -356,6 +360,8 @@ class GuidedPlanner:
         if not _names_its_object(action, ctx, screen):
             return None
         self.hints.append((ctx.step_index, why))
+        if source == "map" and not final:
+            self._on_the_way.add(len(ctx.history))
         # a last step can finish the run only where the screen shows everything the goal names
         self._final = action if final and not missing_words(ctx.goal, ctx.parse, self._label(screen)) else None
         return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
@@ -394,10 +400,22 @@ class GuidedPlanner:
         """Whether the map's next step may be taken without the model: not back to a screen
         this run has left (it would undo what was done there), not into one item of a list
         the goal does not name (the map went through one row; the goal may want another),
-        and not right after a step of the model's (it is steering: the map only advises)."""
+        not away from a screen that offers a value the goal gives or an element the goal's
+        words name whole (it is to be done here), and not right after a step of the model's
+        that went elsewhere or worked on this screen (it is steering: the map only advises)."""
         left = self._visited[:-1]
         if any(k and k in left and k != hint.here for k in (hint.target, hint.next)):
             return False
+        name = (hint.follow.target.description if hint.follow is not None and hint.follow.target is not None else "")
+        if self.evidence and offers_value(ctx.goal, name or "", ctx.parse, taken=tuple(_taken(ctx.history))):
+            return False  # a value the goal gives is to be picked here first ("March 20": the 20th)
+        if self.evidence and hint.follow is not None and hint.follow.type is ActionType.TAP and named_here(
+                ctx.goal, ctx.parse, skip=name or "", taken=tuple(_taken(ctx.history))):
+            return False  # what the goal names is on this screen ("Buy now"): act here, not leave
+        n = len(ctx.history)
+        if n and (n - 1) not in self._own and ctx.history[-1].action.type in (ActionType.TAP, ActionType.TYPE) \
+                and self._keys.get(n - 1) == self._keys.get(n):
+            return False  # the model is at work on this screen (it just switched or typed here)
         return not hint.list_row and not self._model_steers(ctx)
 
     def _label(self, screen: Screen | None) -> str:
@@ -438,6 +456,8 @@ class GuidedPlanner:
             return ""
         if why or not ctx.history or ctx.history[-1].screen == ctx.screen:
             return why
+        if len(ctx.history) - 1 in self._on_the_way:
+            return ""  # a step on the map's way to the screen that holds the goal answers nothing yet
         confirmed = _confirmed(ctx)
         if confirmed:
             return confirmed
