@@ -213,6 +213,38 @@ def test_the_maps_next_step_is_taken_without_the_model_and_after_a_rejection_it_
     assert {e.id for e in seen.parse.elements} == {e.id for e in ctx.parse.elements}
 
 
+def test_the_map_does_not_lead_away_from_what_the_goal_names_on_this_screen():
+    """On the product page the map knows a way to the cart, but "Buy now" — words the goal
+    gives — is here: the guide takes no map step and the model plans, with the hint."""
+    m, _ = explored("Shop")
+    phone = VirtualPhone()
+    phone.open_app("Shop")
+    tap_text(phone, "Bluetooth Speaker Mini")
+    goal = "Buy the mini Bluetooth speaker now"
+    ctx = context(phone, goal)
+    hint = MapGuide([m]).hint(goal, ctx.parse, phone.screenshot(with_hierarchy=True))
+    assert hint is not None and hint.follow is not None  # the map alone would leave this page
+    inner = Recorder()
+    proposal = GuidedPlanner(inner, MapGuide([m]), phone).propose(ctx)
+    assert inner.seen and proposal.planner == "recorder"
+    assert any(n.startswith("App map:") for n in inner.seen[-1].notes)
+
+
+def test_a_value_the_goal_gives_is_picked_on_this_screen_before_the_map_leads_on():
+    """On the month the map goes straight to a new event; the goal's "March 20" is a day
+    shown here, to pick first: the guide leaves that to the model."""
+    m, _ = explored("Calendar")
+    phone = VirtualPhone()
+    phone.open_app("Calendar")
+    goal = "Block March 20 as an all-day Holiday"
+    ctx = context(phone, goal)
+    hint = MapGuide([m]).hint(goal, ctx.parse, phone.screenshot(with_hierarchy=True))
+    assert hint is not None and hint.follow is not None and hint.follow.target.description == "Create event"
+    inner = Recorder()
+    GuidedPlanner(inner, MapGuide([m]), phone).propose(ctx)
+    assert inner.seen
+
+
 def test_a_path_starting_below_the_fold_says_to_scroll_first():
     m, _ = explored("Settings")
     phone = VirtualPhone()

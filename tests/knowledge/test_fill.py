@@ -35,6 +35,9 @@ def screen(*elements: Element) -> ScreenParse:
     ("text Alice that I-love-you", [("I-love-you", "message")]),
     ("Search for the DCIM folder and open it", [("DCIM", "search")]),
     ("search call history with Bob", [("Bob", "search")]),
+    ("Connect to the network 'CoffeeBar Guest' with password latte2026",
+     [("CoffeeBar Guest", "quoted"), ("latte2026", "secret")]),
+    ("Set the PIN 4821.", [("4821", "secret")]),
     ("Set an alarm for 6:45 AM", []),  # a time is picked, not typed
     ("Turn off Wi-Fi", []),
 ])
@@ -63,6 +66,22 @@ def test_a_search_box_takes_only_what_is_searched_for():
 def test_a_value_the_screen_lists_is_for_tapping_not_typing():
     page = screen(field(0, "Name", top=100), button(1, "Packing list", 300))
     assert fill("Open the note 'Packing list'", page) is None
+
+
+def test_a_field_naming_another_values_kind_waits_for_that_value():
+    """The recipients box names phone numbers: the message is not typed there, the number is."""
+    to = screen(field(0, "Type names, phone numbers or emails", rid="recipient_text_view", top=100))
+    first = fill("Text 'On my way' to +1 555-0142", to)
+    assert first is not None and first.text == "+1 555-0142"
+    chat = screen(button(0, "+1 555-0142", 100), field(1, "Text message", top=2000))
+    second = fill("Text 'On my way' to +1 555-0142", chat)
+    assert second is not None and second.text == "On my way" and second.field.id == "1"
+
+
+def test_the_password_the_goal_gives_goes_into_the_password_field():
+    dialog = screen(button(0, "CoffeeBar Guest", 100), field(1, "Password", top=300), button(2, "Connect", 600))
+    f = fill("Connect to the Wi-Fi network 'CoffeeBar Guest' with password latte2026", dialog)
+    assert f is not None and f.field.id == "1" and f.text == "latte2026"
 
 
 def test_two_fields_and_no_word_naming_either_give_nothing():

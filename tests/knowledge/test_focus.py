@@ -460,3 +460,13 @@ def test_a_dialog_just_opened_is_not_confirmed_though_its_frame_bears_the_name_t
     dialog, _ = screen_after("files.new_folder_receipts", 3, parser)  # "New folder" tapped: the name is still to type
     assert ready_to_confirm("Create a folder called Receipts in internal storage", dialog, last="New folder",
                             taken=["Internal storage", "New folder"]) is None
+
+
+def test_an_element_the_goals_own_words_name_whole_is_found_on_the_screen():
+    from agent.knowledge.focus import named_here
+
+    page = _row_screen(("button", "Cart"), ("button", "Add to cart"), ("button", "Buy now"))
+    assert named_here("Buy the mini Bluetooth speaker now", page) == "Buy now"
+    assert named_here("Buy the mini Bluetooth speaker now", page, taken=("Buy now",)) == ""  # done already
+    assert named_here("Buy the mini Bluetooth speaker now", page, skip="Buy now") == ""
+    assert named_here("Turn on Wi-Fi", page) == ""  # some words shared is not naming it whole
