@@ -37,6 +37,7 @@ asks the device only which app is in front.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -153,7 +154,7 @@ class MapGuide:
         if here is None:
             return None
         choices = []
-        for target, score in m.targets(goal, self.scorer, k=4):
+        for target, score in m.targets(screen_words(goal, m.label), self.scorer, k=4):
             steps = m.path(here, target)
             if score >= self.min_score and steps is not None:
                 choices.append((score, len(steps), target, steps))
@@ -206,7 +207,7 @@ class MapGuide:
             if app_score < MIN_APP_SCORE:
                 break
             choices = []
-            for target, score in m.targets(goal, self.scorer, k=4):
+            for target, score in m.targets(screen_words(goal, m.label), self.scorer, k=4):
                 steps = m.path(m.root, target) if m.root else None
                 if score >= self.min_score and steps is not None:
                     choices.append((score, len(steps), target, steps))
@@ -509,6 +510,15 @@ class GuidedPlanner:
                             "task asks for nothing more, reply that it is complete.")
             return Hint(focus_note(f))
         return Hint(focus_note(f), (f.element.id,))
+
+
+def screen_words(goal: str, app_label: str) -> str:
+    """The goal less the words that name the app ("… in the Clock app"): they choose the app,
+    not a screen of it (the Clock app's "Clock" tab answers "the weather in the Clock app")."""
+    if not app_label:
+        return goal
+    pattern = rf"\b(?:(?:in|on|from|with|using|inside)\s+)?(?:(?:the|my)\s+)?{re.escape(app_label)}\s+app\b"
+    return re.sub(pattern, " ", goal, flags=re.I)
 
 
 def _taken(history: tuple[Turn, ...]) -> list[str]:

@@ -342,3 +342,15 @@ def test_a_solved_run_adds_its_transitions_to_the_explored_map():
     network = m.edges[(m.root, "id:network")].dst
     assert [e.src for e in runs] == [network]  # the new step starts on the explored screen (matched by shape)
     assert runs[0].dst in grown.screens and runs[0].dst not in m.screens  # and leads to a screen it adds
+
+
+def test_the_words_naming_the_app_choose_no_screen_of_it():
+    from agent.knowledge.guide import screen_words
+
+    assert screen_words("Show the weather in the Clock app", "Clock").split() == ["Show", "the", "weather"]
+    assert screen_words("Open the Clock tab", "Clock") == "Open the Clock tab"  # a tab, not the app
+    m, _ = explored("Clock")
+    phone = VirtualPhone()
+    phone.open_app("Clock")
+    goal = "Show the weather in the Clock app"
+    assert MapGuide([m]).hint(goal, context(phone, goal).parse, phone.screenshot(with_hierarchy=True)) is None
