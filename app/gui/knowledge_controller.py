@@ -180,7 +180,10 @@ class KnowledgeController:
             data = self._kstore().load_app_map(package)
             if data is None:
                 raise FileNotFoundError(f"no stored map of {package}")
-            Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+            out = Path(path)
+            part = out.with_name(out.name + ".part")  # whole or not at all: a reader never sees half a map
+            part.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+            part.replace(out)
             return path
 
         self.w.session.misc.submit(write, on_done=lambda p: self.w.notify(Level.INFO, f"App map written to {p}"),
