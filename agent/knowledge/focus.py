@@ -343,18 +343,16 @@ def offers_value(goal: str, tapped: str, parse: ScreenParse, taken: tuple[str, .
     return False
 
 
-def named_here(goal: str, parse: ScreenParse, *, skip: str = "", taken: tuple[str, ...] = (),
-               app_label: str = "") -> str:
+def named_here(goal: str, parse: ScreenParse, *, skip: str = "", taken: tuple[str, ...] = ()) -> str:
     """The name of an element to tap on the screen that the goal's own words name whole
     ("Buy now" for "buy the speaker now"), other than ``skip`` and the steps ``taken``, or
     "": what the goal asks is here, and a step elsewhere would leave it behind."""
-    goal_stems = set(stems(_query(normalise(goal), app_label)))
+    goal_stems = set(stems(_query(normalise(goal), "")))
     done = {t.casefold() for t in taken}
     for e in choosable(parse):
         name = _words(e).strip()
         if e.covered or e.selected or not takes_a_tap(e) or not name or name.casefold() in _FURNITURE \
-                or name.casefold() in done or same_name(name, skip) \
-                or (app_label and name.casefold() == app_label.casefold()):
+                or name.casefold() in done or same_name(name, skip):
             continue
         own = set(stems(name))
         if own and own <= goal_stems:

@@ -407,11 +407,13 @@ class GuidedPlanner:
         left = self._visited[:-1]
         if any(k and k in left and k != hint.here for k in (hint.target, hint.next)):
             return False
-        name = (hint.follow.target.description if hint.follow is not None and hint.follow.target is not None else "")
-        if self.evidence and offers_value(ctx.goal, name or "", ctx.parse, taken=tuple(_taken(ctx.history))):
+        step = hint.follow
+        name = (step.target.description if step is not None and step.target is not None else "") or ""
+        taken = tuple(_taken(ctx.history))
+        if self.evidence and offers_value(ctx.goal, name, ctx.parse, taken=taken):
             return False  # a value the goal gives is to be picked here first ("March 20": the 20th)
-        if self.evidence and hint.follow is not None and hint.follow.type is ActionType.TAP and named_here(
-                ctx.goal, ctx.parse, skip=name or "", taken=tuple(_taken(ctx.history))):
+        if self.evidence and step is not None and step.type is ActionType.TAP \
+                and named_here(ctx.goal, ctx.parse, skip=name, taken=taken):
             return False  # what the goal names is on this screen ("Buy now"): act here, not leave
         n = len(ctx.history)
         if n and (n - 1) not in self._own and ctx.history[-1].action.type in (ActionType.TAP, ActionType.TYPE) \
