@@ -30,6 +30,7 @@ from vision.errors import BackendUnavailable
 from vision.geometry import Size
 from vision.hierarchy import reading_order_key
 from vision.icons import IconClassifier, OnnxIconClassifier
+from vision.naming import name_unnamed
 from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend
 from vision.parse_modes import Found, ParseJob, Previous, StageTimer, choose_mode
 from vision.types import Element, ElementKind, Screen, ScreenParse, StageTiming
@@ -158,6 +159,7 @@ def _finish(job: ParseJob, found: Found, t_start: float) -> ScreenParse:
         elements = list(elements) + rows
     if c.blocks and blocks:
         blocks, elements = timer.run("captions", lambda: blocks_mod.annotate(image if mode != "tree" else None, blocks, elements))
+    elements = name_unnamed(elements, size)
     elements, id_map = _renumber(list(elements) + hidden)
     notes = [replace(n, element_id=id_map.get(n.element_id or "", n.element_id)) for n in found.notes]
     blocks = [replace(b, element_ids=tuple(id_map[i] for i in b.element_ids if i in id_map),

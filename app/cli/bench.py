@@ -599,3 +599,4 @@ def offline(
 
 
 from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
+from app.cli import bench_grounding as _bench_grounding  # noqa: E402,F401  ("bench grounding" registers itself)
