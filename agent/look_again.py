@@ -21,12 +21,14 @@ from agent.knowledge.retrieval import tokens
 from agent.structured import choosable, element_name
 from vision.geometry import Rect, Size
 from vision.look_again import new_lines, read_closer, with_found
+from vision.naming import is_description
 from vision.ocr import OcrBackend
 from vision.types import Screen, ScreenParse
 
 #: Words of a goal that name no element: the act, not its object.
 _ACT = frozenset({"tap", "click", "press", "open", "select", "choose", "go", "check", "turn", "enter", "button",
-                  "icon", "option", "options", "page", "screen", "app", "add", "on", "off", "use", "switch"})
+                  "icon", "option", "options", "page", "screen", "app", "add", "on", "off", "use", "switch",
+                  "top", "bottom", "left", "right", "upper", "lower", "corner"})
 _WHERE = (
     (re.compile(r"\b(?:top|upper|header|title bar)\b", re.I), "top"),
     (re.compile(r"\b(?:bottom|lower|footer)\b", re.I), "bottom"),
@@ -45,7 +47,11 @@ def named_on_screen(goal: str, parse: ScreenParse) -> bool:
     if not wanted:
         return True
     for e in choosable(parse):
-        if wanted & set(tokens(element_name(e))):
+        if is_description(e.label) and not e.text:
+            continue  # "icon right of 'Wi-Fi'" does not show the words it quotes
+        name = element_name(e)
+        squeezed = "".join(name.casefold().split())  # OCR can run words together ("Clearcache")
+        if wanted & set(tokens(name)) or any(len(w) >= 4 and w in squeezed for w in wanted):
             return True
     return False
 
@@ -56,7 +62,7 @@ def region_for(goal: str, size: Size) -> tuple[Rect, str]:
     top, bottom, where = 0, h, ""
     for pattern, name in _WHERE:
         if pattern.search(goal):
-            top, bottom, where = (0, h // 3) if name == "top" else (2 * h // 3, h)
+            top, bottom = (0, h // 3) if name == "top" else (2 * h // 3, h)
             where = name
             break
     left, right, side = 0, w, ""

@@ -63,7 +63,7 @@ def read_closer(image: np.ndarray, region: Rect, ocr: OcrBackend, *, scale: floa
 def _once(spans: Sequence[TextSpan]) -> list[TextSpan]:
     out: list[TextSpan] = []
     for t in sorted(spans, key=lambda t: -t.confidence):
-        if any(o.text == t.text and o.rect.iou(t.rect) > 0.3 for o in out):
+        if any(o.rect.iou(t.rect) > 0.4 for o in out):  # one line read twice (strips overlap)
             continue
         out.append(t)
     return out

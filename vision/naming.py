@@ -119,7 +119,7 @@ def _may_be_tapped(e: Element) -> bool:
 def name_unnamed(elements: Sequence[Element], size: Size) -> list[Element]:
     """``elements`` with a described ``label`` for each one that has no name of its own."""
     worded = [e for e in elements if (e.text or (e.label and not is_description(e.label))) and not e.covered
-              and e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
+              and e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR, ElementKind.CONTAINER)]
     out = []
     for e in elements:
         if e.kind not in _SKIP and not e.display_name and not e.covered and _may_be_tapped(e):

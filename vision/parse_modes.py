@@ -36,6 +36,7 @@ from vision.occlusion import mark_covered, pixel_occluder
 from vision.ocr import OcrBackend, RapidOcrBackend, incremental_read
 from vision.phantoms import split_phantoms
 from vision.rows import find_rows
+from vision.tiles import find_tiles
 from vision.tree_text import mask_tree_text, named_icons, tree_spans, worded
 from vision.types import Block, Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming, TextSpan
 
@@ -261,6 +262,7 @@ class VisionMode:
             pixels = drop_phantoms(job, pixels)
         pixels, _, occluder = cover(job, pixels, [], None)
         pixels = pixels + job.timer.run("rows", lambda: find_rows(job.screen.image, pixels))
+        pixels = pixels + job.timer.run("tiles", lambda: find_tiles(job.screen.image, pixels))
         return Found(self.name, pixels, texts=texts, occluder=occluder)
 
 

@@ -64,7 +64,8 @@ class ScreenParser:
                     self._ocr = PaddleOcrBackend(c.ocr_min_confidence)
                 else:
                     self._ocr = RapidOcrBackend(c.ocr_min_confidence, c.ocr_det_max_side, c.ocr_use_cls, c.ocr_threads,
-                                                cache_entries=c.ocr_cache_entries, rec_batch=c.ocr_rec_batch)
+                                                cache_entries=c.ocr_cache_entries, rec_batch=c.ocr_rec_batch,
+                                                det_min_scale=c.ocr_det_min_scale)
             return self._ocr
 
     def detector(self) -> WidgetDetector:

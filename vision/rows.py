@@ -75,7 +75,7 @@ def find_rows(image: np.ndarray, elements: Sequence[Element]) -> list[Element]:
         right = mark.right + round(8 * unit) if mark is not None else _plain_end(image, t.rect, band.right, unit)
         pad = round(PAD_DP * unit)
         rect = Rect(max(0, start - pad), max(0, band.top - pad), min(W, right), min(H, band.bottom + pad))
-        value = _value(t, mark, live)
+        value = _value(t, band, live, unit) if mark is not None else ""
         label = t.text + (f" · {value}" if value else "")
         rows.append(Element(id=f"w{len(rows) + 1}", kind=ElementKind.CONTAINER, rect=rect, label=label,
                             class_name="list_item", clickable=True, source=ElementSource.DETECTOR, confidence=0.5))
@@ -179,14 +179,12 @@ def _plain_end(image: np.ndarray, title: Rect, start: int, unit: float) -> int:
     return min(end, x0 + int(hits[0])) if len(hits) else end
 
 
-def _value(t: Element, mark: Rect | None, live: Sequence[Element]) -> str:
-    """The words of the mark when it is text (a row's current value), else ""."""
-    if mark is None:
-        return ""
-    for e in live:
-        if e.kind is ElementKind.TEXT and e.rect == mark and e is not t and len(e.text) > 1:
-            return e.text
-    return ""
+def _value(t: Element, band: Rect, live: Sequence[Element], unit: float) -> str:
+    """The words at the right end of the row (its current value: "On", "Default"), or ""."""
+    after = max(band.right, t.rect.right) + round(12 * unit)
+    words = [e.text for e in sorted(live, key=lambda e: e.rect.left) if e.kind is ElementKind.TEXT and e is not t
+             and e.rect.left >= after and band.top <= e.rect.center.y <= band.bottom and len(e.text.strip(" >›·")) > 1]
+    return " ".join(w.strip(" >›·") for w in words)
 
 
 def _apart(rows: list[Element]) -> list[Element]:

@@ -98,13 +98,14 @@ def test_every_element_a_reply_may_name_has_a_name_not_a_bare_kind(page):
 
 
 def _faint_target() -> tuple[np.ndarray, Rect]:
-    """A tall screen whose only action is a line of small, light grey words low on the page."""
+    """A tall screen whose only action is a line of tiny grey words low on the page (too small
+    for the first reading of the whole frame)."""
     im = Image.new("RGB", (W, H), (255, 255, 255))
     d = ImageDraw.Draw(im)
     d.text((60, 150), "Storage", font=font(64), fill=(0, 0, 0))
     d.text((60, 500), "Used space", font=font(46), fill=(20, 20, 20))
-    d.text((700, 2050), "Clear cache", font=font(19), fill=(178, 178, 178))
-    return np.asarray(im, dtype=np.uint8).copy(), Rect(695, 2045, 830, 2075)
+    d.text((700, 2050), "Clear cache", font=font(7), fill=(100, 100, 100))
+    return np.asarray(im, dtype=np.uint8).copy(), Rect(695, 2043, 750, 2065)
 
 
 def test_the_second_look_finds_a_target_the_first_pass_missed_and_says_so(parser):
