@@ -225,7 +225,8 @@ def run(records: Sequence[GroundingRecord], parse: Callable[[Screen], ScreenPars
             progress.on_screen(screen_name, parse_s)
         for rec in group:
             t1 = time.perf_counter()
-            this, notes = (base, ())
+            this: ScreenParse = base
+            notes: tuple[str, ...] = ()
             if second_look is not None:
                 this, notes = second_look(rec.instruction, screen, base)
             try:
