@@ -63,7 +63,8 @@ def find_rows(image: np.ndarray, elements: Sequence[Element]) -> list[Element]:
         start = lead.rect.left if lead is not None else t.rect.left
         if start > START_SHARE * W:
             continue
-        lines = [t, *_lines_under(t, texts, taken)]
+        under = _lines_under(t, texts, taken)
+        lines = [t, *(e for e, _ in under)]
         band = Rect(start, min(e.rect.top for e in lines), max(e.rect.right for e in lines),
                     max(e.rect.bottom for e in lines))
         if lead is not None:
@@ -76,7 +77,8 @@ def find_rows(image: np.ndarray, elements: Sequence[Element]) -> list[Element]:
         pad = round(PAD_DP * unit)
         rect = Rect(max(0, start - pad), max(0, band.top - pad), min(W, right), min(H, band.bottom + pad))
         value = _value(t, band, live, unit) if mark is not None else ""
-        label = t.text + (f" · {value}" if value else "")
+        title = " ".join([t.text, *(e.text for e, wrap in under if wrap)])  # a title wrapped onto two lines
+        label = title + (f" · {value}" if value else "")
         rows.append(Element(id=f"w{len(rows) + 1}", kind=ElementKind.CONTAINER, rect=rect, label=label,
                             class_name="list_item", clickable=True, source=ElementSource.DETECTOR, confidence=0.5))
     return _apart(rows)
@@ -99,8 +101,10 @@ def _leading(t: Element, live: Sequence[Element], unit: float) -> Element | None
     return best
 
 
-def _lines_under(t: Element, texts: Sequence[Element], taken: set[str]) -> list[Element]:
-    out: list[Element] = []
+def _lines_under(t: Element, texts: Sequence[Element], taken: set[str]) -> list[tuple[Element, bool]]:
+    """The lines under the title that belong to its row, each with whether it continues the
+    title (as large as it, right under it) rather than a smaller line describing it."""
+    out: list[tuple[Element, bool]] = []
     last = t
     for o in texts:
         if o is t or o.id in taken or o.rect.top < last.rect.bottom - 2:
@@ -111,7 +115,7 @@ def _lines_under(t: Element, texts: Sequence[Element], taken: set[str]) -> list[
         smaller = o.rect.height <= 0.9 * t.rect.height
         if abs(o.rect.left - t.rect.left) <= 0.6 * t.rect.height and o.rect.height <= 1.4 * t.rect.height \
                 and (smaller or gap <= WRAP_GAP * t.rect.height):
-            out.append(o)
+            out.append((o, not smaller and last is t))
             last = o
     return out
 

@@ -33,10 +33,15 @@ def _settings_page() -> tuple[np.ndarray, dict[str, Rect]]:
     rows: dict[str, Rect] = {}
     y = 400
     for title, sub, value in [("Colour scheme", "", ""), ("Font settings", "Fonts and text size", ""),
-                              ("Refresh rate", "", "Default"), ("Screen timeout", "", "30 seconds")]:
+                              ("Refresh rate", "", "Default"), ("Screen timeout", "", "30 seconds"),
+                              ("Always-on display &\nLock screen", "", "")]:
         top = y
-        d.text((60, y), title, font=font(46), fill=(20, 20, 20))
+        first, _, wrapped = title.partition("\n")
+        d.text((60, y), first, font=font(46), fill=(20, 20, 20))
         bottom = y + 56
+        if wrapped:
+            d.text((60, y + 58), wrapped, font=font(46), fill=(20, 20, 20))
+            bottom = y + 114
         if sub:
             d.text((60, y + 66), sub, font=font(34), fill=(120, 120, 120))
             bottom = y + 110
@@ -44,7 +49,7 @@ def _settings_page() -> tuple[np.ndarray, dict[str, Rect]]:
         if value:
             d.text((1000 - 40, mid), value, font=font(40), fill=(140, 140, 140), anchor="rm")
         _chevron(d, 1000, mid)
-        rows[title] = Rect(30, top - 40, 1050, bottom + 40)
+        rows[first] = Rect(30, top - 40, 1050, bottom + 40)
         y = bottom + 110
     d.rounded_rectangle([40, 1700, 1040, 1980], radius=40, fill=(243, 243, 243))
     d.text((90, 1740), "Need other settings?", font=font(40), fill=(140, 140, 140))
@@ -81,6 +86,8 @@ def test_a_settings_row_with_a_chevron_is_one_tappable_element_holding_the_middl
     assert font_row.rect.bottom > boxes["Font settings"].bottom - 60  # its second line belongs to it
     refresh = next(e for e in parse.elements if e.class_name == "list_item" and e.label.startswith("Refresh rate"))
     assert "Default" in refresh.label  # the value on the right is part of the row
+    wrapped = [e for e in _offered_at(parse, boxes["Always-on display &"].center) if e.class_name == "list_item"]
+    assert [element_name(e) for e in wrapped] == ["Always-on display & Lock screen"]  # a title on two lines
 
 
 def test_a_small_text_link_is_an_element_a_reply_may_name(page):
