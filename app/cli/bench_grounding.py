@@ -112,6 +112,10 @@ def grounding(
     for f in summary.table(verdicts):
         table.add_row(f.label, str(f.n), summary.pct(f.accuracy), summary.pct(f.coverage), f"{f.seconds:.1f}")
     console.print(table)
+    if chooser == "model":
+        console.print("decided by: " + "; ".join(f"{who} {n} ({ok} inside)" for who, n, ok in summary.deciders(verdicts)))
+    looked = [v for v in verdicts if v.looked_again]
+    console.print(f"second look on {len(looked)} instructions ({sum(v.inside for v in looked)} taps inside)")
     console.print(f"results: {out}")
 
 

@@ -22,7 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -47,6 +47,7 @@ class Choice:
     error: str | None = None
     llm_calls: int = 0
     reply: str = ""  # the action as the chooser said it ("tap 'Focus mode' [12]")
+    decided_by: str = ""  # who chose: the planner's name ("zeroshot-"), "+screen" when the evidence acted alone
 
 
 class Chooser(Protocol):
@@ -98,14 +99,15 @@ class ModelChooser:
         obs = Observation(parse, fenced(description(parse)))
         pred = self.replayer.predict(goal, obs, (), 0)  # type: ignore[attr-defined]
         evidence = tuple(pred.proposal.evidence) if pred.proposal is not None else ()
+        who = pred.proposal.planner if pred.proposal is not None else ""
         if pred.action is None:
             return Choice(None, None, evidence, pred.error or "no action", len(pred.calls))
         action = pred.action
         point = action.touch or (action.target.point if action.target is not None else None)
         el = parse.element(action.target.element_id) if action.target is not None and action.target.element_id else None
         if point is None:
-            return Choice(None, el, evidence, f"no tap: {action.describe()}", len(pred.calls), action.describe())
-        return Choice(point, el, evidence, None, len(pred.calls), action.describe())
+            return Choice(None, el, evidence, f"no tap: {action.describe()}", len(pred.calls), action.describe(), who)
+        return Choice(point, el, evidence, None, len(pred.calls), action.describe(), who)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,7 @@ class Verdict:
     parse_s: float  # this screen's parse, shared by its instructions
     choose_s: float
     chooser: str
+    decided_by: str = ""
     schema: int = SCHEMA
 
 
@@ -145,7 +148,7 @@ def judge(record: GroundingRecord, parse: ScreenParse, choice: Choice, *, choose
         covered=cover is not None, cover_words=element_name(cover) if cover is not None else "",
         element=element_name(choice.element) if choice.element is not None else "", reply=choice.reply,
         evidence=choice.evidence, error=choice.error, looked_again=looked_again, llm_calls=choice.llm_calls,
-        parse_s=round(parse_s, 3), choose_s=round(choose_s, 3), chooser=chooser)
+        parse_s=round(parse_s, 3), choose_s=round(choose_s, 3), chooser=chooser, decided_by=choice.decided_by)
 
 
 class ResultsFile:
@@ -235,8 +238,7 @@ def run(records: Sequence[GroundingRecord], parse: Callable[[Screen], ScreenPars
                 log.exception("choosing for %s failed", rec.key)
                 choice = Choice(None, None, (), f"{type(exc).__name__}: {exc}")
             if notes:
-                choice = Choice(choice.point, choice.element, (*notes, *choice.evidence), choice.error,
-                                choice.llm_calls, choice.reply)
+                choice = replace(choice, evidence=(*notes, *choice.evidence))
             v = judge(rec, this, choice, chooser=chooser.name, parse_s=parse_s,
                       choose_s=time.perf_counter() - t1, looked_again=bool(notes))
             results.add(v)

@@ -60,3 +60,15 @@ def table(verdicts: Sequence[Verdict]) -> list[Figures]:
 
 def pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f} %"
+
+
+def deciders(verdicts: Sequence[Verdict]) -> list[tuple[str, int, int]]:
+    """``(who chose, instructions, taps inside)`` per decider: the screen's evidence alone
+    (a planner name ending in "+screen") or the model."""
+    out: dict[str, list[int]] = {}
+    for v in verdicts:
+        who = "screen evidence" if v.decided_by.endswith("+screen") else "model" if v.decided_by else "no step"
+        c = out.setdefault(who, [0, 0])
+        c[0] += 1
+        c[1] += v.inside
+    return [(k, n, ok) for k, (n, ok) in sorted(out.items())]

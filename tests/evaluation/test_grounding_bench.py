@@ -103,3 +103,42 @@ def test_the_command_prints_accuracy_and_coverage_by_kind_and_half(tmp_path: Pat
     lines = (tmp_path / "r.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["settings"]["chooser"] == "oracle" and len(lines) == 5
     assert all(json.loads(x)["point"] is not None for x in lines[1:4])  # the tap point is kept
+
+
+def test_the_model_chooser_takes_the_windows_step_over_http_and_says_who_decided(tmp_path: Path) -> None:
+    """The built-in path with a scripted OpenAI-compatible server: a goal whose words name a
+    row is taken on the screen's evidence; one that names nothing goes to the model, whose
+    structured reply names the second row."""
+    import re
+
+    from agent.knowledge.guide import with_maps
+    from agent.llm import make_client
+    from agent.planners.registry import planner_bundle
+    from agent.types import Autonomy
+    from evaluation.grounding.summary import deciders
+    from evaluation.offline.replay import StepReplayer
+    from evaluation.scripted_model import ScriptedLLMServer
+
+    def answer(prompt: str) -> str:
+        row = re.search(r"\[(\d+)\] item \(Sound and vibration", prompt)  # the row as the screen's description lists it
+        key = f"Sound and vibration [{row.group(1)}]" if row else ""
+        return json.dumps({"action": {"element": key, "type": "tap"}, "why": "second row"})
+
+    records, _ = load_records(_dataset(tmp_path))
+    records[1] = type(records[1])(records[1].key, records[1].image, records[1].box, "the row under the first one",
+                                  records[1].kind, records[1].half)
+    parser = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
+    with ScriptedLLMServer(responder=answer, models=("scripted",)) as server:
+        client = make_client("openai", "scripted", server.url + "/v1")
+        bundle = planner_bundle("zeroshot-", client, autonomy=Autonomy.AUTO, llm_grounder=False, constrained=True)
+        from dataclasses import replace
+
+        bundle = replace(bundle, planner=with_maps(bundle.planner, None))
+        chooser = bench.ModelChooser(StepReplayer(bundle, None))
+        verdicts = bench.run(records[:2], parser.parse, chooser, bench.ResultsFile(tmp_path / "m.jsonl", {"c": "m"}))
+        asked = server.chat_requests
+    by = {v.instruction: v for v in verdicts}
+    assert by["open wallpaper"].inside and by["open wallpaper"].decided_by.endswith("+screen")
+    assert by["the row under the first one"].inside and by["the row under the first one"].decided_by == "zeroshot-"
+    assert asked >= 1 and by["the row under the first one"].llm_calls >= 1
+    assert dict((who, (n, ok)) for who, n, ok in deciders(verdicts)) == {"screen evidence": (1, 1), "model": (1, 1)}
