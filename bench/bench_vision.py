@@ -251,6 +251,17 @@ def real_rows(split: str = "all") -> list[dict[str, str]]:
     return [r for r in rows if r.get("package", "?") in keep]
 
 
+def real_screens(rows: list[dict[str, str]]):
+    """``(row, image, size, tree json path)`` of each index row whose screenshot and tree exist."""
+    for row in rows:
+        sid = row.get("rico_id") or next(iter(row.values()))
+        img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
+        if not img_path.is_file() or not js.is_file():
+            continue
+        img = load_rgb(img_path)
+        yield row, img, Size(img.shape[1], img.shape[0]), js
+
+
 def bench_real(args) -> dict:
     if not REAL.is_dir():
         return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
@@ -269,14 +280,7 @@ def bench_real(args) -> dict:
     seconds: dict[str, list[float]] = {name: [] for name in parsers}
     total = 0
     per_app: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for row in rows:
-        sid = row.get("rico_id") or next(iter(row.values()))
-        img_path = REAL / "screenshots" / f"{sid}.jpg"
-        js = REAL / "view_hierarchies" / f"{sid}.json"
-        if not img_path.is_file() or not js.is_file():
-            continue
-        img = load_rgb(img_path)
-        size = Size(img.shape[1], img.shape[0])
+    for row, img, size, js in real_screens(rows):
         webviews: list[Rect] = []
         targets = real_targets(js, size, webviews)
         total += len(targets)
@@ -502,13 +506,7 @@ def bench_real_speed(args) -> dict:
     stages: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     tallies = {name: _Tally() for name in parsers}
     warmed = False
-    for row in rows:
-        sid = row.get("rico_id") or next(iter(row.values()))
-        img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
-        if not img_path.is_file() or not js.is_file():
-            continue
-        img = load_rgb(img_path)
-        size = Size(img.shape[1], img.shape[0])
+    for _row, img, size, js in real_screens(rows):
         tree_text = js.read_text(encoding="utf-8")
         targets, webviews, strings = real_truth(js, size)
         after, _ = pressed(img, targets)

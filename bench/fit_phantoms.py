@@ -25,13 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_vision import REAL, judged_predictions, match, real_rows, real_targets  # noqa: E402
+from bench_vision import REAL, judged_predictions, match, real_rows, real_screens, real_targets  # noqa: E402
 
 import vision.phantoms as ph  # noqa: E402
 from vision import parse_modes  # noqa: E402
 from vision.config import PipelineConfig  # noqa: E402
-from vision.geometry import Rect, Size  # noqa: E402
-from vision.imageio import load_rgb  # noqa: E402
+from vision.geometry import Rect  # noqa: E402
 from vision.pipeline import ScreenParser  # noqa: E402
 from vision.rows import find_rows  # noqa: E402
 from vision.tiles import find_tiles  # noqa: E402
@@ -57,13 +56,7 @@ def screens(split: str) -> list[dict]:
     parse_modes.drop_phantoms = spy
     out = []
     try:
-        for row in real_rows(split):
-            sid = row.get("rico_id") or next(iter(row.values()))
-            img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
-            if not img_path.is_file() or not js.is_file():
-                continue
-            img = load_rgb(img_path)
-            size = Size(img.shape[1], img.shape[0])
+        for _row, img, size, js in real_screens(real_rows(split)):
             webviews: list[Rect] = []
             targets = real_targets(js, size, webviews)
             parser.parse(Screen(img))
