@@ -18,7 +18,8 @@ from agent.events import (
 from agent.grounding.assessment import Assessor
 from agent.latent import FusedEstimator
 from agent.planners import make_planner
-from agent.runner import STAGES, drive, run_episode
+from agent.run_step import STAGES
+from agent.runner import drive, run_episode
 from agent.types import Action, ActionType, Decision, DecisionKind, EpisodeStatus, StepOutcome
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks

@@ -30,7 +30,8 @@ from agent.events import (
 )
 from agent.types import Action, ActionType, DecisionKind, Episode, EpisodeStatus, Proposal, Step, StepOutcome
 from app.gui.devices import DeviceChoice
-from app.gui.window import MIN_SIZE, MainWindow
+from app.gui.window import MainWindow
+from app.gui.window_layout import MIN_SIZE
 from app.gui.workers import GeneratorDriver, GuiPoster
 from vision.geometry import Point
 from widgets.screen_view import ViewMode
