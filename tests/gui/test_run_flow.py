@@ -376,7 +376,7 @@ def test_the_card_shows_the_work_in_progress_then_candidates_then_asks_if_done(q
         assert card.title.text() == "The agent is thinking…"
         assert "Estimating progress — call 2 of 6, 14 s" in card.rationale.text()
         assert w.latent_panel.stale  # the previous step's estimates are greyed
-        w.run._heard("tap Network &")  # a streamed reply, from the request's thread in real runs
+        w.run.working.heard("tap Network &")  # a streamed reply, from the request's thread in real runs
         qtbot.waitUntil(lambda: card.stream.isVisible() and card.stream.text() == "tap Network &", timeout=5000)
         gate.set()
         _wait_proposal(qtbot, w)

@@ -1,0 +1,203 @@
+"""``tapwise bench offline``: recorded real-app trajectories (DroidTask, LlamaTouch,
+AITW/AITZ) replayed step by step: each planner proposes the next action on the recorded
+screen with the gold history so far, nothing is executed, and the proposal is scored
+against the recorded action.  Results go to a resumable results database; a summary
+table is printed and a report optionally written.
+
+Thin command layer (registered on ``app.cli.bench.bench_app``); the measures live in
+``evaluation.offline``.  Heavy imports stay inside the command function.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from app.cli.bench import DEFAULT_DB, bench_app, fail, new_console, pct
+
+
+@bench_app.command("offline")
+def offline(
+    dataset: str = typer.Argument(..., help="Recorded trajectories: DroidTask folders (<app>/task*.yaml), LlamaTouch "
+                                             "trace folders (N.png, N.xml, eventStructs.txt) or AITW/AITZ JSON(L) with "
+                                             "screenshots."),
+    planners: str = typer.Option("visiontasker,zeroshot-", help="Comma-separated planner names."),
+    model: str = typer.Option("", help="Model name as the server knows it (default: the configured model)."),
+    base_url: str = typer.Option("", help="LLM server URL (Ollama or OpenAI-compatible); default: the configured one."),
+    backend: str = typer.Option("", help="'ollama' or 'openai' (OpenAI-compatible, e.g. llama.cpp)."),
+    constrained: bool = typer.Option(True, "--constrained/--free", help="Structured replies with a per-screen JSON "
+                                     "schema (the element enum built from the recorded screen), or free-text replies."),
+    both: bool = typer.Option(False, "--both-replies", help="Run every planner with structured and with free replies "
+                              "(paired on the same tasks)."),
+    oracle: bool = typer.Option(False, "--oracle", help="A scripted model that answers every step with the recorded "
+                                "one (the sanity ceiling); no LLM server needed."),
+    limit: int = typer.Option(0, help="Only the first N tasks (0: all)."),
+    only: str = typer.Option("", "--tasks", help="Comma-separated task ids or app names to keep (e.g. dialer,camera/task3)."),
+    fmt: str = typer.Option("auto", "--format", help="auto, droidtask, aitw or llamatouch."),
+    parse: str = typer.Option("tree", help="Screenshots with a view tree: 'tree' (tree only) or 'fusion' (tree + OCR + "
+                              "detector); screenshots without one are always parsed from pixels."),
+    samples: int = typer.Option(8, help="CoT-SC samples per step."),
+    temperature: float = typer.Option(0.5, help="Sampling temperature of CoT-SC's samples (other calls use 0)."),
+    timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
+    db: Path = typer.Option(DEFAULT_DB, help="Results database (created if missing)."),
+    run: str = typer.Option("offline", help="Run name: the same name continues an interrupted run."),
+    out: Path | None = typer.Option(None, help="Write the report (offline.md, offline.html) into this folder."),
+    retry_errors: bool = typer.Option(False, help="Replay again the tasks whose recording could not be read."),
+    vs_run: str = typer.Option("", "--vs-run", help="Another run in the same database (e.g. another model's) to "
+                               "compare with, paired on the same tasks; labels then start with the run's name."),
+    evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Plan as the window does: with the "
+                                  "screen's own evidence for the goal (agent.knowledge.focus), or the bare planner "
+                                  "(always bare with --oracle, the ceiling of the model's path)."),
+) -> None:
+    """Replay recorded real-app trajectories step by step: each planner proposes the next
+    action on the recorded screen (gold history so far), nothing is executed, and the
+    proposal is scored against the recorded action."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from agent.llm import RetryPolicy, make_client
+    from agent.planners.registry import check_planner, planner_bundle
+    from agent.types import Autonomy
+    from evaluation.offline import summary
+    from evaluation.offline.bench import Cell, run_offline
+    from evaluation.offline.datasets import load_dataset
+    from evaluation.offline.oracle import MODEL as ORACLE_MODEL
+    from evaluation.offline.oracle import GoldOracle
+    from evaluation.offline.replay import RecordingParser, StepReplayer
+    from evaluation.offline.types import DatasetError
+    from evaluation.results import ResultsDB, ResultsError
+
+    console = new_console()
+    try:
+        planner_list = [check_planner(p) for p in planners.split(",") if p.strip()]
+        parser = RecordingParser(parse)
+        kind, tasks, problems = load_dataset(dataset, fmt)
+    except (ValueError, DatasetError) as exc:
+        raise fail(console, str(exc)) from exc
+    if not planner_list:
+        raise fail(console, "name at least one planner (--planners)")
+    keep = {k.strip() for k in only.split(",") if k.strip()}
+    if keep:
+        tasks = [t for t in tasks if t.task_id in keep or t.app in keep]
+    if limit > 0:
+        tasks = tasks[:limit]
+    for src, msg in problems:
+        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+    if not tasks:
+        raise fail(console, "no tasks to replay (check the path, --tasks and --limit)")
+    if oracle:
+        llm = {"model": ORACLE_MODEL, "base_url": "scripted-oracle", "backend": "openai"}
+    else:
+        from app.settings import resolve_llm
+        from evaluation import online_bench as bench_online
+
+        try:
+            llm = resolve_llm(model=model, base_url=base_url, backend=backend)
+            warning = bench_online.preflight(llm)
+        except ValueError as exc:
+            raise fail(console, str(exc)) from exc
+        if warning:
+            console.print(f"[yellow]{escape(warning)}[/yellow]")
+    replies = (True, False) if both else (constrained,)
+    cells = [Cell(p, c) for p in planner_list for c in replies]
+    settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
+                "estimator": "chained", "timeout_s": timeout_s, "dataset": str(dataset), "format": kind.value,
+                "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks),
+                "evidence": evidence and not oracle}
+    oracles: dict[bool, GoldOracle] = {}
+
+    def oracle_for(cell: Cell) -> GoldOracle | None:
+        if not oracle:
+            return None
+        if cell.constrained not in oracles:
+            oracles[cell.constrained] = GoldOracle(structured=cell.constrained).__enter__()
+        return oracles[cell.constrained]
+
+    def replayer_for(cell: Cell) -> StepReplayer:
+        gold = oracle_for(cell)
+        url = gold.url if gold is not None else llm["base_url"]
+        client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
+        bundle = planner_bundle(cell.planner, client, autonomy=Autonomy.AUTO, samples=samples, temperature=temperature,
+                                llm_grounder=False, constrained=cell.constrained)
+        if evidence and gold is None:  # the scripted gold oracle is the ceiling of the model's path alone
+            from dataclasses import replace as with_field
+
+            from agent.knowledge.guide import with_maps
+
+            bundle = with_field(bundle, planner=with_maps(bundle.planner, None))
+        return StepReplayer(bundle, parser)
+
+    try:
+        store = ResultsDB(db)
+        resumed = store.open_run(run, settings)
+    except ResultsError as exc:
+        raise fail(console, str(exc)) from exc
+    store.add_problems(run, problems)
+    total_steps = sum(len(t.steps) for t in tasks) * len(cells)
+    console.print(f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(tasks)} "
+                  f"{kind.value} tasks ({total_steps // len(cells)} steps) × {len(cells)} planner/reply cells; model "
+                  f"{escape(str(llm['model']))}")
+    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console)
+    steps_of = {t.task_id: len(t.steps) for t in tasks}
+    try:
+        with progress:
+            bar = progress.add_task("steps", total=total_steps)
+
+            def on_skip(n: int) -> None:
+                if n:
+                    progress.console.print(f"{n} task cells already done; skipping them")
+                    labels = {c.label for c in cells}
+                    done = sum(steps_of.get(r.task_id, 0) for r in store.results(run) if r.planner in labels)
+                    progress.update(bar, completed=min(done, total_steps))
+
+            def on_step(task, index: int, rec: dict) -> None:
+                progress.update(bar, advance=1, description=f"{task.task_id} step {index + 1}")
+
+            def on_result(r, done: int, total: int) -> None:
+                right = r.checkpoints_reached
+                verdict = "[red]error[/red]" if r.error else ("[green]all right[/green]" if r.success else "")
+                progress.console.print(f"{escape(r.planner)} · {escape(r.task_id)}: {right}/{r.checkpoints_total} "
+                                       f"steps right {verdict} ({r.wall_s:.1f}s)"
+                                       + (f" — {escape(r.error)}" if r.error else ""), soft_wrap=True)
+
+            outcome = run_offline(store, run, tasks, cells, replayer_for, model=str(llm["model"]),
+                                  oracle_for=oracle_for if oracle else None, retry_errors=retry_errors,
+                                  on_skip=on_skip, on_step=on_step, on_result=on_result)
+    except KeyboardInterrupt:
+        n = len(store.results(run))
+        store.close()
+        console.print(f"[yellow]interrupted: {n} task cells saved; run the same command again to continue[/yellow]")
+        raise typer.Exit(130) from None
+    finally:
+        for o in oracles.values():
+            o.__exit__(None, None, None)
+    wanted = {c.label for c in cells}
+    ids = {t.task_id for t in tasks}
+    results = [r for r in store.results(run) if r.planner in wanted and r.task_id in ids]
+    if vs_run:
+        from dataclasses import replace
+
+        other = [r for r in store.results(vs_run) if r.task_id in ids] if vs_run in store.runs() else []
+        if not other:
+            console.print(f"[yellow]--vs-run {escape(vs_run)}: no results on these tasks in {db}[/yellow]")
+        results = [replace(r, planner=f"{run}/{r.planner}") for r in results] + \
+            [replace(r, planner=f"{vs_run}/{r.planner}") for r in other]
+    store.close()
+    console.print(f"ran {outcome.ran} task cells ({outcome.errors} unreadable), skipped {outcome.skipped} already done")
+    table = Table(title=f"offline step evaluation — {kind.value}")
+    for c in ("planner:replies", "tasks", "steps", "action accuracy", "element steps", "completion", "s/step"):
+        table.add_column(c, justify="left" if c == "planner:replies" else "right", no_wrap=c == "planner:replies")
+    for f in summary.by_label(results).values():
+        table.add_row(f.label, str(f.tasks), str(f.steps), pct(f.accuracy.estimate if f.accuracy else None),
+                      pct(f.element_accuracy), pct(f.completion.estimate if f.completion else None),
+                      f"{f.s_per_step:.1f}")
+    console.print(table)
+    if out is not None:
+        from evaluation.offline import report as offline_report
+
+        md_path, html_path = offline_report.write(out, results, settings, problems,
+                                                  f"Tapwise offline benchmark — run {run}")
+        console.print(f"report: {md_path} and {html_path}", soft_wrap=True)
