@@ -319,18 +319,24 @@ def run_planner(goal: str, examples: tuple[str, ...], variant: dict[str, str], p
             "actions": actions, "llm_calls": len(llm.replies), "replies": llm.replies[:6], "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def learning(parser_kind: str, scorers: tuple[str, ...] = ("lexical",)) -> dict[str, Any]:
-    """Retrieval of demonstrations by rephrased goals, and the PBD wiring check."""
-    from agent.knowledge.base import Knowledge
-    from agent.knowledge.store import MemoryStore
-
-    parse = make_parser(parser_kind)
+def record_all(parse) -> list[Recorded]:  # type: ignore[no-untyped-def]
+    """Every macro of ``MACROS`` demonstrated and recorded (one that cannot be is logged and left out)."""
     recorded = []
     for name, (goal, demo) in MACROS.items():
         try:
             recorded.append(record(name, goal, demo, parse))
         except Exception as exc:
             log.warning("could not record %s: %s", name, exc)
+    return recorded
+
+
+def learning(parser_kind: str, scorers: tuple[str, ...] = ("lexical",)) -> dict[str, Any]:
+    """Retrieval of demonstrations by rephrased goals, and the PBD wiring check."""
+    from agent.knowledge.base import Knowledge
+    from agent.knowledge.store import MemoryStore
+
+    parse = make_parser(parser_kind)
+    recorded = record_all(parse)
     out: dict[str, Any] = {"tasks": len(recorded), "retrieval": {}, "wiring": {}}
     for scorer in scorers:
         k = Knowledge(MemoryStore(), scorer=scorer)
@@ -381,12 +387,7 @@ def learning_real(base_url: str, parser_kind: str, only: str | None = None, max_
     client = make_client("openai", model, base_url, policy=RetryPolicy(attempts=2, backoff_s=0.5, timeout_s=120))
     served = client.list_models()
     parse = make_parser(parser_kind)
-    recorded = []
-    for name, (goal, demo) in MACROS.items():
-        try:
-            recorded.append(record(name, goal, demo, parse))
-        except Exception as exc:
-            log.warning("could not record %s: %s", name, exc)
+    recorded = record_all(parse)
     k = Knowledge(MemoryStore(), scorer="lexical")
     by_id = {}
     for r in recorded:  # every demonstration is stored, so retrieval can pick the wrong one

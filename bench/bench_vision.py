@@ -126,7 +126,9 @@ class _OnceOcr:
         return list(self._spans)
 
 
-def bench_sim(args) -> dict:
+def _vision_parsers(args) -> dict[str, ScreenParser]:
+    """Pixel-only parsers sharing one OCR pass per frame: the configured one ("default") and,
+    unless it is the CV detector already or ``--no-cv``, the CV detector for comparison."""
     base = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
     ocr = _OnceOcr(base.ocr_backend())
     parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False, **args.set), ocr=ocr)}
@@ -134,6 +136,11 @@ def bench_sim(args) -> dict:
     if parsers["default"].detector_name != "cv" and not args.no_cv:
         parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
                                      icons=parsers["default"].icon_classifier())
+    return parsers
+
+
+def bench_sim(args) -> dict:
+    parsers = _vision_parsers(args)
     counts = {name: defaultdict(lambda: [0, 0, 0]) for name in parsers}  # tp, n_pred, n_true
     ocr_hit = ocr_total = 0
     icon_hit = icon_total = 0
@@ -193,13 +200,7 @@ def bench_sim(args) -> dict:
 def bench_real(args) -> dict:
     if not REAL.is_dir():
         return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
-    base = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
-    ocr = _OnceOcr(base.ocr_backend())
-    parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False, **args.set), ocr=ocr)}
-    parsers["default"].detector()
-    if parsers["default"].detector_name != "cv" and not args.no_cv:
-        parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
-                                     icons=parsers["default"].icon_classifier())
+    parsers = _vision_parsers(args)
     rows = real_rows(args.real_split)[: args.real_limit or None]
     strict = dict.fromkeys(parsers, 0)
     hit = dict.fromkeys(parsers, 0)

@@ -43,6 +43,28 @@ def pct(v: float | None) -> str:
     return "–" if v is None else f"{100 * v:.1f}%"
 
 
+def say_skipped(console: Console, problems) -> None:
+    """One yellow line per input that was left out, and why."""
+    for src, msg in problems:
+        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+
+
+def checked_llm(console: Console, *, model: str, base_url: str, backend: str) -> dict:
+    """The LLM server the options (or the settings) name, checked before a long run: a bad
+    option ends the command with its message; a server that looks wrong is warned about."""
+    from app.settings import resolve_llm
+    from evaluation import online_bench as bench_online
+
+    try:
+        llm = resolve_llm(model=model, base_url=base_url, backend=backend)
+        warning = bench_online.preflight(llm)
+    except ValueError as exc:
+        raise fail(console, str(exc)) from exc
+    if warning:
+        console.print(f"[yellow]{escape(warning)}[/yellow]")
+    return llm
+
+
 # ---- aitw ---------------------------------------------------------------------------
 
 
@@ -260,7 +282,6 @@ def online(
     """Run virtual-phone tasks headless with each planner and record Table 3's measures."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from app.settings import resolve_llm
     from evaluation import online_bench as bench_online
     from evaluation.online import plan_jobs, run_jobs
     from evaluation.results import ResultsDB, ResultsError
@@ -276,14 +297,10 @@ def online(
         bench_online.check_planners(planner_list)
         bench_online.check_noises(noise_list)
         task_ids, problems = bench_online.select_tasks(tasks)
-        llm = resolve_llm(model=model, base_url=base_url, backend=backend)
-        warning = bench_online.preflight(llm)
     except ValueError as exc:
         raise fail(console, str(exc)) from exc
-    if warning:
-        console.print(f"[yellow]{escape(warning)}[/yellow]")
-    for src, msg in problems:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+    llm = checked_llm(console, model=model, base_url=base_url, backend=backend)
+    say_skipped(console, problems)
     if not task_ids:
         raise fail(console, "no runnable tasks")
     settings = {
@@ -404,8 +421,7 @@ def export_gold(
         trajectories, failures = bench_online.gold_trajectories(tasks, task_ids)
     except ValueError as exc:
         raise fail(console, str(exc)) from exc
-    for src, msg in [*problems, *failures]:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+    say_skipped(console, [*problems, *failures])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dump_trajectories(trajectories))
     console.print(f"{len(trajectories)} gold trajectories written to {out}")

@@ -16,7 +16,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from app.cli.bench import DEFAULT_DB, bench_app, fail, new_console, pct
+from app.cli.bench import DEFAULT_DB, bench_app, checked_llm, fail, new_console, pct, say_skipped
 
 
 @bench_app.command("offline")
@@ -83,23 +83,13 @@ def offline(
         tasks = [t for t in tasks if t.task_id in keep or t.app in keep]
     if limit > 0:
         tasks = tasks[:limit]
-    for src, msg in problems:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+    say_skipped(console, problems)
     if not tasks:
         raise fail(console, "no tasks to replay (check the path, --tasks and --limit)")
     if oracle:
         llm = {"model": ORACLE_MODEL, "base_url": "scripted-oracle", "backend": "openai"}
     else:
-        from app.settings import resolve_llm
-        from evaluation import online_bench as bench_online
-
-        try:
-            llm = resolve_llm(model=model, base_url=base_url, backend=backend)
-            warning = bench_online.preflight(llm)
-        except ValueError as exc:
-            raise fail(console, str(exc)) from exc
-        if warning:
-            console.print(f"[yellow]{escape(warning)}[/yellow]")
+        llm = checked_llm(console, model=model, base_url=base_url, backend=backend)
     replies = (True, False) if both else (constrained,)
     cells = [Cell(p, c) for p in planner_list for c in replies]
     settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
