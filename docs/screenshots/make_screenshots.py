@@ -77,6 +77,20 @@ def start_app(prefix: str = "tapwise-shots-"):  # type: ignore[no-untyped-def]
     return app, Path(tempfile.mkdtemp(prefix=prefix)), size, width, height
 
 
+def virtual_window(settings, width: int, height: int):  # type: ignore[no-untyped-def]
+    """A window of ``width`` x ``height`` at the screen's corner, mirroring the virtual phone."""
+    from app.gui.devices import VIRTUAL_CHOICE
+    from app.gui.window import MainWindow
+
+    win = MainWindow(settings, "sim", discover=False)
+    win.move(0, 0)
+    win.resize(width, height)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    pump(30, until=lambda: win.view.frame is not None)
+    return win
+
+
 def pump(seconds: float, until=None, *, must: bool = True) -> bool:  # type: ignore[no-untyped-def]
     """Run the event loop for ``seconds`` or until ``until()`` holds (then True); a state not
     reached raises ``TimeoutError`` when ``must``, else gives False."""

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import grab, pump, start_app  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import grab, pump, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
@@ -46,7 +46,6 @@ def main() -> int:
         return 2
     app, tmp, size, width, height = started
     from agent.types import DecisionKind
-    from app.gui.window import MainWindow
     from app.settings import LLMSettings, Settings, VisionSettings
     from tests.agent.fake_ollama import FakeLLMServer
 
@@ -54,14 +53,7 @@ def main() -> int:
     dead = Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only"),
                     llm=LLMSettings(ollama_host=f"http://127.0.0.1:{closed_port()}", model="llama3.2",
                                     timeout_s=3, retries=0))
-    win = MainWindow(dead, "sim", discover=False)
-    win.move(0, 0)
-    win.resize(width, height)
-    win.show()
-    from app.gui.devices import VIRTUAL_CHOICE
-
-    win.connect_device(VIRTUAL_CHOICE)
-    pump(30, until=lambda: win.view.frame is not None)
+    win = virtual_window(dead, width, height)
     win.task_panel.set_models(["llama3.2"], current="llama3.2")
     win.task_panel.goal.setPlainText(GOAL)
     for _ in range(2):
@@ -76,12 +68,7 @@ def main() -> int:
                                 "done").start()
     settings = Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only"),
                         llm=LLMSettings(ollama_host=server.url, model="fake-model:latest", timeout_s=10))
-    win = MainWindow(settings, "sim", discover=False)
-    win.move(0, 0)
-    win.resize(width, height)
-    win.show()
-    win.connect_device(VIRTUAL_CHOICE)
-    pump(30, until=lambda: win.view.frame is not None)
+    win = virtual_window(settings, width, height)
     win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
