@@ -182,6 +182,20 @@ def _open_db(console: Console, db: Path, run: str):
     return store
 
 
+def open_run(console: Console, db: Path, run: str, settings: dict, problems) -> tuple:
+    """The results database at ``db`` with ``run`` begun (or continued: then True) under
+    ``settings``, and the inputs left out recorded with it; a bad database ends the command."""
+    from evaluation.results import ResultsDB, ResultsError
+
+    try:
+        store = ResultsDB(db)
+        resumed = store.open_run(run, settings)
+    except ResultsError as exc:
+        raise fail(console, str(exc)) from exc
+    store.add_problems(run, problems)
+    return store, resumed
+
+
 def write_run_report(db_path: Path, run: str, out: Path, *, title: str | None = None, latent: bool = True) -> Path:
     """Write the Markdown + HTML report of ``run`` into ``out``; returns the HTML path."""
     from evaluation.latent import markdown_section, score_records
@@ -284,7 +298,6 @@ def online(
 
     from evaluation import online_bench as bench_online
     from evaluation.online import plan_jobs, run_jobs
-    from evaluation.results import ResultsDB, ResultsError
 
     console = new_console()
     if estimator not in ("chained", "fused"):
@@ -318,12 +331,7 @@ def online(
         "seeds": seeds,
     }
     jobs = plan_jobs(planner_list, task_ids, seeds, noise_list, settings)
-    try:
-        store = ResultsDB(db)
-        resumed = store.open_run(run, settings)
-    except ResultsError as exc:
-        raise fail(console, str(exc)) from exc
-    store.add_problems(run, problems)
+    store, resumed = open_run(console, db, run, settings, problems)
     console.print(
         f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(planner_list)} planners × "
         f"{len(task_ids)} tasks × {seeds} seeds × {len(noise_list)} noise = {len(jobs)} episodes; model "

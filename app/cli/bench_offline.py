@@ -16,7 +16,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from app.cli.bench import DEFAULT_DB, bench_app, checked_llm, fail, new_console, pct, say_skipped
+from app.cli.bench import DEFAULT_DB, bench_app, checked_llm, fail, new_console, open_run, pct, say_skipped
 
 
 @bench_app.command("offline")
@@ -67,7 +67,6 @@ def offline(
     from evaluation.offline.oracle import GoldOracle
     from evaluation.offline.replay import RecordingParser, StepReplayer
     from evaluation.offline.types import DatasetError
-    from evaluation.results import ResultsDB, ResultsError
 
     console = new_console()
     try:
@@ -119,12 +118,7 @@ def offline(
             bundle = with_field(bundle, planner=with_maps(bundle.planner, None))
         return StepReplayer(bundle, parser)
 
-    try:
-        store = ResultsDB(db)
-        resumed = store.open_run(run, settings)
-    except ResultsError as exc:
-        raise fail(console, str(exc)) from exc
-    store.add_problems(run, problems)
+    store, resumed = open_run(console, db, run, settings, problems)
     total_steps = sum(len(t.steps) for t in tasks) * len(cells)
     console.print(f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(tasks)} "
                   f"{kind.value} tasks ({total_steps // len(cells)} steps) × {len(cells)} planner/reply cells; model "

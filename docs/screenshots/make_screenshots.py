@@ -91,6 +91,20 @@ def virtual_window(settings, width: int, height: int):  # type: ignore[no-untype
     return win
 
 
+def start_and_approve_first(win, wait_s: float):  # type: ignore[no-untyped-def]
+    """Start the task in the panel, approve its first step and wait for the second one's
+    question; the decision bar."""
+    from agent.types import DecisionKind
+
+    win.task_panel.start.click()
+    bar = win.decision_bar
+    pump(wait_s, until=lambda: bar.enabled)
+    bar.trigger(DecisionKind.APPROVE)
+    pump(10, until=lambda: not bar.enabled)
+    pump(wait_s, until=lambda: bar.enabled)
+    return bar
+
+
 def pump(seconds: float, until=None, *, must: bool = True) -> bool:  # type: ignore[no-untyped-def]
     """Run the event loop for ``seconds`` or until ``until()`` holds (then True); a state not
     reached raises ``TimeoutError`` when ``must``, else gives False."""
@@ -161,12 +175,7 @@ def main() -> int:
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot+"))
     pump(3)
-    win.task_panel.start.click()
-    bar = win.decision_bar
-    pump(180, until=lambda: bar.enabled)
-    bar.trigger(DecisionKind.APPROVE)
-    pump(10, until=lambda: not bar.enabled)
-    pump(180, until=lambda: bar.enabled)
+    bar = start_and_approve_first(win, 180)
     grab(win, "02-approve-step.png")
     bar.trigger(DecisionKind.APPROVE)
     pump(10, until=lambda: not bar.enabled)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import grab, pump, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import grab, pump, start_and_approve_first, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
@@ -72,12 +72,7 @@ def main() -> int:
     win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
-    win.task_panel.start.click()
-    bar = win.decision_bar
-    pump(60, until=lambda: bar.enabled)
-    bar.trigger(DecisionKind.APPROVE)
-    pump(10, until=lambda: not bar.enabled)
-    pump(60, until=lambda: bar.enabled)
+    bar = start_and_approve_first(win, 60)
     grab(win, f"{size}-approve.png")
     for _ in range(4):
         if not bar.enabled:
