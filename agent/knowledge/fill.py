@@ -2,7 +2,7 @@
 
 A small model reaches a form or a search box and then taps the field again and again, or
 types the whole goal into it.  The goal usually says outright what to type: a quoted
-text ("titled 'Packing list'"), an e-mail address, a phone number, the words after
+text ("titled 'Tent list'"), an e-mail address, a phone number, the words after
 "saying" / "that" in a message, the name after "search" / "find".  ``fill(goal, parse)``
 pairs such a value with a field of the screen:
 
@@ -10,7 +10,7 @@ pairs such a value with a field of the screen:
   in the goal ("titled" → Title, "email" → Email, "number" → Phone number), or the
   search box for a searched name, or the message box for a message;
 * else the only field on the screen, when there is one — unless the field names the kind
-  of another value the goal gives (a phone number, an e-mail address): "Text 'On my way'
+  of another value the goal gives (a phone number, an e-mail address): "Text 'Running late'
   to +1 555-0142" puts the number, not the message, into "Type names, phone numbers";
 * never a value a field already holds (it was typed), and — unless it is searched for —
   never one the screen lists (it is there to be tapped, not typed).

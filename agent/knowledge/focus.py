@@ -136,7 +136,7 @@ def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer 
 
 def _sole_mention(query: str, el: Element, pool: list[Element]) -> bool:
     """True when ``el`` is the only element of ``pool`` showing one of the query's own words
-    (four letters or more, not a verb or a state: "dentist", "David", "Airplane")."""
+    (four letters or more, not a verb or a state: "plumber", "Rosa", "Hotspot")."""
     own = {w for w in tokens(query) if len(w) >= 4 and w not in _STATE_WORDS | _ACT_WORDS}
     mine = own & set(tokens(_words(el)))
     if not mine:
@@ -295,7 +295,7 @@ def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str
 
 
 #: Verbs whose object is a place, an option or a state: tapping the option the goal names can
-#: be all they ask ("change the mode to Hip Hop", "search for the song and play it").  Any
+#: be all they ask ("change the mode to Jazz", "search for the song and play it").  Any
 #: other first verb ("delete", "pin", "call", "sort") asks for an operation after the tap.
 _CHOOSING_VERBS = frozenset(stems(" ".join(_W.merged("choosing_verbs"))))
 #: Words that ask for a confirmation still to be given.
@@ -329,7 +329,7 @@ def goal_values(goal: str) -> list[str]:
 def offers_value(goal: str, tapped: str, parse: ScreenParse, taken: tuple[str, ...] = ()) -> bool:
     """True when an element to tap on the screen, other than the one just tapped, is named by
     a value the goal gives ("50%" among the choices after tapping "Quality, 80%"; the song
-    'test1' in the list after tapping "Tracks"): the value is still to be picked — unless a
+    'tune7' in the list after tapping "Tracks"): the value is still to be picked — unless a
     step taken (``taken``: names and texts) already gave it."""
     given = " ".join(taken).casefold()
     values = [v for v in goal_values(goal) if v not in given]
@@ -364,7 +364,7 @@ def named_here(goal: str, parse: ScreenParse, *, skip: str = "", taken: tuple[st
 
 def same_name(a: str, b: str) -> bool:
     """Two names of one element: equal, one cut short ("Start recording automatically after
-    lau…"), or the same first part ("test1, 00:10" and "test1")."""
+    lau…"), or the same first part ("tune7, 00:10" and "tune7")."""
     a, b = (x.split(" [")[0].strip().casefold() for x in (a, b))
     if a == b:
         return True
@@ -384,8 +384,8 @@ _CLAUSES = re.compile(r"\s*(?:[,;]|\b(?:" + "|".join(sorted(map(re.escape, _W.me
 
 
 def last_clause(goal: str) -> str:
-    """The last of the goal's parts that names something ("go to recents and play video2.mp4"
-    -> "play video2.mp4"; "search for the DCIM folder and open it" -> "search for the DCIM
+    """The last of the goal's parts that names something ("go to recents and play clip9.mp4"
+    -> "play clip9.mp4"; "search for the DCIM folder and open it" -> "search for the DCIM
     folder", as "open it" names nothing of its own)."""
     parts = [p for p in _CLAUSES.split(goal) if p and p.strip()]
     named = [p for p in parts if set(tokens(p)) - _CHOOSING_VERBS - _ACT_WORDS - _STATE_WORDS - _UI_WORDS]

@@ -266,7 +266,7 @@ class GuidedPlanner:
 
     def _app_label(self, package: str) -> str:
         """The name of the app ``package`` as the phone lists it, else its usual name from the
-        package ("com.android.settings" -> "Settings"); "" for no package."""
+        package ("org.example.settings" -> "Settings"); "" for no package."""
         if not package:
             return ""
         if self._labels is None:
@@ -333,7 +333,7 @@ def _taken(history: tuple[Turn, ...]) -> list[str]:
 def _names_its_object(action: Action, ctx: PlanContext, screen: Screen | None) -> bool:
     """False for a sensitive step (deleting, sending, paying …, as the safety guard judges it)
     on a screen that does not show every word the goal names: "Delete note" on the wrong
-    note's page matches "delete the note about the dentist" but the dentist is not there.
+    note's page matches "delete the note about the plumber" but the plumber is not there.
     Such a step is left to the model and the user, never taken on evidence alone."""
     from agent.safety import sensitivity
 
