@@ -23,11 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from bench_vision import REAL, judged_predictions, match, real_rows, real_screens, real_targets  # noqa: E402
 
 import vision.phantoms as ph  # noqa: E402
+from bench.vision_scoring import REAL, judged_predictions, match, real_rows, real_screens, real_targets  # noqa: E402
 from vision import parse_modes  # noqa: E402
 from vision.config import PipelineConfig  # noqa: E402
 from vision.geometry import Rect  # noqa: E402

@@ -130,7 +130,7 @@ def _model_chooser(console: Console, model: str, builtin: str, base_url: str, ba
     """The window's step as a chooser, and the built-in server it started (or None)."""
     from dataclasses import replace
 
-    from agent.knowledge.guide import with_maps
+    from agent.knowledge.guided import with_maps
     from agent.llm import RetryPolicy, make_client
     from agent.planners.registry import check_planner, planner_bundle
     from agent.types import Autonomy

@@ -111,7 +111,7 @@ def test_the_model_chooser_takes_the_windows_step_over_http_and_says_who_decided
     structured reply names the second row."""
     import re
 
-    from agent.knowledge.guide import with_maps
+    from agent.knowledge.guided import with_maps
     from agent.llm import make_client
     from agent.planners.registry import planner_bundle
     from agent.types import Autonomy
