@@ -30,6 +30,7 @@ from agent.screen_text import description, fenced
 from agent.structured import choosable, element_name, takes_a_tap
 from evaluation.grounding.records import GroundingRecord
 from vision.geometry import Point, Rect
+from vision.row_parts import tap_point
 from vision.types import Element, Screen, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def covering(parse: ScreenParse, point: Point) -> Element | None:
 
 class OracleChooser:
     """Always taps the element under the target's centre (the smallest offered one holding
-    it), at that element's centre, as the grounder aims; with none there, no tap."""
+    it), where the grounder aims at it (``vision.row_parts.tap_point``); with none there, no tap."""
 
     name = "oracle"
 
@@ -83,7 +84,8 @@ class OracleChooser:
         e = covering(parse, record.box.center)
         if e is None:
             return Choice(None, None, ("no element holds the target's centre",), "not in the parse")
-        return Choice(e.rect.center, e, (f"element under the target [{e.id}]",), reply=f"tap {element_name(e)!r} [{e.id}]")
+        return Choice(tap_point(e, parse.elements), e, (f"element under the target [{e.id}]",),
+                      reply=f"tap {element_name(e)!r} [{e.id}]")
 
 
 class ModelChooser:
