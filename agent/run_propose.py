@@ -20,6 +20,7 @@ from agent.llm.base import CancelToken
 from agent.planners.base import PlanContext, PlanError, Planner
 from agent.run_step import (
     Judge,
+    LookAgain,
     Offer,
     Phase,
     RunMemory,
@@ -42,8 +43,9 @@ class ProposingRun:
     def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
                  store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
                  grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None,
-                 judge: Judge | None = None) -> None:
+                 judge: Judge | None = None, look_again: LookAgain | None = None) -> None:
         self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
+        self.look_again = look_again
         self.store, self.settings, self.estimator = store, settings, estimator
         self.grounder, self.assessor, self.cancel, self.judge = grounder, assessor, cancel, judge
         self.calls_expected = calls_per_step(planner, estimator, assessor)
@@ -111,7 +113,7 @@ class ProposingRun:
         """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
         assert work.parse is not None
         notes = list(self.memory.notes)
-        evidence: list[str] = []
+        evidence: list[str] = list(work.looked_again)
         history = tuple(self.memory.history)
         feedback = self.memory.feedback if self.settings.feedback else Feedback()
         rejected = feedback.excluded(work.screen_id, work.parse)

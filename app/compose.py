@@ -1,6 +1,7 @@
 """One place that assembles a run from the user's settings (and command-line flags):
 the LLM client, the planner bundle (planner, grounder, assessor, latent estimator; the
-Prompt2Task pipeline included), the screen parser's configuration, the run settings,
+Prompt2Task pipeline included), the screen parser's configuration and the closer second
+look at a screen that uses the parser's OCR engine, the run settings,
 the accumulated knowledge and the macro grounder.
 
 The window (``app.gui``), ``tapwise run``, the online benchmark, the self-test and the
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from agent.knowledge.types import TaskRecord
     from agent.llm.base import CancelToken, LLMClient
     from agent.macros.reidentify import Grounder as MacroGrounder
+    from agent.run_step import LookAgain
     from agent.runner import Judge, RunGenerator, ScreenParserLike
     from app.model_prefs import PrefsStore
     from app.settings import Settings
@@ -112,6 +114,27 @@ def make_parser(settings: Settings, *, mode: str | None = None) -> ScreenParserL
     from vision.pipeline import ScreenParser
 
     return ScreenParser(parser_config(settings, mode=mode))
+
+
+class _ParserOcr:
+    """The OCR engine of a parser, reached only when something is read (building it loads
+    models: never on the thread that assembles a run)."""
+
+    def __init__(self, parser: Any) -> None:
+        self._parser = parser
+
+    def read(self, image: Any) -> Any:
+        return self._parser.ocr_backend().read(image)
+
+
+def second_look(parser: ScreenParserLike) -> LookAgain | None:
+    """The closer second look of a run's observe phase (``agent.look_again``), reading with
+    ``parser``'s own OCR engine; None for a parser that has none."""
+    if not callable(getattr(parser, "ocr_backend", None)):
+        return None
+    from agent.look_again import SecondLook
+
+    return SecondLook(_ParserOcr(parser))
 
 
 def run_settings(settings: Settings, *, autonomy: Autonomy | str | None = None, model: str | None = None,
@@ -224,6 +247,7 @@ class RunRequest:
     llm_grounder: bool = True
     learn: bool = True  # use and feed the accumulated knowledge (needs a ``Store``)
     constrained: bool | None = None  # structured replies; None: as the settings say
+    second_look: bool = True  # read a pixel-parsed screen again, closer, when it shows none of the goal's words
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +329,7 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
                              evidence=settings.agent.screen_evidence, small_model=is_builtin(model))
     gen = run_episode(request.goal, device, parser, planner_used, store, settings=rs,
                       estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
-                      judge=judge)
+                      judge=judge, look_again=second_look(parser) if request.second_look else None)
     if knowledge is not None:
         gen = learning_from(gen, knowledge, on_learnt)
     return Run(gen, client, bundle, rs, knowledge, len(examples))
@@ -316,5 +340,5 @@ __all__ = [
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
     "learning_from", "list_models", "on_finished", "warm_up",
     "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
-    "run_settings",
+    "run_settings", "second_look",
 ]

@@ -398,3 +398,7 @@ class _WindowParser:
 
     def parse(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         return self._ui.parse_screen(screen, *args, **kwargs)
+
+    def ocr_backend(self) -> Any:
+        """The session parser's OCR engine (a run's closer second look reads with it)."""
+        return self._ui.parser().ocr_backend()
