@@ -61,3 +61,40 @@ def faint_target() -> tuple[np.ndarray, Rect]:
     d.text((700, 2050), "Clear cache", font=font(7), fill=(100, 100, 100))
     return np.asarray(im, dtype=np.uint8).copy(), Rect(695, 2043, 750, 2065)
 
+
+def menu_page() -> tuple[np.ndarray, dict[str, Rect]]:
+    """A drop-down menu of plain one-line entries on a white card over a page, and a
+    paragraph whose lines follow each other closely below it (not a list)."""
+    im = Image.new("RGB", (W, H), (235, 235, 235))
+    d = ImageDraw.Draw(im)
+    d.text((60, 150), "Groups", font=font(64), fill=(0, 0, 0))
+    d.rectangle([40, 400, 760, 1150], fill=(255, 255, 255))
+    entries: dict[str, Rect] = {}
+    for i, word in enumerate(["All posts", "Close friends", "Special follow", "Nearby"]):
+        y = 460 + i * 170
+        d.text((100, y), word, font=font(44), fill=(30, 30, 30))
+        entries[word] = Rect(40, y - 55, 760, y + 105)
+    for i, line in enumerate(["These lines are one paragraph of", "plain words set close to each",
+                              "other as prose is, one under the", "next, with no gap between them."]):
+        d.text((60, 1500 + i * 58), line, font=font(40), fill=(60, 60, 60))
+    return np.asarray(im, dtype=np.uint8).copy(), entries
+
+
+def slider_page() -> tuple[np.ndarray, list[Rect], Rect]:
+    """A stepped slider (a pale grey track with five dots, the knob on the fourth) and a
+    divider running from edge to edge with a round badge on it (not a slider)."""
+    im = Image.new("RGB", (W, H), (255, 255, 255))
+    d = ImageDraw.Draw(im)
+    d.text((60, 150), "Font size", font=font(64), fill=(0, 0, 0))
+    y, left, right = 1400, 140, 940
+    d.line([(left, y), (right, y)], fill=(215, 215, 215), width=6)
+    stops = []
+    for i in range(5):
+        x = left + i * (right - left) // 4
+        d.ellipse([x - 14, y - 14, x + 14, y + 14], fill=(215, 215, 215))
+        stops.append(Rect(x - 30, y - 30, x + 30, y + 30))
+    knob = stops[3].center
+    d.ellipse([knob.x - 40, knob.y - 40, knob.x + 40, knob.y + 40], fill=(40, 110, 220))
+    d.line([(0, 1900), (W, 1900)], fill=(215, 215, 215), width=6)
+    d.ellipse([500, 1860, 580, 1940], fill=(40, 110, 220))
+    return np.asarray(im, dtype=np.uint8).copy(), stops, Rect(0, 1850, W, 1950)
