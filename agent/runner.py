@@ -24,6 +24,9 @@ a demonstration is executed as the step and told to the planner as a correction;
 two rejections on one screen the question offers other candidates to pick.  ``Working``
 events say which stage (and which model call of the step) is under way.
 
+A planner that may recall the step (``Recalls``: the decision memory) is asked first, and
+a step it recalls is proposed with no latent estimate, model call or assessment.  A
+proposal whose evidence says ``ASK_USER`` waits for the user whatever the autonomy.
 Sensitive actions wait for approval unless allowed for the
 task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
 as one step event carrying the stored ``Step`` (with where its time went).  A device
@@ -66,7 +69,7 @@ from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
 from agent.latent import ChainedEstimator, LatentEstimator, LatentInput
 from agent.llm.base import CancelToken, LLMError
-from agent.planners.base import PlanContext, PlanError, Planner, Turn
+from agent.planners.base import ASK_USER, PlanContext, PlanError, Planner, Recalls, Turn
 from agent.safety import sensitivity
 from agent.screen_text import description, fenced
 from agent.sink import StepNotStored
@@ -326,15 +329,20 @@ class _Run:
 
     # ---- propose ---------------------------------------------------------------------------
     def _propose(self, work: _Work) -> _Phase:
-        """Latent state (if the planner uses it), plan and ground, then the assessment."""
-        if self.planner.uses_latent and self.estimator is not None:
-            proposal = yield from self._plan_with_latent(work, self.estimator)
+        """A step the planner recalls (no model call), else latent state (if the planner
+        uses it), plan and ground, then the assessment."""
+        recalled = self._recall(work)
+        if recalled is not None:
+            offer = _Offer(recalled, recalled.confidence)
         else:
-            yield self._working(work, "planning the next action")
-            proposal = self._plan_and_ground(work)
-        if self.assessor is not None and not proposal.action.is_terminal:
-            yield self._working(work, "checking the proposal")
-        offer = self._assess(work, proposal)
+            if self.planner.uses_latent and self.estimator is not None:
+                proposal = yield from self._plan_with_latent(work, self.estimator)
+            else:
+                yield self._working(work, "planning the next action")
+                proposal = self._plan_and_ground(work)
+            if self.assessor is not None and not proposal.action.is_terminal:
+                yield self._working(work, "checking the proposal")
+            offer = self._assess(work, proposal)
         sensitive = sensitivity(offer.proposal.action, work.parse, work.foreground, risk=offer.proposal.risk)
         proposal = replace(offer.proposal, sensitive=sensitive is not None, confidence=offer.confidence,
                            llm_calls=tuple(work.calls),
@@ -342,6 +350,26 @@ class _Run:
         work.proposal = proposal
         yield Proposed(work.index, proposal)
         return replace(offer, proposal=proposal, sensitive=sensitive)
+
+    def _recall(self, work: _Work) -> Proposal | None:
+        """The planner's remembered step for this screen (``Recalls``), unless the user
+        turned it down here in this run; None: plan as usual."""
+        if not isinstance(self.planner, Recalls) or work.parse is None:
+            return None
+        mem = self.memory
+        ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=tuple(mem.history),
+                          notes=tuple(mem.notes), step_index=work.index, cancel=self.cancel)
+        try:
+            proposal = self.planner.recall(ctx)
+        except Exception:  # a memory that fails is no memory: the planner plans
+            log.warning("recalling a step failed", exc_info=True)
+            return None
+        if proposal is None or (self.settings.feedback and mem.feedback.matching(
+                work.screen_id, proposal.action, work.parse) is not None):
+            return None
+        if self.planner.uses_latent and mem.history:  # keeps the estimates' history in step
+            mem.performed.append(mem.history[-1].command)
+        return proposal
 
     def _plan_with_latent(self, work: _Work, estimator: LatentEstimator) -> _Phase:
         mem = self.memory
@@ -463,6 +491,7 @@ class _Run:
             reasons.append(f"sensitive action ({offer.sensitive})")
         if offer.blocked:
             reasons.append("the agent is stuck on this screen: please demonstrate the next step")
+        reasons.extend(e[len(ASK_USER):] for e in offer.proposal.evidence if e.startswith(ASK_USER))
         if mode is Autonomy.CONFIDENT:
             if offer.ask_reason:
                 reasons.append(offer.ask_reason)

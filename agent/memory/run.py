@@ -1,0 +1,177 @@
+"""One run's side of the decision memory: ``MemorySession`` keeps what the run needs to
+find remembered steps (the app in front, how many steps were taken on each screen, the
+goals equivalent to this one) and ``remembering`` feeds it the run's events:
+
+* each step the user approved, edited or demonstrated is remembered (with the screen's
+  identity, the app and its version, the visit and the goal); a step approved
+  automatically (autonomy) is not a decision of the user's and is not kept; a remembered
+  step approved again gets today's date;
+* a remembered step the user rejects is retired when it was remembered for this very
+  goal; remembered for an *equivalent* goal, that goal stops counting as equivalent for
+  the rest of the run (the other goal's own memory stays as it was).
+
+Memory never breaks a run: a failure to remember is logged and the run goes on.  Reads
+the app's version through the device (``agent.knowledge.explore.app_version``) once per
+app and run; no Qt.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from typing import Any
+
+from agent.effects import screen_identity
+from agent.events import Event, Executed, Observed, Rejected
+from agent.macros.recorder import Observation, make_step
+from agent.memory.memory import DecisionMemory
+from agent.memory.types import MEMORY, How, Recall, Remembered
+from agent.runner import RunGenerator
+from agent.types import Action, DecisionKind, Proposal, Step
+from vision.types import ElementKind, ScreenParse
+
+log = logging.getLogger(__name__)
+
+_HOW = {DecisionKind.APPROVE: How.APPROVED, DecisionKind.EDIT: How.EDITED, DecisionKind.DEMONSTRATE: How.DEMONSTRATED}
+
+
+def when(at: float) -> str:
+    """A date as the card says it: "27 Nov" (with the year when it is not this year's)."""
+    then, now = time.localtime(at), time.localtime()
+    day = f"{then.tm_mday} {time.strftime('%b', then)}"
+    return day if then.tm_year == now.tm_year else f"{day} {then.tm_year}"
+
+
+def screen_words(parse: ScreenParse, limit: int = 3) -> str:
+    """A few of the screen's words, top first (the Knowledge tab's name for a screen)."""
+    bars = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
+    shown: list[str] = []
+    for e in sorted(parse.elements, key=lambda e: (e.rect.top, e.rect.left)):
+        words = " ".join((e.text or e.label).split())
+        if e.kind in bars or not words or words in shown or len(words) > 40:
+            continue
+        shown.append(words)
+        if len(shown) == limit:
+            break
+    return " · ".join(shown)
+
+
+class MemorySession:
+    """The decision memory as one run sees it (see the module docstring)."""
+
+    def __init__(self, memory: DecisionMemory, goal: str, device: Any = None) -> None:
+        self.memory, self.goal, self.device = memory, goal, device
+        try:
+            self.equivalent: tuple[str, ...] = memory.goals_like(goal)
+        except Exception:  # a damaged store must not stop the run
+            log.warning("decision memory unavailable", exc_info=True)
+            self.equivalent = ()
+        self.app = ""
+        self.image: Any = None
+        self.visits: Counter[str] = Counter()
+        self.proposed: dict[int, Recall] = {}  # run step -> the remembered step proposed there
+        self.remembered = 0  # decisions kept in this run
+        self._versions: dict[str, str] = {}
+        self.episode_id = ""
+
+    # ---- finding ---------------------------------------------------------------------------
+    def version(self, app: str) -> str:
+        if not app or self.device is None:
+            return ""
+        if app not in self._versions:
+            from agent.knowledge.explore import app_version
+
+            self._versions[app] = app_version(self.device, app)
+        return self._versions[app]
+
+    def recall(self, parse: ScreenParse) -> Recall | None:
+        """The remembered step for this screen (a hint when ``Recall.demoted``), or None."""
+        screen = screen_identity(parse, self.app or None)
+        try:
+            return self.memory.recall(self.goal, self.equivalent, parse, app=self.app, screen=screen,
+                                      visit=self.visits[screen], version=self.version(self.app), image=self.image)
+        except Exception:
+            log.warning("decision memory: recall failed", exc_info=True)
+            return None
+
+    def proposal(self, step: int, recall: Recall) -> Proposal:
+        """The remembered step as this run's proposal (the card says whose and when)."""
+        self.proposed[step] = recall
+        e = recall.entry
+        for_goal = f" for “{e.goal}”" if recall.equivalent else ""
+        words = f"You {e.how.value} this on {when(e.at)}{for_goal}: {e.step.description or e.action.describe()}"
+        return Proposal(recall.action, rationale=words, planner=MEMORY, confidence=1.0,
+                        evidence=(f"memory: {e.how.value} on {when(e.at)}{for_goal}, found again by {recall.found}"
+                                  f" (no model call) [{e.id}]",))
+
+    def hint(self, recall: Recall) -> str:
+        e = recall.entry
+        return (f"On this screen the user {e.how.value} \"{e.action.describe()}\" for this task on {when(e.at)}, "
+                f"but {recall.demoted}: check that it still fits before choosing it.")
+
+    # ---- hearing the run ---------------------------------------------------------------------
+    def heard(self, event: Event) -> None:
+        if isinstance(event, Observed):
+            self.app = event.screen.foreground_package or ""
+            self.image = event.screen.image
+        elif isinstance(event, Executed):
+            self._executed(event.step, event.record)
+        elif isinstance(event, Rejected):
+            self._rejected(event.step, event.record)
+
+    def _executed(self, index: int, record: Step) -> None:
+        if record.parse is None or record.executed is None:
+            return
+        screen = screen_identity(record.parse, record.foreground_package)
+        visit = self.visits[screen]
+        if not record.executed.is_terminal:
+            self.visits[screen] += 1
+        d = record.decision
+        if d is None or d.decided_by == "auto" or d.kind not in _HOW:
+            return
+        recalled = self.proposed.get(index)
+        if recalled is not None and d.kind is DecisionKind.APPROVE and not recalled.equivalent:
+            self.memory.confirm(recalled.entry)
+            return
+        app = record.foreground_package or ""
+        step = make_step(_plain(record.executed), Observation(record.parse, self.image, app or None))
+        self.memory.remember(Remembered(self.goal, app, screen, step, _HOW[d.kind], self.version(app), visit,
+                                        screen_words(record.parse), self.episode_id))
+        self.remembered += 1
+
+    def _rejected(self, index: int, record: Step) -> None:
+        recalled = self.proposed.pop(index, None)
+        if recalled is None or record.proposal is None or record.proposal.planner != MEMORY:
+            return
+        why = record.decision.feedback if record.decision is not None else ""
+        if recalled.equivalent:
+            self.equivalent = tuple(g for g in self.equivalent if g != recalled.entry.goal)
+            log.info("decision memory: %r is not treated as %r any more in this run", recalled.entry.goal, self.goal)
+        else:
+            self.memory.retire(recalled.entry, f"rejected on {when(time.time())}" + (f": {why}" if why else ""))
+
+
+def _plain(action: Action) -> Action:
+    """The executed action as the step to remember (its target re-made from the parse)."""
+    from dataclasses import replace
+
+    return replace(action, target=None) if action.touch is not None else action
+
+
+def remembering(gen: RunGenerator, session: MemorySession) -> RunGenerator:
+    """``gen``'s events and decisions unchanged, each event told to ``session`` first."""
+    reply: Any = None
+    try:
+        while True:
+            try:
+                event = gen.send(reply)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            try:
+                session.heard(event)
+            except Exception:  # memory is an extra: the run goes on
+                log.warning("decision memory: could not take in %s", type(event).__name__, exc_info=True)
+            reply = yield event
+    finally:
+        gen.close()
