@@ -364,6 +364,8 @@ class _Run:
         except Exception:  # a memory that fails is no memory: the planner plans
             log.warning("recalling a step failed", exc_info=True)
             return None
+        if proposal is not None:
+            work.calls.extend(proposal.llm_calls)  # a memory may ask the model (kept with the step)
         if proposal is None or (self.settings.feedback and mem.feedback.matching(
                 work.screen_id, proposal.action, work.parse) is not None):
             return None

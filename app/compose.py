@@ -167,13 +167,15 @@ def memory_for(store: object) -> DecisionMemory | None:
 
 
 def with_memory(planner: Any, gen_of: Callable[[Any], RunGenerator], memory: DecisionMemory, goal: str,
-                device: Any) -> RunGenerator:
+                device: Any, client: LLMClient | None = None, cancel: CancelToken | None = None) -> RunGenerator:
     """The run ``gen_of(planner)`` builds, with the decision memory in front of ``planner``
-    (``agent.memory``): remembered steps proposed with no model call, the user's decisions kept."""
+    (``agent.memory``): remembered steps proposed with no model call, the user's decisions
+    kept; with ``client`` the model is asked once whether the goal is a taught one in other words."""
     from agent.memory.planner import RememberingPlanner
     from agent.memory.run import MemorySession, remembering
+    from agent.memory.same_task import SameTask
 
-    session = MemorySession(memory, goal, device)
+    session = MemorySession(memory, goal, device, SameTask(client) if client is not None else None, cancel)
     return remembering(gen_of(RememberingPlanner(planner, session)), session)
 
 
@@ -341,7 +343,7 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
 
     # The user's decisions come first (agent.memory): outside the maps and the screen's evidence.
     remembered = (memory if memory is not None else memory_for(store)) if request.remember else None
-    gen = (with_memory(planner_used, episode, remembered, request.goal, device) if remembered is not None
+    gen = (with_memory(planner_used, episode, remembered, request.goal, device, client, cancel) if remembered is not None
            else episode(planner_used))
     if knowledge is not None:
         gen = learning_from(gen, knowledge, on_learnt)

@@ -3,8 +3,10 @@
 The same goal is the same words (case, spacing and punctuation aside).  An *equivalent*
 goal is one the task repository's scorer (``agent.knowledge.retrieval``: TF-IDF over
 stemmed, synonym-folded words blended with a fuzzy token-set ratio, or sentence
-embeddings where installed) rates at least ``EQUIVALENT``, and that does not contradict
-this one: no number, and no on/off word, on one side that the other lacks.  The bar is
+embeddings where installed) rates at least ``EQUIVALENT`` when it compares the two goals
+alone, and that does not contradict this one: the same numbers on both sides, and not
+"on" on one side where the other says "off" (the repository's synonym table folds
+"enable", "disable" ... to these).  The bar is
 deliberately far above the repository's retrieval threshold: a goal it finds only
 *similar* ("Turn off mobile data" and "Turn off data roaming") gives examples to a
 planner, never steps to run.  How the threshold was chosen and how it does on goals
@@ -18,40 +20,49 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from agent.knowledge.retrieval import LexicalScorer, Scorer, tokens
+from agent.knowledge.retrieval import SYNONYMS, LexicalScorer, Scorer
 
-#: The scorer's rating from which two goals are the same task in other words.
-EQUIVALENT = 0.8
+#: The scorer's rating (of the two goals alone) from which they are the same task in other words.
+EQUIVALENT = 0.7
 _NUMBER = re.compile(r"\d+")
-#: Folded words (``retrieval.tokens``) that set a state; goals asking opposite states differ.
+_WORD = re.compile(r"[^\W_]+")
+#: What the repository's synonym table folds state words to ("enable" -> "on").
 _STATES = frozenset({"on", "off"})
 
 
 def normal(goal: str) -> str:
     """The goal's words, lower-cased, without punctuation or extra spaces."""
-    return " ".join(re.findall(r"[^\W_]+", goal.casefold()))
+    return " ".join(_WORD.findall(goal.casefold()))
 
 
 def same_goal(a: str, b: str) -> bool:
     return bool(normal(a)) and normal(a) == normal(b)
 
 
+def _states(goal: str) -> set[str]:
+    return {f for w in _WORD.findall(goal.casefold()) if (f := SYNONYMS.get(w, w)) in _STATES}
+
+
 def contradicts(a: str, b: str) -> bool:
-    """One goal names a number or a state (on/off) the other does not."""
-    ta, tb = tokens(a), tokens(b)
-    numbers_a = {t for t in ta if _NUMBER.fullmatch(t)}
-    numbers_b = {t for t in tb if _NUMBER.fullmatch(t)}
-    states_a, states_b = _STATES.intersection(ta), _STATES.intersection(tb)
-    return numbers_a != numbers_b or (bool(states_a or states_b) and states_a != states_b)
+    """The goals name different numbers, or both name a state (on / off) and not the same."""
+    numbers_a, numbers_b = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
+    states_a, states_b = _states(a), _states(b)
+    return numbers_a != numbers_b or (bool(states_a) and bool(states_b) and states_a != states_b)
+
+
+def rating(a: str, b: str, scorer: Scorer | None = None) -> float:
+    """How alike two goals are, rated on the two alone (so the figure does not move with
+    whatever else the memory holds)."""
+    return (scorer or LexicalScorer()).scores(a, [b])[0]
 
 
 def equivalent_goals(goal: str, known: Iterable[str], scorer: Scorer | None = None,
                      at: float = EQUIVALENT) -> list[tuple[str, float]]:
     """The goals of ``known`` that are ``goal`` in other words, best first, with their
-    scores (the same goal itself is left out: it is not "equivalent", it is the goal)."""
-    others = sorted({g for g in known if not same_goal(g, goal)})
-    if not others:
-        return []
-    scores = (scorer or LexicalScorer()).scores(goal, others)
-    hits = [(g, s) for g, s in zip(others, scores, strict=True) if s >= at and not contradicts(goal, g)]
+    ratings (the same goal itself is left out: it is not "equivalent", it is the goal)."""
+    hits = []
+    for other in sorted({g for g in known if not same_goal(g, goal)}):
+        r = rating(goal, other, scorer)
+        if r >= at and not contradicts(goal, other):
+            hits.append((other, r))
     return sorted(hits, key=lambda t: -t[1])

@@ -82,6 +82,12 @@ class DecisionMemory:
         known = {e.goal for e in self.store.decisions() if e.active}
         return tuple(g for g, _ in equivalent_goals(goal, known, self.scorer, self.equivalent_at))
 
+    def goals_at(self, app: str, screen: str, visit: int) -> list[str]:
+        """The goals with a remembered step at this screen and visit, latest first."""
+        here = sorted((e for e in self.store.decisions(app) if e.active and e.screen == screen and e.visit == visit),
+                      key=lambda e: -e.at)
+        return list(dict.fromkeys(e.goal for e in here))
+
     def recall(self, goal: str, equivalent: tuple[str, ...], parse: ScreenParse, *, app: str, screen: str,
                visit: int, version: str = "", image: object = None) -> Recall | None:
         """The remembered step for this screen, visit and goal (the goal itself first, then

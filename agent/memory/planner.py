@@ -46,12 +46,17 @@ class RememberingPlanner:
         found = self.session.recall(ctx.parse)
         if found is None or found.demoted:
             return None
-        return self.session.proposal(ctx.step_index, found)
+        return self._counted(self.session.proposal(ctx.step_index, found))
+
+    def _counted(self, proposal: Proposal) -> Proposal:
+        """``proposal`` carrying the memory's own model calls, if it made any (the run counts them)."""
+        calls = self.session.take_calls()
+        return replace(proposal, llm_calls=(*calls, *proposal.llm_calls)) if calls else proposal
 
     def propose(self, ctx: PlanContext) -> Proposal:
         found = self.session.recall(ctx.parse)
         if found is None:
-            return self.inner.propose(ctx)
+            return self._counted(self.inner.propose(ctx))
         hint = self.session.hint(found) if found.demoted else (
             f"On this screen the user chose \"{found.action.describe()}\" for this task before; "
             "it was turned down here just now, so choose again.")
@@ -61,4 +66,4 @@ class RememberingPlanner:
             first = tuple(e for e in parse.elements if e.id == target)
             parse = replace(parse, elements=first + tuple(e for e in parse.elements if e.id != target))
         proposal = self.inner.propose(replace(ctx, parse=parse, notes=(*ctx.notes, hint)))
-        return replace(proposal, evidence=(*proposal.evidence, f"memory hint: {hint}"))
+        return self._counted(replace(proposal, evidence=(*proposal.evidence, f"memory hint: {hint}")))

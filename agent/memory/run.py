@@ -6,6 +6,9 @@ goals equivalent to this one) and ``remembering`` feeds it the run's events:
   identity, the app and its version, the visit and the goal); a step approved
   automatically (autonomy) is not a decision of the user's and is not kept; a remembered
   step approved again gets today's date;
+* on the first screen of the run where only other goals were taught, the model may be
+  asked once whether this goal is one of them in other words (``agent.memory.same_task``);
+  its call is put on the step's proposal so that it is counted like any model call;
 * a remembered step the user rejects is retired when it was remembered for this very
   goal; remembered for an *equivalent* goal, that goal stops counting as equivalent for
   the rest of the run (the other goal's own memory stays as it was).
@@ -24,11 +27,13 @@ from typing import Any
 
 from agent.effects import screen_identity
 from agent.events import Event, Executed, Observed, Rejected
+from agent.llm.base import CancelToken
 from agent.macros.recorder import Observation, make_step
 from agent.memory.memory import DecisionMemory
+from agent.memory.same_task import SameTask
 from agent.memory.types import MEMORY, How, Recall, Remembered
 from agent.runner import RunGenerator
-from agent.types import Action, DecisionKind, Proposal, Step
+from agent.types import Action, DecisionKind, LLMCall, Proposal, Step
 from vision.types import ElementKind, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -60,8 +65,12 @@ def screen_words(parse: ScreenParse, limit: int = 3) -> str:
 class MemorySession:
     """The decision memory as one run sees it (see the module docstring)."""
 
-    def __init__(self, memory: DecisionMemory, goal: str, device: Any = None) -> None:
+    def __init__(self, memory: DecisionMemory, goal: str, device: Any = None, same_task: SameTask | None = None,
+                 cancel: CancelToken | None = None) -> None:
         self.memory, self.goal, self.device = memory, goal, device
+        self.same_task, self.cancel = same_task, cancel
+        self.asked_model = False  # the model is asked at most once per run (``SameTask``)
+        self.calls: list[LLMCall] = []  # model calls made for the memory, not yet on a step
         try:
             self.equivalent: tuple[str, ...] = memory.goals_like(goal)
         except Exception:  # a damaged store must not stop the run
@@ -86,14 +95,35 @@ class MemorySession:
         return self._versions[app]
 
     def recall(self, parse: ScreenParse) -> Recall | None:
-        """The remembered step for this screen (a hint when ``Recall.demoted``), or None."""
+        """The remembered step for this screen (a hint when ``Recall.demoted``), or None.
+        On the first screen where only other goals were taught, the model is asked once
+        whether this goal is one of them in other words (``SameTask``)."""
         screen = screen_identity(parse, self.app or None)
+        visit = self.visits[screen]
         try:
-            return self.memory.recall(self.goal, self.equivalent, parse, app=self.app, screen=screen,
-                                      visit=self.visits[screen], version=self.version(self.app), image=self.image)
+            found = self._recall(parse, screen, visit)
+            if found is None and self.same_task is not None and not self.asked_model:
+                others = self.memory.goals_at(self.app, screen, visit)
+                if others:
+                    self.asked_model = True
+                    picked, calls = self.same_task.pick(self.goal, others, self.cancel)
+                    self.calls.extend(calls)
+                    if picked is not None:
+                        self.equivalent = (*self.equivalent, picked)
+                        found = self._recall(parse, screen, visit)
+            return found
         except Exception:
             log.warning("decision memory: recall failed", exc_info=True)
             return None
+
+    def _recall(self, parse: ScreenParse, screen: str, visit: int) -> Recall | None:
+        return self.memory.recall(self.goal, self.equivalent, parse, app=self.app, screen=screen, visit=visit,
+                                  version=self.version(self.app), image=self.image)
+
+    def take_calls(self) -> tuple[LLMCall, ...]:
+        """The memory's model calls not yet counted on a step (the caller puts them on one)."""
+        calls, self.calls = tuple(self.calls), []
+        return calls
 
     def proposal(self, step: int, recall: Recall) -> Proposal:
         """The remembered step as this run's proposal (the card says whose and when)."""

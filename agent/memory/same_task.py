@@ -1,0 +1,70 @@
+"""Asking the model, once per run, whether the goal is a remembered goal in other words.
+
+The words of two goals that mean the same may share nothing ("Put the phone in flight
+mode", "Turn on airplane mode"); the scorer (``agent.memory.goals``) cannot tell, the
+model often can.  ``SameTask.pick`` shows the model the goal and the remembered goals
+taught on the current screen (numbered, goals that contradict this one's numbers or
+on/off left out) and takes the number it answers (0: none).  The reply is a JSON object,
+kept to a schema where the server enforces one.  The call is returned with the answer so
+the run counts it like every other model call.
+
+What it gets wrong costs little: the remembered step it leads to is a proposal the user
+sees ("you approved this on … for “…”"), and a rejection there ends the equivalence for
+the run (``agent.memory.run``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from agent import prompts
+from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, accepts_schema
+from agent.memory.goals import contradicts, same_goal
+from agent.types import LLMCall
+
+log = logging.getLogger(__name__)
+
+#: The most remembered goals shown to the model at once (the prompt stays short).
+MAX_CHOICES = 12
+
+
+def same_task_schema(n: int) -> dict[str, object]:
+    """``{"same": 0..n, "reason": short text}``."""
+    return {"type": "object",
+            "properties": {"same": {"type": "integer", "enum": list(range(n + 1))},
+                           "reason": {"type": "string", "maxLength": 120}},
+            "required": ["same", "reason"], "additionalProperties": False}
+
+
+@dataclass
+class SameTask:
+    """The model as the judge of "the same task in other words"."""
+
+    client: LLMClient
+
+    def pick(self, goal: str, remembered: list[str], cancel: CancelToken | None = None
+             ) -> tuple[str | None, tuple[LLMCall, ...]]:
+        """The remembered goal that ``goal`` is in other words (None: none), and the calls made."""
+        choices = [g for g in dict.fromkeys(remembered) if not same_goal(g, goal) and not contradicts(g, goal)]
+        choices = choices[:MAX_CHOICES]
+        if not choices:
+            return None, ()
+        listed = "\n".join(f"{i}. {g}" for i, g in enumerate(choices, 1))
+        schema: dict[str, object] | bool = same_task_schema(len(choices)) if accepts_schema(self.client) else True
+        try:
+            reply = self.client.chat(ChatRequest(prompts.render("same_task", goal=goal, tasks=listed),
+                                                 purpose="memory.same_task", system=prompts.render("system"),
+                                                 json_schema=schema, max_tokens=60), cancel)
+        except LLMError as exc:
+            log.info("decision memory: the model could not say whether %r was taught before: %s", goal, exc)
+            return None, exc.calls
+        data = reply.data if isinstance(reply.data, dict) else {}
+        try:
+            n = int(data.get("same", 0))
+        except (TypeError, ValueError):
+            n = 0
+        picked = choices[n - 1] if 1 <= n <= len(choices) else None
+        log.info("decision memory: %r is %s (%s)", goal, repr(picked) if picked else "no task taught before",
+                 data.get("reason", ""))
+        return picked, reply.calls
