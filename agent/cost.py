@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from agent.memory.types import HEALED, MEMORY
 from agent.types import DecisionKind, Episode, Step
 
 ORIGINS = ("memory", "recording", "heal", "model", "screen", "map", "none")
-#: Evidence prefix of a macro step the model found again (``agent.macros.heal``).
-HEALED = "healed: "
+__all__ = ["HEALED", "ORIGINS", "RunCost", "origin", "run_cost"]
 
 
 def origin(step: Step) -> str:
@@ -26,7 +26,7 @@ def origin(step: Step) -> str:
     p = step.proposal
     if p is None:
         return "none"
-    if p.planner == "memory":
+    if p.planner == MEMORY:
         return "memory"
     if p.planner == "macro":
         return "heal" if any(e.startswith(HEALED) for e in p.evidence) else "recording"

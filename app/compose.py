@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agent.knowledge.base import Knowledge
     from agent.knowledge.types import TaskRecord
     from agent.llm.base import CancelToken, LLMClient
+    from agent.macros.heal import Healer
     from agent.macros.reidentify import Grounder as MacroGrounder
     from agent.memory.memory import DecisionMemory
     from agent.runner import Judge, RunGenerator, ScreenParserLike
@@ -98,6 +99,14 @@ def macro_grounder(client: LLMClient, goal: str = "") -> MacroGrounder:
     from agent.macros.reidentify import grounder_from_agent
 
     return grounder_from_agent(LLMGrounder(client), goal)
+
+
+def macro_healer(settings: Settings, client: LLMClient | None = None) -> Healer:
+    """What heals a replayed macro step the recording cannot find again: one grounding call
+    to the configured model (``agent.macros.heal``); the healed step is always put to the user."""
+    from agent.macros.heal import ModelHealer
+
+    return ModelHealer(client if client is not None else make_client(settings))
 
 
 # ---- parser and run settings --------------------------------------------------------------------
@@ -354,6 +363,6 @@ __all__ = [
     "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "KnowsApps", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
     "learning_from", "list_models", "memory_for", "on_finished", "warm_up", "with_memory",
-    "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
+    "macro_grounder", "macro_healer", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
     "run_settings",
 ]

@@ -21,6 +21,8 @@ from agent.types import Action, MacroStep, new_id
 
 #: ``Proposal.planner`` of a step proposed from memory.
 MEMORY = "memory"
+#: Evidence prefix of a macro step whose element the model found again (``agent.macros.heal``).
+HEALED = "healed: "
 
 
 class How(StrEnum):

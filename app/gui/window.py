@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent.cost import origin
 from agent.device import Device
 from agent.types import Action, Decision, DecisionKind, Target
 from app.compose import PLANNERS
@@ -323,7 +324,7 @@ class MainWindow(QMainWindow):
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         self.inspector = ParseInspector()
         self.layer_panel = LayerPanel(self.view.layer_styles())
-        self.timeline = StepTimeline()
+        self.timeline = StepTimeline(origin_of=origin)
         self.episodes_panel = EpisodesPanel()
         self.macro_panel = MacroLibraryPanel()
         self.knowledge_panel = KnowledgePanel()
