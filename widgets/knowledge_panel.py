@@ -269,13 +269,23 @@ def _day(at: float) -> str:
     return time.strftime("%d %b %Y", time.localtime(at)).lstrip("0")
 
 
+def _details(e: Remembered, app: str) -> str:
+    """One decision in full, for the line under the list and the rows' tooltips."""
+    where = f"on the screen “{e.screen_words}”" if e.screen_words else f"on screen {e.screen}"
+    visit = f" (step {e.visit + 1} taken there)" if e.visit else ""
+    version = f", app version {e.app_version}" if e.app_version else ""
+    status = f"Retired: {e.retired}." if e.retired else "Proposed again with no model call."
+    return (f"{e.step.description or e.action.describe()} — {app}{version}, {where}{visit}, for “{e.goal}”; "
+            f"{e.how.value} on {_day(e.at)}. {status}")
+
+
 class MemoryList(QWidget):
     """The decision memory, one branch per app: each remembered step with its goal, the
     screen it belongs to, how and when the user decided it, the app version, and whether
     it is still proposed; "Forget" deletes the selected one."""
 
     deleteRequested = Signal(str)  # remembered decision id
-    COLUMNS = ("goal", "step", "screen", "decided", "version", "status")
+    COLUMNS = ("step", "goal", "decided", "status")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -287,14 +297,18 @@ class MemoryList(QWidget):
         self.tree.header().setDefaultSectionSize(110)
         self.note = QLabel("")
         self.note.setWordWrap(True)
+        self.detail = QLabel("")  # the selected decision in full
+        self.detail.setWordWrap(True)
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.forget = QPushButton(icon("mdi6.delete"), "Forget this decision")
         self.forget.setEnabled(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.note)
         lay.addWidget(self.tree)
+        lay.addWidget(self.detail)
         lay.addWidget(self.forget)
-        self.tree.currentItemChanged.connect(lambda *_: self.forget.setEnabled(self.current() is not None))
+        self.tree.currentItemChanged.connect(lambda *_: self._selected())
         self.forget.clicked.connect(self._forget)
         self.set_entries([])
 
@@ -308,15 +322,17 @@ class MemoryList(QWidget):
             rows = sorted(by_app[app], key=lambda e: (e.goal.casefold(), e.visit, -e.at))
             name = (labels or {}).get(app) or app or "(unknown app)"
             top = QTreeWidgetItem([f"{name} — {len(rows)} decision{'s' if len(rows) != 1 else ''}"])
-            top.setFirstColumnSpanned(True)
             self.tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)
             for e in rows:
                 status = f"retired: {e.retired}" if e.retired else "proposed"
-                item = QTreeWidgetItem([e.goal, e.step.description or e.action.describe(), e.screen_words or e.screen,
-                                        f"{e.how.value} {_day(e.at)}", e.app_version or "—", status])
+                item = QTreeWidgetItem([e.step.description or e.action.describe(), e.goal,
+                                        f"{e.how.value} {_day(e.at)}", status])
                 item.setData(0, ID_ROLE, e.id)
+                full = _details(e, name)
                 for c in range(len(self.COLUMNS)):
-                    item.setToolTip(c, item.text(c))
+                    item.setToolTip(c, full)
+                item.setData(1, ID_ROLE, full)
                 if e.retired:
                     for c in range(len(self.COLUMNS)):
                         item.setForeground(c, QColor("#9e9e9e"))
@@ -328,6 +344,12 @@ class MemoryList(QWidget):
                           if n else "Nothing remembered yet: the steps you approve, edit or demonstrate in a run are "
                           "kept here and proposed again the next time.")
         self.forget.setEnabled(False)
+        self.detail.setText("")
+
+    def _selected(self) -> None:
+        item = self.tree.currentItem()
+        self.forget.setEnabled(self.current() is not None)
+        self.detail.setText(str(item.data(1, ID_ROLE) or "") if item is not None else "")
 
     def current(self) -> str | None:
         item = self.tree.currentItem()

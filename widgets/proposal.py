@@ -375,8 +375,8 @@ def source_line(proposal: Proposal) -> tuple[str, str]:
         return f"★ From memory: you {when} · {calls}" if when else f"★ From memory · {calls}", _MEMORY_STYLE
     healed = next((e for e in proposal.evidence if e.startswith(HEALED)), "")
     if healed:
-        return (f"✚ Healed step: {healed[len(HEALED):]}. Approve to run it and keep it in the macro's next "
-                "version; Reject to show the step yourself.", _HEAL_STYLE)
+        return (f"✚ Healed step — {healed[len(HEALED):]}. Approve runs it and keeps it in the macro's next "
+                "version; Reject lets you show the step.", _HEAL_STYLE)
     return "", ""
 
 

@@ -218,7 +218,7 @@ class MacroPlanner:
         el = answer.element
         c = el.rect.center
         action = replace(step.action, touch=c, lift=None if step.action.lift is None else c,
-                         target=Target(element_id=el.id, point=c, description=step.description))
+                         target=Target(element_id=el.id, point=c, description=el.display_name or step.description))
         chose = el.display_name or el.kind.value
         match = Match(el, MatchLevel.LLM, 0.5, f"the model chose {chose!r}: {answer.reason}")
         n = len(self.concrete.steps)

@@ -103,7 +103,8 @@ class DecisionMemory:
                 continue
             if match.element is not None and action.target is not None:  # aim at this parse's element
                 action = replace(action, target=replace(action.target, element_id=match.element.id,
-                                                        point=match.element.rect.center))
+                                                        point=match.element.rect.center,
+                                                        description=match.element.display_name))
             demoted = ""
             if entry.app_version and version and entry.app_version != version:
                 demoted = f"remembered for version {entry.app_version} of the app; the phone has {version}"

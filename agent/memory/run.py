@@ -49,12 +49,13 @@ def when(at: float) -> str:
 
 
 def screen_words(parse: ScreenParse, limit: int = 3) -> str:
-    """A few of the screen's words, top first (the Knowledge tab's name for a screen)."""
+    """A few of the screen's words without digits (no clock or date), top first: the
+    Knowledge tab's name for a screen."""
     bars = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
     shown: list[str] = []
     for e in sorted(parse.elements, key=lambda e: (e.rect.top, e.rect.left)):
         words = " ".join((e.text or e.label).split())
-        if e.kind in bars or not words or words in shown or len(words) > 40:
+        if e.kind in bars or not words or words in shown or len(words) > 40 or any(c.isdigit() for c in words):
             continue
         shown.append(words)
         if len(shown) == limit:
@@ -132,8 +133,8 @@ class MemorySession:
         for_goal = f" for “{e.goal}”" if recall.equivalent else ""
         words = f"You {e.how.value} this on {when(e.at)}{for_goal}: {e.step.description or e.action.describe()}"
         return Proposal(recall.action, rationale=words, planner=MEMORY, confidence=1.0,
-                        evidence=(f"memory: {e.how.value} on {when(e.at)}{for_goal}, found again by {recall.found}"
-                                  f" (no model call) [{e.id}]",))
+                        evidence=(f"memory: {e.how.value} this on {when(e.at)}{for_goal}, found again by "
+                                  f"{recall.found} (no model call) [{e.id}]",))
 
     def hint(self, recall: Recall) -> str:
         e = recall.entry

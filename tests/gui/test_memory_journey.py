@@ -87,8 +87,8 @@ def test_what_the_user_decided_is_proposed_from_memory_the_next_time(qtbot, tmp_
                 _answered(qtbot, win)
             _done(win, qtbot)
             assert server.chat_requests == asked_first  # the model heard nothing this time
-            assert sources[0].startswith("★ From memory: you approved on ")
-            assert sources[2].startswith("★ From memory: you demonstrated on ")
+            assert sources[0].startswith("★ From memory: you approved this on ")
+            assert sources[2].startswith("★ From memory: you demonstrated this on ")
             section = win.run.section
             rows = [win.timeline.list.item(r).text() for r in range(win.timeline.list.count())]
             mine = [r for r in rows if r.endswith("from memory")]
