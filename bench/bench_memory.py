@@ -10,6 +10,14 @@ chosen rating, the held-out false equivalences and the share of same-task pairs 
 pooled over the folds; and the same for the shipped ``EQUIVALENT``.
 
     python bench/bench_memory.py goals [--language en]
+
+``judge`` asks the model (``agent.memory.same_task.SameTask``, as a run does on its first
+screen) for every other wording of the yardstick's tasks which of the yardstick's first
+wordings it is, and for tasks that were never taught (the other tasks of the same apps)
+whether it is any of them: right, wrong (another task: the memory would propose its
+steps, and the user would reject them), missed, and false alarms on the untaught ones.
+
+    python bench/bench_memory.py judge --builtin qwen2.5-coder-0.5b
 """
 
 from __future__ import annotations
@@ -20,8 +28,9 @@ from itertools import combinations
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent.memory.goals import EQUIVALENT, contradicts, rating  # noqa: E402
+from agent.memory.goals import EQUIVALENT, contradicts, rating
 
 GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
 
@@ -70,14 +79,58 @@ def goals(language: str) -> None:
     print(f"shipped EQUIVALENT {EQUIVALENT:.2f} on all pairs: false equivalences {f} of {d}, same task found {s} of {n}")
 
 
+def judge(args: argparse.Namespace) -> None:
+    import random
+
+    from bench_heal import client_for
+
+    from agent.memory.same_task import SameTask
+    from phone.virtual.task_sets import TASK_SETS
+    from phone.virtual.tasks import load_tasks
+
+    tasks = {t.id: t for t in load_tasks()}
+    yardstick = [tasks[i] for i in TASK_SETS["yardstick"]]
+    taught = [t.goals[0] for t in yardstick]
+    apps = {t.app for t in yardstick}
+    queries = [(g, t.goals[0]) for t in yardstick for g in t.goals[1:]]
+    others = [t for t in tasks.values() if t.app in apps and t.id not in TASK_SETS["yardstick"]]
+    random.Random(0).shuffle(others)
+    queries += [(t.goals[0], None) for t in others[:args.untaught]]
+    client, stop = client_for(args)
+    judge = SameTask(client)
+    counts = {"right": 0, "wrong": 0, "missed": 0, "false alarm": 0, "quiet": 0}
+    try:
+        for query, want in queries:
+            picked, calls = judge.pick(query, taught)
+            verdict = ("right" if picked == want else "missed" if picked is None else "wrong") if want is not None \
+                else ("quiet" if picked is None else "false alarm")
+            counts[verdict] += 1
+            print(f"{verdict:11} {query!r} -> {picked!r}" + (f" (taught as {want!r})" if want else ""), flush=True)
+    finally:
+        stop()
+    taught_n = sum(1 for _, w in queries if w is not None)
+    print(f"taught in other words: {counts['right']} right, {counts['wrong']} wrong, {counts['missed']} missed of "
+          f"{taught_n}; never taught: {counts['false alarm']} false alarms, {counts['quiet']} rightly none of "
+          f"{len(queries) - taught_n}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
     g = sub.add_parser("goals", help="goal equivalence, one app left out at a time")
     g.add_argument("--language", default="en")
+    j = sub.add_parser("judge", help="the model as the judge of 'the same task in other words'")
+    j.add_argument("--builtin", default="")
+    j.add_argument("--base-url", default="")
+    j.add_argument("--backend", default="openai")
+    j.add_argument("--model", default="")
+    j.add_argument("--no-model", action="store_true")
+    j.add_argument("--untaught", type=int, default=12, help="how many never-taught tasks to ask about")
     args = ap.parse_args(argv)
     if args.what == "goals":
         goals(args.language)
+    else:
+        judge(args)
     return 0
 
 
