@@ -17,6 +17,7 @@ the phone ended as the demonstration left it.
 
     python bench/bench_heal.py --builtin qwen2.5-coder-0.5b [--only a,b] [--variants v,w] [--json out.json]
     python bench/bench_heal.py --no-model   # the cascade alone: what would need the user
+    python bench/bench_heal.py --scripted   # a scripted stand-in for the model (wiring only)
 """
 
 from __future__ import annotations
@@ -176,12 +177,34 @@ def summary(per: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "per_step_s": round(secs / steps, 3) if steps else None}
 
 
+def translating_model(prompt: str) -> str:
+    """A scripted stand-in that knows the phone's languages (``--scripted``: it checks the
+    bench's wiring, it is no model): it names the element whose words are the step's quoted
+    words in any of the phone's languages."""
+    import re
+
+    from phone.virtual.i18n import translate
+
+    step = re.search(r"The step: (.*)", prompt)
+    said = re.findall(r"'([^']+)'", step.group(1)) if step else []
+    listed = json.loads(prompt.split("size [w, h]):\n", 1)[1].split("\n\n")[0])["UI elements"]
+    names = {w for s in said for w in (s, translate(s, "de"))}
+    hit = next((e["id"] for e in listed if e["text"] in names), None)
+    return json.dumps({"element": hit, "reason": "the step's words"})
+
+
 def client_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
     """The model client (and how to stop its server), or (None, no-op) without a model."""
     from agent.llm import RetryPolicy, make_client
 
     if args.no_model:
         return None, lambda: None
+    if args.scripted:
+        from evaluation.scripted_model import ScriptedLLMServer
+
+        server = ScriptedLLMServer(models=("scripted",), responder=translating_model).__enter__()
+        return (make_client("ollama", "scripted", server.url, policy=RetryPolicy(timeout_s=30.0)),
+                lambda: server.__exit__(None, None, None))
     if args.builtin:
         from app.builtin_model.catalog import by_alias
         from app.builtin_model.server import BuiltinServer, ServerOptions
@@ -200,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", default="openai")
     ap.add_argument("--model", default="")
     ap.add_argument("--no-model", action="store_true", help="no healer: the cascade alone")
+    ap.add_argument("--scripted", action="store_true", help="a scripted stand-in that reads the step's words in the "
+                                                            "phone's languages (checks the wiring only)")
     ap.add_argument("--only", default="", help="comma-separated macro names")
     ap.add_argument("--variants", default="", help="comma-separated variant names")
     ap.add_argument("--parser", default="tree")
