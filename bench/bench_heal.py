@@ -193,6 +193,47 @@ def translating_model(prompt: str) -> str:
     return json.dumps({"element": hit, "reason": "the step's words"})
 
 
+#: Macros whose demonstration does a yardstick task: the agent runs that task for the speed comparison.
+SAME_TASK = {"airplane_on": "settings.airplane_on", "wifi_off": "settings.wifi_off",
+             "dark_theme_on": "settings.dark_theme_on", "stopwatch_start": "clock.stopwatch_start"}
+
+
+def agent_per_step(client: Any, model: str, macros: list[str]) -> dict[str, dict[str, Any]]:
+    """The agent (assembled as the window assembles it, autonomy "auto", the task's oracle as
+    judge, no memory) on the tasks the macros do: seconds per step."""
+    from agent.runner import drive
+    from app.compose import RunRequest, build_run, make_parser
+    from app.settings import LLMSettings, Settings, VisionSettings
+    from phone.virtual.phone import VirtualPhone
+    from phone.virtual.tasks import load_tasks
+
+    settings = Settings(llm=LLMSettings(backend="openai", model=model), vision=VisionSettings(use_hierarchy="only"))
+    parser = make_parser(settings, mode="tree")
+    tasks = {t.id: t for t in load_tasks()}
+    out: dict[str, dict[str, Any]] = {}
+    for name in macros:
+        if name not in SAME_TASK:
+            continue
+        task = tasks[SAME_TASK[name]]
+        phone = VirtualPhone()
+        task.setup(phone)
+        run = build_run(RunRequest(task.goal, autonomy="auto", learn=False, remember=False,
+                                   max_steps=task.step_budget), settings, device=phone, parser=parser, client=client,
+                        judge=lambda final, t=task, p=phone: bool(t.is_success(p, final)), max_wait_s=0.2)
+        t0 = time.perf_counter()
+        events = list(drive(run.events))
+        seconds = time.perf_counter() - t0
+        done = next((e for e in events if isinstance(e, Finished)), None)
+        steps = len(done.episode.steps) if done is not None else 0
+        out[name] = {"task": task.id, "status": done.status.value if done else "?", "steps": steps,
+                     "seconds": round(seconds, 2), "per_step_s": round(seconds / steps, 3) if steps else None,
+                     "model_calls": run_cost(done.episode).model_calls if done else 0}
+        print(f"agent on {task.id:28} {out[name]['status']:10} {steps} steps {seconds:.1f} s "
+              f"({out[name]['per_step_s']} s/step, {out[name]['model_calls']} model calls)", flush=True)
+        phone.close()
+    return out
+
+
 def client_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
     """The model client (and how to stop its server), or (None, no-op) without a model."""
     from agent.llm import RetryPolicy, make_client
@@ -229,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default="", help="comma-separated variant names")
     ap.add_argument("--parser", default="tree")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--agent", action="store_true", help="also time the agent (the model given) on the tasks the "
+                                                         "macros do, against the replay on the control phone")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     parse = make_parser(args.parser)
@@ -253,6 +296,16 @@ def main(argv: list[str] | None = None) -> int:
                 if v["asked"] or not v["ok"]:
                     print(f"    {name}: {'ok' if v['ok'] else 'NOT ok'} asked {v['asked']} healed {v['healed_steps']} "
                           f"right {v['right']} wrong {v['wrong']} needs_you {v['needs_you']} levels {v['levels']}",
+                          flush=True)
+        if args.agent and client is not None:
+            control = report["variants"].get("same (control)", {}).get("macros", {})
+            agent = agent_per_step(client, str(getattr(client, "model", "")), [r.name for r, _ in recorded])
+            report["agent"] = agent
+            for name, a in agent.items():
+                rep = control.get(name, {})
+                if a["per_step_s"] and rep.get("per_step_s"):
+                    print(f"{name:20} agent {a['per_step_s']:.2f} s/step vs replay {rep['per_step_s']:.3f} s/step "
+                          f"({rep['model_calls']} model calls): {a['per_step_s'] / rep['per_step_s']:.0f}x faster",
                           flush=True)
     finally:
         stop()
