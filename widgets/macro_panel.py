@@ -322,7 +322,13 @@ class MacroLibraryPanel(QWidget):
             self._update_step_buttons()
             return
         for n, step in enumerate(m.steps):
-            self.steps.addItem(f"{n + 1}. {step.description or step.action.describe()}")
+            healed = f" — healed: the model found “{step.healed.chose}”, you approved" if step.healed else ""
+            self.steps.addItem(f"{n + 1}. {step.description or step.action.describe()}{healed}")
+            if step.healed is not None:
+                self.steps.item(self.steps.count() - 1).setToolTip(
+                    f"The recording's clues did not find it ({step.healed.missed}); the model"
+                    f"{' ' + step.healed.model if step.healed.model else ''} chose “{step.healed.chose}” "
+                    "and you approved it")
         if 0 <= keep < self.steps.count():
             self.steps.setCurrentRow(keep)
         params = ", ".join(m.parameters) or "none"
