@@ -192,21 +192,13 @@ def on_finished(gen: RunGenerator, then: Callable[[Episode], None]) -> RunGenera
     """Pass ``gen``'s events and decisions through unchanged and call ``then`` with the
     finished episode (on the thread that drives the generator, never a GUI thread).  A
     failing ``then`` is logged: the episode is already stored."""
-    reply: Any = None
-    try:
-        while True:
-            try:
-                event = gen.send(reply)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            if isinstance(event, Finished):
-                try:
-                    then(event.episode)
-                except Exception:  # best effort
-                    log.warning("after the episode: %s failed", getattr(then, "__name__", "a step"), exc_info=True)
-            reply = yield event
-    finally:
-        gen.close()
+    from agent.relay import relay
+
+    def hear(event: object) -> None:
+        if isinstance(event, Finished):
+            then(event.episode)
+
+    return relay(gen, hear, what=f"after the episode, {getattr(then, '__name__', 'a step')}")
 
 
 def learning_from(gen: RunGenerator, knowledge: Knowledge,

@@ -32,6 +32,7 @@ from agent.macros.recorder import Observation, make_step
 from agent.memory.memory import DecisionMemory
 from agent.memory.same_task import SameTask
 from agent.memory.types import MEMORY, How, Recall, Remembered
+from agent.relay import relay
 from agent.runner import RunGenerator
 from agent.types import Action, DecisionKind, LLMCall, Proposal, Step
 from vision.types import ElementKind, ScreenParse
@@ -192,17 +193,4 @@ def _plain(action: Action) -> Action:
 
 def remembering(gen: RunGenerator, session: MemorySession) -> RunGenerator:
     """``gen``'s events and decisions unchanged, each event told to ``session`` first."""
-    reply: Any = None
-    try:
-        while True:
-            try:
-                event = gen.send(reply)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            try:
-                session.heard(event)
-            except Exception:  # memory is an extra: the run goes on
-                log.warning("decision memory: could not take in %s", type(event).__name__, exc_info=True)
-            reply = yield event
-    finally:
-        gen.close()
+    return relay(gen, session.heard, what="the decision memory")

@@ -21,18 +21,10 @@ from tests.agent.fake_ollama import FakeLLMServer
 from widgets.task_panel import RunState
 
 from .e2e_support import AIRPLANE_SWITCH, click_mirror, make_settings, open_window
+from .test_supervised_journey import _answered
+from .test_supervised_journey import _next_question as _question
 
 AIRPLANE = next(t for t in load_tasks() if t.id == "settings.airplane_on")
-
-
-def _question(qtbot, win):
-    qtbot.waitUntil(lambda: win.decision_bar.enabled or not win.run.active, timeout=60000)
-    assert win.run.active, [(n.message, n.detail[-300:]) for n in win.notifications.history]
-    return win.run.proposal
-
-
-def _answered(qtbot, win):
-    qtbot.waitUntil(lambda: not win.decision_bar.enabled, timeout=10000)
 
 
 def _start(win, qtbot):
