@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 from agent import prompts
 from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, accepts_schema
-from agent.memory.goals import contradicts, same_goal
+from agent.memory.goals import contradicts, rating, same_goal
 from agent.types import LLMCall
 
 log = logging.getLogger(__name__)
 
-#: The most remembered goals shown to the model at once (the prompt stays short).
-MAX_CHOICES = 12
+#: The most remembered goals shown to the model at once (the prompt stays short), the ones
+#: whose words are likest the goal's first.
+MAX_CHOICES = 8
 
 
 def same_task_schema(n: int) -> dict[str, object]:
@@ -47,7 +48,7 @@ class SameTask:
              ) -> tuple[str | None, tuple[LLMCall, ...]]:
         """The remembered goal that ``goal`` is in other words (None: none), and the calls made."""
         choices = [g for g in dict.fromkeys(remembered) if not same_goal(g, goal) and not contradicts(g, goal)]
-        choices = choices[:MAX_CHOICES]
+        choices = sorted(choices, key=lambda g: -rating(goal, g))[:MAX_CHOICES]  # the likeliest first
         if not choices:
             return None, ()
         listed = "\n".join(f"{i}. {g}" for i, g in enumerate(choices, 1))
