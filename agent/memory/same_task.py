@@ -3,8 +3,8 @@
 The words of two goals that mean the same may share nothing ("Put the phone in flight
 mode", "Turn on airplane mode"); the scorer (``agent.memory.goals``) cannot tell, the
 model often can.  ``SameTask.pick`` shows the model the goal and the remembered goals
-taught on the current screen (numbered, goals that contradict this one's numbers or
-on/off left out) and takes the number it answers (0: none).  The reply is a JSON object,
+taught on the current screen (numbered, likest words first, at most ``MAX_CHOICES``;
+goals that contradict this one's numbers or on/off left out) and takes the number it answers (0: none).  The reply is a JSON object,
 kept to a schema where the server enforces one.  The call is returned with the answer so
 the run counts it like every other model call.
 

@@ -49,9 +49,10 @@ def supervised(
                                      "them) the runs may use, as if the user had explored those apps."),
     again: bool = typer.Option(False, "--again", help="Supervise every task twice: the second pass with the "
                                "decision memory the first left (first and second pass side by side)."),
-    second_wording: int = typer.Option(-1, "--second-wording", help="With --again: word the second pass with each "
-                                       "task's goal number N (0: its first wording); tasks without one are left "
-                                       "out of that pass. Default: the first pass's wording."),
+    second_wording: str = typer.Option("", "--second-wording", help="With --again: word the second pass with each "
+                                       "task's goal number N (0: its first wording), or several passes after the "
+                                       "first, one per listed wording (0,1); tasks without the wording are left out "
+                                       "of that pass. Default: the first pass's wording."),
 ) -> None:
     """Supervise the agent with a scripted user: interventions per task, rejected actions
     proposed again, model seconds, the user's waiting time, Approve -> next proposal."""
@@ -153,8 +154,9 @@ def supervised(
             server.__exit__(None, None, None)
         if builtin:
             own.stop()
-    if again and len(summary_rows) == 2:
-        _side_by_side(console, summary_rows[0][2], summary_rows[1][2])
+    for p, _, rs in summary_rows[1:] if again else ():
+        console.print(f"[bold]first pass beside {p.label}[/bold]")
+        _side_by_side(console, summary_rows[0][2], rs)
     if out is not None:
         out.write_text(json.dumps([{"pass": p.label, "feedback": p.feedback, "wording": p.wording,
                                     "summary": asdict(s), "tasks": [asdict(r) for r in rs]}
@@ -169,10 +171,10 @@ class _Pass:
     wording: int  # which of the task's goals (0: its first)
 
 
-def _passes(paired: bool, feedback: bool, again: bool, second_wording: int) -> tuple[_Pass, ...]:
+def _passes(paired: bool, feedback: bool, again: bool, second_wording: str) -> tuple[_Pass, ...]:
     if again:
-        second = "second pass" if second_wording < 0 else f"second pass, wording {second_wording}"
-        return (_Pass("first pass", feedback, 0), _Pass(second, feedback, max(0, second_wording)))
+        later = [int(w) for w in second_wording.split(",") if w.strip()] or [0]
+        return (_Pass("first pass", feedback, 0), *(_Pass(f"second pass, wording {w}", feedback, w) for w in later))
     if paired:
         return (_Pass("with feedback", True, 0), _Pass("without feedback", False, 0))
     return (_Pass("with feedback" if feedback else "without feedback", feedback, 0),)
