@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -38,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent.knowledge.types import GraphPicture, TaskRecord
-from agent.memory.types import Remembered
+from agent.memory.types import Remembered, when
 from widgets.app_map_view import AppMapView
 from widgets.icons import icon
 
@@ -265,10 +264,6 @@ def _text(item: QTableWidgetItem | None) -> str:
     return item.text() if item is not None else ""
 
 
-def _day(at: float) -> str:
-    return time.strftime("%d %b %Y", time.localtime(at)).lstrip("0")
-
-
 def _details(e: Remembered, app: str) -> str:
     """One decision in full, for the line under the list and the rows' tooltips."""
     where = f"on the screen “{e.screen_words}”" if e.screen_words else f"on screen {e.screen}"
@@ -276,7 +271,7 @@ def _details(e: Remembered, app: str) -> str:
     version = f", app version {e.app_version}" if e.app_version else ""
     status = f"Retired: {e.retired}." if e.retired else "Proposed again with no model call."
     return (f"{e.step.description or e.action.describe()} — {app}{version}, {where}{visit}, for “{e.goal}”; "
-            f"{e.how.value} on {_day(e.at)}. {status}")
+            f"{e.how.value} on {when(e.at)}. {status}")
 
 
 class MemoryList(QWidget):
@@ -293,8 +288,12 @@ class MemoryList(QWidget):
         self.tree.setHeaderLabels(list(self.COLUMNS))
         self.tree.setAlternatingRowColors(True)
         self.tree.setRootIsDecorated(True)
-        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setDefaultSectionSize(110)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column in (2, 3):  # "approved 27 Nov 2026", "proposed": short, shown whole
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.note = QLabel("")
         self.note.setWordWrap(True)
         self.detail = QLabel("")  # the selected decision in full
@@ -327,7 +326,7 @@ class MemoryList(QWidget):
             for e in rows:
                 status = f"retired: {e.retired}" if e.retired else "proposed"
                 item = QTreeWidgetItem([e.step.description or e.action.describe(), e.goal,
-                                        f"{e.how.value} {_day(e.at)}", status])
+                                        f"{e.how.value} {when(e.at)}", status])
                 item.setData(0, ID_ROLE, e.id)
                 full = _details(e, name)
                 for c in range(len(self.COLUMNS)):

@@ -31,7 +31,7 @@ from agent.llm.base import CancelToken
 from agent.macros.recorder import Observation, make_step
 from agent.memory.memory import DecisionMemory
 from agent.memory.same_task import SameTask
-from agent.memory.types import MEMORY, How, Recall, Remembered
+from agent.memory.types import MEMORY, How, Recall, Remembered, when
 from agent.relay import relay
 from agent.runner import RunGenerator
 from agent.types import Action, DecisionKind, LLMCall, Proposal, Step
@@ -40,13 +40,6 @@ from vision.types import ElementKind, ScreenParse
 log = logging.getLogger(__name__)
 
 _HOW = {DecisionKind.APPROVE: How.APPROVED, DecisionKind.EDIT: How.EDITED, DecisionKind.DEMONSTRATE: How.DEMONSTRATED}
-
-
-def when(at: float) -> str:
-    """A date as the card says it: "27 Nov" (with the year when it is not this year's)."""
-    then, now = time.localtime(at), time.localtime()
-    day = f"{then.tm_mday} {time.strftime('%b', then)}"
-    return day if then.tm_year == now.tm_year else f"{day} {then.tm_year}"
 
 
 def screen_words(parse: ScreenParse, limit: int = 3) -> str:

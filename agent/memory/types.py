@@ -68,3 +68,10 @@ class Recall:
     found: str = ""  # how the element was found again (the cascade's level)
     demoted: str = ""  # why it is only a hint ("" when it may be proposed as the step)
     equivalent: bool = False  # remembered for an equivalent goal, not this very goal
+
+
+def when(at: float) -> str:
+    """A date as the card says it: "27 Nov" (with the year when it is not this year's)."""
+    then, now = time.localtime(at), time.localtime()
+    day = f"{then.tm_mday} {time.strftime('%b', then)}"
+    return day if then.tm_year == now.tm_year else f"{day} {then.tm_year}"
