@@ -4,8 +4,8 @@ decision memory per app, and a healed macro step waiting for approval after Run 
 German phone whose list rows changed places.
 
 The window is driven as a user drives it: a first run of "Turn on airplane mode" where the
-user approves, rejects "Display" with a reason, approves, and demonstrates the switch on
-the mirror; then the same goal again.  The model is the scripted model server over real
+user approves, rejects "Display" with a reason, edits "Apps" into "Network & internet" and
+demonstrates the switch on the mirror; then the same goal again.  The model is the scripted model server over real
 HTTP (no LLM here); it answers a heal by naming the element that reads "Dark theme" in
 German.  Needs a real X display; from the repository root:
 
@@ -28,7 +28,7 @@ OUT = Path(__file__).resolve().parent
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
-SCRIPT = ("open Settings", "tap Display", "tap Network & internet", "tap Battery")
+SCRIPT = ("open Settings", "tap Display", "tap Apps", "tap Battery")
 
 
 def pump(seconds: float, until=lambda: False) -> bool:  # type: ignore[no-untyped-def]
@@ -118,7 +118,7 @@ def main() -> int:
     from app.storage import Store
     from evaluation.scripted_model import ScriptedLLMServer
     from phone.virtual.tasks import load_tasks
-    from tests.gui.e2e_support import AIRPLANE_SWITCH, click_mirror
+    from tests.gui.e2e_support import AIRPLANE_SWITCH, NETWORK_ROW, click_mirror
 
     airplane = next(t for t in load_tasks() if t.id == "settings.airplane_on")
     server = ScriptedLLMServer(models=("fake-model:latest",), responder=Model()).__enter__()
@@ -153,13 +153,18 @@ def main() -> int:
 
     # ---- the first run: approve, reject with a reason, approve, demonstrate -----------------
     start()
-    for kind in ("approve", "reject", "approve", "demonstrate"):
+    for kind in ("approve", "reject", "edit", "demonstrate"):
         question()
         if kind == "approve":
             bar.trigger(DecisionKind.APPROVE)
         elif kind == "reject":
             bar.feedback.setText("airplane mode is under Network & internet")
             bar.trigger(DecisionKind.REJECT)
+        elif kind == "edit":  # "Apps" edited into a tap on "Network & internet", picked on the mirror
+            bar.trigger(DecisionKind.EDIT)
+            win._editor.pick_touch.click()
+            click_mirror(win, NETWORK_ROW)
+            win._editor._try_accept()
         else:
             bar.trigger(DecisionKind.DEMONSTRATE)
             click_mirror(win, AIRPLANE_SWITCH)

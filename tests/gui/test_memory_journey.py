@@ -1,9 +1,9 @@
 """Supervision that compounds, in the window (issue 41).
 
 The window runs on the virtual phone with the scripted model over real HTTP.  First run of
-"Turn on airplane mode": approve "Open Settings", reject "Display" with a reason, approve
-"Network & internet", demonstrate the Airplane mode switch on the mirror: the run
-succeeds.  Second run of the same goal: every step is proposed from memory (the card says
+"Turn on airplane mode": approve "Open Settings", reject "Display" with a reason, edit "Apps"
+into "Network & internet" (picked on the mirror), demonstrate the Airplane mode switch on
+the mirror: the run succeeds.  Second run of the same goal: every step is proposed from memory (the card says
 "From memory: you approved this on …"), the model hears nothing, the Steps tab marks the
 steps "from memory" and the run's header says it made no model call.  The Knowledge tab's
 memory list shows the decisions per app, and "Forget" deletes one.
@@ -20,7 +20,7 @@ from phone.virtual.tasks import load_tasks
 from tests.agent.fake_ollama import FakeLLMServer
 from widgets.task_panel import RunState
 
-from .e2e_support import AIRPLANE_SWITCH, click_mirror, make_settings, open_window
+from .e2e_support import AIRPLANE_SWITCH, NETWORK_ROW, click_mirror, make_settings, open_window
 from .test_supervised_journey import _answered
 from .test_supervised_journey import _next_question as _question
 
@@ -41,7 +41,7 @@ def _done(win, qtbot):
 
 @pytest.mark.slow
 def test_what_the_user_decided_is_proposed_from_memory_the_next_time(qtbot, tmp_path):
-    script = ("open Settings", "tap Display", "tap Network & internet", "tap Battery")
+    script = ("open Settings", "tap Display", "tap Apps", "tap Battery")
     with FakeLLMServer().on("", *script) as server:
         settings = make_settings(tmp_path, server.url, virtual_phone="window")
         win = open_window(settings, qtbot)
@@ -57,8 +57,11 @@ def test_what_the_user_decided_is_proposed_from_memory_the_next_time(qtbot, tmp_
             bar.feedback.setText("airplane mode is under Network & internet")
             bar.trigger(DecisionKind.REJECT)
             _answered(qtbot, win)
-            assert _question(qtbot, win).action.describe().startswith("tap Network")
-            bar.trigger(DecisionKind.APPROVE)
+            assert _question(qtbot, win).action.describe().startswith("tap Apps")
+            bar.trigger(DecisionKind.EDIT)  # edited into a tap on "Network & internet", picked on the mirror
+            win._editor.pick_touch.click()
+            click_mirror(win, NETWORK_ROW, qtbot)
+            win._editor._try_accept()
             _answered(qtbot, win)
             _question(qtbot, win)  # "Battery": the user shows the switch instead
             bar.trigger(DecisionKind.DEMONSTRATE)
@@ -80,6 +83,7 @@ def test_what_the_user_decided_is_proposed_from_memory_the_next_time(qtbot, tmp_
             _done(win, qtbot)
             assert server.chat_requests == asked_first  # the model heard nothing this time
             assert sources[0].startswith("★ From memory: you approved this on ")
+            assert sources[1].startswith("★ From memory: you edited this on ")
             assert sources[2].startswith("★ From memory: you demonstrated this on ")
             section = win.run.section
             rows = [win.timeline.list.item(r).text() for r in range(win.timeline.list.count())]
