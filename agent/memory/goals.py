@@ -43,11 +43,15 @@ def _states(goal: str) -> set[str]:
     return {f for w in _WORD.findall(goal.casefold()) if (f := SYNONYMS.get(w, w)) in _STATES}
 
 
-def contradicts(a: str, b: str) -> bool:
-    """The goals name different numbers, or both name a state (on / off) and not the same."""
+def contradicts(a: str, b: str, *, strict: bool = True) -> bool:
+    """The goals name different numbers, or both name a state (on / off) and not the same.
+    ``strict``: a number on one side only counts as different too (the scorer's words alone
+    must not turn "set a timer" into "set a 5 minute timer"); the model, which reads the
+    words ("the 8:30 alarm", "my Gym alarm"), is shown such goals."""
     numbers_a, numbers_b = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
     states_a, states_b = _states(a), _states(b)
-    return numbers_a != numbers_b or (bool(states_a) and bool(states_b) and states_a != states_b)
+    numbers_differ = numbers_a != numbers_b if strict else bool(numbers_a and numbers_b and numbers_a != numbers_b)
+    return numbers_differ or (bool(states_a) and bool(states_b) and states_a != states_b)
 
 
 def rating(a: str, b: str, scorer: Scorer | None = None) -> float:

@@ -47,7 +47,8 @@ class SameTask:
     def pick(self, goal: str, remembered: list[str], cancel: CancelToken | None = None
              ) -> tuple[str | None, tuple[LLMCall, ...]]:
         """The remembered goal that ``goal`` is in other words (None: none), and the calls made."""
-        choices = [g for g in dict.fromkeys(remembered) if not same_goal(g, goal) and not contradicts(g, goal)]
+        choices = [g for g in dict.fromkeys(remembered)
+                   if not same_goal(g, goal) and not contradicts(g, goal, strict=False)]
         choices = sorted(choices, key=lambda g: -rating(goal, g))[:MAX_CHOICES]  # the likeliest first
         if not choices:
             return None, ()

@@ -44,3 +44,9 @@ def test_decisions_survive_in_the_database_and_a_later_decision_replaces_the_ear
         memory.forget(other.id)
         assert [(e.id, e.retired) for e in memory.all()] == [(second.id, "rejected: not this one")]
         assert list(memory.by_app()) == ["com.android.settings"]
+
+
+def test_a_number_on_one_side_only_keeps_the_scorer_out_but_not_the_model():
+    assert contradicts("Enable the 8:30 alarm", "Turn on my Gym alarm")
+    assert not contradicts("Enable the 8:30 alarm", "Turn on my Gym alarm", strict=False)
+    assert contradicts("Enable the 8:30 alarm", "Turn on the 7:00 alarm", strict=False)
