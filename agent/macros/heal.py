@@ -23,8 +23,9 @@ from rapidfuzz import fuzz
 from agent import prompts
 from agent.grounding.llm_grounder import grounder_schema
 from agent.llm.base import CancelToken, ChatRequest, LLMClient, LLMError, accepts_schema
+from agent.macros.describe import toggle_inside
 from agent.macros.fingerprint import fingerprint_similarity
-from agent.macros.recorder import Observation
+from agent.macros.recorder import Observation, element_under
 from agent.macros.reidentify import Match, MatchLevel, Thresholds
 from agent.screen_text import elements_json
 from agent.structured import choosable
@@ -83,9 +84,24 @@ class ModelHealer:
         data = reply.data if isinstance(reply.data, dict) else {}
         eid = data.get("element")
         element = parse.element(str(eid).strip("[]# ")) if eid is not None else None
+        reason = str(data.get("reason", ""))[:200]
         if element is not None and element.id not in ids:
             element = None  # covered, or not something a step can act on
-        return HealAnswer(element, str(data.get("reason", ""))[:200], reply.calls, model)
+        if element is not None and not switches_like(step, element, parse):
+            reason = f"the model chose “{element.display_name}”, which switches nothing, for a switch step"
+            element = None
+        return HealAnswer(element, reason, reply.calls, model)
+
+
+def switches_like(step: MacroStep, element: Element, parse: ScreenParse) -> bool:
+    """A step that flipped a switch (``expect_checked``) may only be healed onto an element
+    whose tap flips one (the element, or the row under its centre, holds a switch)."""
+    if step.expect_checked is None:
+        return True
+    c = element.rect.center
+    holder = element_under(parse, c.x, c.y)
+    return toggle_inside(element, parse) is not None or (holder is not None and toggle_inside(holder, parse)
+                                                         is not None)
 
 
 def doubt(step: MacroStep, match: Match, obs: Observation, thresholds: Thresholds | None = None) -> str:
