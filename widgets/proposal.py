@@ -370,7 +370,7 @@ def source_line(proposal: Proposal) -> tuple[str, str]:
     the screen's evidence proposed it: the planner line says so)."""
     if proposal.planner == MEMORY:
         said = next((e for e in proposal.evidence if e.startswith("memory: ")), "")
-        when = said[len("memory: "):].split(", found again")[0] if said else ""
+        when = said[len("memory: "):].split("; ")[0] if said else ""
         calls = "no model call" if not proposal.llm_calls else "one model call to match the task"
         return f"★ From memory: you {when} · {calls}" if when else f"★ From memory · {calls}", _MEMORY_STYLE
     healed = next((e for e in proposal.evidence if e.startswith(HEALED)), "")

@@ -29,6 +29,7 @@ from agent.effects import screen_identity
 from agent.events import Event, Executed, Observed, Rejected
 from agent.llm.base import CancelToken
 from agent.macros.recorder import Observation, make_step
+from agent.macros.words import level_words
 from agent.memory.memory import DecisionMemory
 from agent.memory.same_task import SameTask
 from agent.memory.types import MEMORY, How, Recall, Remembered, when
@@ -127,8 +128,8 @@ class MemorySession:
         for_goal = f" for “{e.goal}”" if recall.equivalent else ""
         words = f"You {e.how.value} this on {when(e.at)}{for_goal}: {e.step.description or e.action.describe()}"
         return Proposal(recall.action, rationale=words, planner=MEMORY, confidence=1.0,
-                        evidence=(f"memory: {e.how.value} this on {when(e.at)}{for_goal}, found again by "
-                                  f"{recall.found} (no model call) [{e.id}]",))
+                        evidence=(f"memory: {e.how.value} this on {when(e.at)}{for_goal}; {level_words(recall.found)}"
+                                  f" (no model call) [{e.id}]",))
 
     def hint(self, recall: Recall) -> str:
         e = recall.entry
