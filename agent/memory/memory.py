@@ -6,7 +6,8 @@ replaces the earlier one (the user changed their mind, or taught the step again 
 the app changed).  Finding the step again on the current parse goes through the macro
 cascade (``agent.macros.planner.resolve`` without its model level): the exact id confirmed
 by the fingerprint, the resource id, the words, the icon label, the fingerprint.  A
-remembered step whose element is not found again is not proposed (a miss); one taken
+remembered step whose element is not found again, or found only ambiguously
+(``agent.macros.heal.doubt``), is not proposed (a miss); one taken
 under another version of the app than the phone's is a *hint* (``Recall.demoted``), never
 the step.
 
@@ -20,6 +21,7 @@ import time
 from dataclasses import replace
 
 from agent.knowledge.retrieval import Scorer
+from agent.macros.heal import doubt
 from agent.macros.planner import resolve
 from agent.macros.recorder import Observation
 from agent.macros.reidentify import MatchLevel
@@ -97,9 +99,11 @@ class DecisionMemory:
         for g in equivalent:
             ranked += sorted((e for e in here if same_goal(e.goal, g)), key=lambda e: -e.at)
         for entry in ranked:
-            match, action = resolve(entry.step, Observation(parse, image, app))  # type: ignore[arg-type]
-            if action is None or match.level not in TRUSTED_LEVELS:
-                log.info("decision memory: %r not found again (%s)", entry.step.description, match.evidence)
+            seen = Observation(parse, image, app)  # type: ignore[arg-type]
+            match, action = resolve(entry.step, seen)
+            unsure = doubt(entry.step, match, seen) if action is not None else ""
+            if action is None or match.level not in TRUSTED_LEVELS or unsure:
+                log.info("decision memory: %r not found again (%s)", entry.step.description, unsure or match.evidence)
                 continue
             if match.element is not None and action.target is not None:  # aim at this parse's element
                 action = replace(action, target=replace(action.target, element_id=match.element.id,
