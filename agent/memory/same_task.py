@@ -4,8 +4,10 @@ The words of two goals that mean the same may share nothing ("Put the phone in f
 mode", "Turn on airplane mode"); the scorer (``agent.memory.goals``) cannot tell, the
 model often can.  ``SameTask.pick`` shows the model the goal and the remembered goals
 taught on the current screen (numbered, likest words first, at most ``MAX_CHOICES``;
-goals that contradict this one's numbers or on/off left out) and takes the number it answers (0: none).  The reply is a JSON object,
-kept to a schema where the server enforces one.  The call is returned with the answer so
+goals that contradict this one's numbers or on/off left out, and "none of these") and
+takes the goal it chooses only when it chooses it again with the list the other way round
+and "none of these" first.  The replies are JSON objects, kept to a schema where the
+server enforces one.  The call is returned with the answer so
 the run counts it like every other model call.
 
 What it gets wrong costs little: the remembered step it leads to is a proposal the user
@@ -30,10 +32,14 @@ log = logging.getLogger(__name__)
 MAX_CHOICES = 8
 
 
+#: The option that says the new task is none of the taught ones.
+NONE = "none of these: a new task"
+
+
 def same_task_schema(n: int) -> dict[str, object]:
-    """``{"same": 0..n, "reason": short text}``."""
+    """``{"same": 1..n, "reason": short text}``."""
     return {"type": "object",
-            "properties": {"same": {"type": "integer", "enum": list(range(n + 1))},
+            "properties": {"same": {"type": "integer", "enum": list(range(1, n + 1))},
                            "reason": {"type": "string", "maxLength": 120}},
             "required": ["same", "reason"], "additionalProperties": False}
 
@@ -46,14 +52,28 @@ class SameTask:
 
     def pick(self, goal: str, remembered: list[str], cancel: CancelToken | None = None
              ) -> tuple[str | None, tuple[LLMCall, ...]]:
-        """The remembered goal that ``goal`` is in other words (None: none), and the calls made."""
+        """The remembered goal that ``goal`` is in other words (None: none), and the calls made.
+
+        Asked twice, the second time with the list the other way round and "none of them"
+        first; only the same goal chosen both times counts (a model that picks the first
+        line whatever it says cannot pass)."""
         choices = [g for g in dict.fromkeys(remembered)
                    if not same_goal(g, goal) and not contradicts(g, goal, strict=False)]
         choices = sorted(choices, key=lambda g: -rating(goal, g))[:MAX_CHOICES]  # the likeliest first
         if not choices:
             return None, ()
-        listed = "\n".join(f"{i}. {g}" for i, g in enumerate(choices, 1))
-        schema: dict[str, object] | bool = same_task_schema(len(choices)) if accepts_schema(self.client) else True
+        first, calls = self._ask(goal, [*choices, NONE], cancel)
+        if first is None or first == NONE:
+            return None, calls
+        second, more = self._ask(goal, [NONE, *reversed(choices)], cancel)
+        agreed = first if second == first else None
+        log.info("decision memory: %r is %s (asked twice: %r, %r)", goal,
+                 repr(agreed) if agreed else "no task taught before", first, second)
+        return agreed, (*calls, *more)
+
+    def _ask(self, goal: str, options: list[str], cancel: CancelToken | None) -> tuple[str | None, tuple[LLMCall, ...]]:
+        listed = "\n".join(f"{i}. {g}" for i, g in enumerate(options, 1))
+        schema: dict[str, object] | bool = same_task_schema(len(options)) if accepts_schema(self.client) else True
         try:
             reply = self.client.chat(ChatRequest(prompts.render("same_task", goal=goal, tasks=listed),
                                                  purpose="memory.same_task", system=prompts.render("system"),
@@ -66,7 +86,4 @@ class SameTask:
             n = int(data.get("same", 0))
         except (TypeError, ValueError):
             n = 0
-        picked = choices[n - 1] if 1 <= n <= len(choices) else None
-        log.info("decision memory: %r is %s (%s)", goal, repr(picked) if picked else "no task taught before",
-                 data.get("reason", ""))
-        return picked, reply.calls
+        return (options[n - 1] if 1 <= n <= len(options) else None), reply.calls

@@ -67,8 +67,11 @@ class Model:
             want = translate("Dark theme", "de")
             hit = next((e["id"] for e in listed if e["text"] == want), None)
             return json.dumps({"element": hit, "reason": "the dark theme switch, in German"})
-        if "Tasks taught before:" in prompt:
-            return json.dumps({"same": 0, "reason": "a new task"})
+        if "Choose one:" in prompt:  # "is this a task taught before?": none
+            import re
+
+            n = re.search(r"^(\d+)\. none of these", prompt, re.M)
+            return json.dumps({"same": int(n.group(1)) if n else 1, "reason": "a new task"})
         reply = SCRIPT[min(self.n, len(SCRIPT) - 1)]
         self.n += 1
         return reply

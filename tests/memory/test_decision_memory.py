@@ -63,10 +63,24 @@ def supervised(goal: str, task: str, client, memory: DecisionMemory, decide=None
     return [e for e in events if isinstance(e, AwaitingDecision)], finished
 
 
+def choosing(answer: str):
+    """A model that chooses the line reading ``answer`` in "Choose one:" lists (and says
+    "wait" to anything else)."""
+    import json
+    import re
+
+    def respond(prompt: str) -> str:
+        m = re.search(rf"^(\d+)\. {re.escape(answer)}$", prompt, re.M)
+        return json.dumps({"same": int(m.group(1)), "reason": "read it"}) if m else "wait"
+
+    return respond
+
+
 def forget_script(server) -> None:
     """The server forgets its replies and the prompts it saw (the next run starts clean)."""
     server.rules.clear()
     server.requests.clear()
+    server.responder = None
 
 
 AIRPLANE = ("open Settings", "tap Network & internet", "tap Airplane mode")
@@ -171,23 +185,33 @@ def test_steps_run_on_autonomy_are_not_the_users_decisions(server, ollama, memor
 
 def test_a_goal_in_other_words_is_recognised_by_the_model_once_and_the_call_is_counted(server, ollama, memory):
     taught(server, ollama, memory)
-    server.on("Tasks taught before:", '{"same": 1, "reason": "flight mode is airplane mode"}')
+    server.responder = choosing("Turn on airplane mode")
     asked, done = supervised("Put the phone in flight mode", "settings.airplane_on", ollama, memory)
     assert done.status is EpisodeStatus.SUCCEEDED
     assert [q.proposal.planner for q in asked] == [MEMORY] * 3
     assert "for “Turn on airplane mode”" in asked[0].proposal.rationale
-    assert len(server.prompts("")) == 1  # one question for the whole run, no planning call
-    assert [c.purpose for c in asked[0].proposal.llm_calls] == ["memory.same_task"]
+    # one question, asked twice (the list the other way round), for the whole run; no planning call
+    assert len(server.prompts("")) == 2
+    assert [c.purpose for c in asked[0].proposal.llm_calls] == ["memory.same_task"] * 2
     # what the user approved in this wording is now remembered for it: next time, no question
     forget_script(server)
     asked, _ = supervised("Put the phone in flight mode", "settings.airplane_on", ollama, memory)
     assert not server.prompts("") and "for “" not in asked[0].proposal.rationale
 
 
-def test_when_the_model_says_none_the_run_plans_as_usual(server, ollama, memory):
+def test_a_model_that_picks_the_first_line_whatever_it_says_is_not_believed(server, ollama, memory):
     taught(server, ollama, memory)
-    server.on("Tasks taught before:", '{"same": 0, "reason": "another task"}')
+    server.on("Choose one:", '{"same": 1, "reason": "the first one"}')
     server.on("Next action:", "open Settings", "tap Network & internet", "tap Data Saver")
     asked, done = supervised("Turn on Data Saver", "settings.data_saver_on", ollama, memory)
     assert done.status is EpisodeStatus.SUCCEEDED and all(q.proposal.planner != MEMORY for q in asked)
-    assert len(server.prompts("Tasks taught before:")) == 1
+    assert len(server.prompts("Choose one:")) == 2
+
+
+def test_when_the_model_says_none_the_run_plans_as_usual(server, ollama, memory):
+    taught(server, ollama, memory)
+    server.responder = choosing("none of these: a new task")
+    server.on("Next action:", "open Settings", "tap Network & internet", "tap Data Saver")
+    asked, done = supervised("Turn on Data Saver", "settings.data_saver_on", ollama, memory)
+    assert done.status is EpisodeStatus.SUCCEEDED and all(q.proposal.planner != MEMORY for q in asked)
+    assert len(server.prompts("Choose one:")) == 1  # "none" the first time: not asked again
