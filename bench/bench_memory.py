@@ -97,6 +97,9 @@ def judge(args: argparse.Namespace) -> None:
     random.Random(0).shuffle(others)
     queries += [(t.goals[0], None) for t in others[:args.untaught]]
     client, stop = client_for(args)
+    if client is None:
+        print("the judge is a model: give --builtin, --base-url or --scripted")
+        return
     judge = SameTask(client)
     counts = {"right": 0, "wrong": 0, "missed": 0, "false alarm": 0, "quiet": 0}
     try:
@@ -125,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     j.add_argument("--backend", default="openai")
     j.add_argument("--model", default="")
     j.add_argument("--no-model", action="store_true")
+    j.add_argument("--scripted", action="store_true", help=argparse.SUPPRESS)  # bench_heal's client options
     j.add_argument("--untaught", type=int, default=12, help="how many never-taught tasks to ask about")
     args = ap.parse_args(argv)
     if args.what == "goals":
