@@ -552,6 +552,16 @@ class Episode:
 
 
 @dataclass(frozen=True, slots=True)
+class HealNote:
+    """How a step's element was found again by the model (``agent.macros.heal``) and approved."""
+
+    missed: str  # why the recording's own clues did not find it (the cascade's verdict)
+    chose: str  # the element the model chose, in words
+    model: str = ""
+    at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, slots=True)
 class MacroStep:
     """One recorded step of a macro, in words and with what re-finds its element."""
 
@@ -562,6 +572,7 @@ class MacroStep:
     screen_after: str = ""
     expected_package: str | None = None
     expect_checked: bool | None = None  # a toggle step: the state the switch/checkbox should end in
+    healed: HealNote | None = None  # this version's step was healed (the model found it; the user approved)
 
 
 @dataclass(frozen=True, slots=True)

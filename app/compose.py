@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from agent.knowledge.base import Knowledge
     from agent.knowledge.types import TaskRecord
     from agent.llm.base import CancelToken, LLMClient
+    from agent.macros.heal import Healer
     from agent.macros.reidentify import Grounder as MacroGrounder
+    from agent.memory.memory import DecisionMemory
     from agent.runner import Judge, RunGenerator, ScreenParserLike
     from app.model_prefs import PrefsStore
     from app.settings import Settings
@@ -99,6 +101,14 @@ def macro_grounder(client: LLMClient, goal: str = "") -> MacroGrounder:
     return grounder_from_agent(LLMGrounder(client), goal)
 
 
+def macro_healer(settings: Settings, client: LLMClient | None = None) -> Healer:
+    """What heals a replayed macro step the recording cannot find again: one grounding call
+    to the configured model (``agent.macros.heal``); the healed step is always put to the user."""
+    from agent.macros.heal import ModelHealer
+
+    return ModelHealer(client if client is not None else make_client(settings))
+
+
 # ---- parser and run settings --------------------------------------------------------------------
 
 
@@ -148,25 +158,47 @@ def knowledge_for(store: object) -> Knowledge | None:
         return None
 
 
+def memory_for(store: object) -> DecisionMemory | None:
+    """The decision memory kept in the project database (or in any ``DecisionStore``), or
+    None without one."""
+    from agent.memory.memory import DecisionMemory
+    from agent.memory.store import DecisionStore
+
+    if isinstance(store, DecisionStore):
+        return DecisionMemory(store)
+    from app.storage import Store
+
+    if not isinstance(store, Store):
+        return None
+    from app.knowledge_store import SqliteKnowledgeStore
+
+    return DecisionMemory(SqliteKnowledgeStore(store))
+
+
+def with_memory(planner: Any, gen_of: Callable[[Any], RunGenerator], memory: DecisionMemory, goal: str,
+                device: Any, client: LLMClient | None = None, cancel: CancelToken | None = None) -> RunGenerator:
+    """The run ``gen_of(planner)`` builds, with the decision memory in front of ``planner``
+    (``agent.memory``): remembered steps proposed with no model call, the user's decisions
+    kept; with ``client`` the model is asked once whether the goal is a taught one in other words."""
+    from agent.memory.planner import RememberingPlanner
+    from agent.memory.run import MemorySession, remembering
+    from agent.memory.same_task import SameTask
+
+    session = MemorySession(memory, goal, device, SameTask(client) if client is not None else None, cancel)
+    return remembering(gen_of(RememberingPlanner(planner, session)), session)
+
+
 def on_finished(gen: RunGenerator, then: Callable[[Episode], None]) -> RunGenerator:
     """Pass ``gen``'s events and decisions through unchanged and call ``then`` with the
     finished episode (on the thread that drives the generator, never a GUI thread).  A
     failing ``then`` is logged: the episode is already stored."""
-    reply: Any = None
-    try:
-        while True:
-            try:
-                event = gen.send(reply)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            if isinstance(event, Finished):
-                try:
-                    then(event.episode)
-                except Exception:  # best effort
-                    log.warning("after the episode: %s failed", getattr(then, "__name__", "a step"), exc_info=True)
-            reply = yield event
-    finally:
-        gen.close()
+    from agent.relay import relay
+
+    def hear(event: object) -> None:
+        if isinstance(event, Finished):
+            then(event.episode)
+
+    return relay(gen, hear, what=f"after the episode, {getattr(then, '__name__', 'a step')}")
 
 
 def learning_from(gen: RunGenerator, knowledge: Knowledge,
@@ -224,6 +256,7 @@ class RunRequest:
     llm_grounder: bool = True
     learn: bool = True  # use and feed the accumulated knowledge (needs a ``Store``)
     constrained: bool | None = None  # structured replies; None: as the settings say
+    remember: bool = True  # use and feed the decision memory (a ``Store``, or ``memory=`` given)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,11 +299,14 @@ def slow_model(model: str, prefs: PrefsStore | None = None) -> bool:
 def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: ScreenParserLike,
               store: StepSink | None = None, cancel: CancelToken | None = None,
               client: LLMClient | None = None, on_learnt: Callable[[TaskRecord | None], None] | None = None,
-              prefs: PrefsStore | None = None, judge: Judge | None = None, **run_overrides: Any) -> Run:
+              prefs: PrefsStore | None = None, judge: Judge | None = None, memory: DecisionMemory | None = None,
+              **run_overrides: Any) -> Run:
     """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
     run settings, and with a ``Store`` the knowledge (similar solved tasks become
     examples; a finished episode is learnt from, demonstrated steps of an unsuccessful
-    one kept, and ``on_learnt`` told).  ``judge`` is the task's oracle where there is one
+    one kept, and ``on_learnt`` told).  The decision memory (``memory``, else the one in
+    ``store``) proposes the user's remembered steps and keeps their new decisions, unless
+    ``request.remember`` is off.  ``judge`` is the task's oracle where there is one
     (a virtual-phone task): the phone then decides success.  Keywords in
     ``run_overrides`` are ``RunSettings`` fields.  ``ValueError`` for a bad planner,
     backend or autonomy."""
@@ -303,9 +339,15 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
 
     planner_used = with_maps(bundle.planner, maps_from.store if maps_from is not None else None, device,
                              evidence=settings.agent.screen_evidence, small_model=is_builtin(model))
-    gen = run_episode(request.goal, device, parser, planner_used, store, settings=rs,
-                      estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
-                      judge=judge)
+
+    def episode(planner: Any) -> RunGenerator:
+        return run_episode(request.goal, device, parser, planner, store, settings=rs, estimator=bundle.estimator,
+                           grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel, judge=judge)
+
+    # The user's decisions come first (agent.memory): outside the maps and the screen's evidence.
+    remembered = (memory if memory is not None else memory_for(store)) if request.remember else None
+    gen = (with_memory(planner_used, episode, remembered, request.goal, device, client, cancel) if remembered is not None
+           else episode(planner_used))
     if knowledge is not None:
         gen = learning_from(gen, knowledge, on_learnt)
     return Run(gen, client, bundle, rs, knowledge, len(examples))
@@ -314,7 +356,7 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
 __all__ = [
     "PLANNERS", "PLANNER_NAMES", "PROMPT2TASK", "KnowsApps", "PlannerBundle", "PlannerChoice", "Run", "RunRequest",
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
-    "learning_from", "list_models", "on_finished", "warm_up",
-    "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
+    "learning_from", "list_models", "memory_for", "on_finished", "warm_up", "with_memory",
+    "macro_grounder", "macro_healer", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
     "run_settings",
 ]

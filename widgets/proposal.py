@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent.memory.types import HEALED, MEMORY
 from agent.types import Action, Decision, DecisionKind, Proposal
 from widgets.icons import icon
 from widgets.shortcuts import key_for
@@ -76,6 +77,10 @@ class ProposalCard(QFrame):
         f.setBold(True)
         self.title.setFont(f)
         self.title.setWordWrap(True)
+        self.source = QLabel("")  # where a proposal with no model behind it came from (memory, a heal)
+        self.source.setObjectName("proposalSource")
+        self.source.setWordWrap(True)
+        self.source.hide()
         self.sensitive = QLabel("⚠ sensitive action: check carefully")
         self.sensitive.setStyleSheet("color:#b00020; font-weight:bold")
         self.sensitive.hide()
@@ -118,7 +123,7 @@ class ProposalCard(QFrame):
         self.on_screen.setStyleSheet("color:#555")
         self.on_screen.hide()
         lay = QVBoxLayout(self)
-        for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
+        for w in (self.title, self.source, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
                   self.alternatives, self.confidence, self.on_screen, self.evidence, self.plan, self.planner):
             lay.addWidget(w)
         lay.addStretch(1)
@@ -135,6 +140,7 @@ class ProposalCard(QFrame):
         self.stream.hide()
         self.set_alternatives(())
         if proposal is None:
+            self.source.hide()
             self.title.setText("No proposal")
             for w in (self.rationale, self.evidence, self.plan, self.planner):
                 w.setText("")
@@ -142,6 +148,7 @@ class ProposalCard(QFrame):
             self.sensitive.hide()
             return
         self.title.setText(_capitalise(proposal.action.describe()))
+        self._show_source(proposal)
         self.rationale.setTextFormat(Qt.TextFormat.PlainText)
         self.rationale.setText(f"Why: {why}" if why else (proposal.rationale or "no reason given"))
         self.sensitive.setVisible(proposal.sensitive)
@@ -155,6 +162,14 @@ class ProposalCard(QFrame):
             if proposal.plan else ""
         )
         self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
+
+    def _show_source(self, proposal: Proposal) -> None:
+        """A remembered step says whose decision it repeats and when; a healed macro step says
+        that the model found its element and that approving keeps it in the macro."""
+        text, style = source_line(proposal)
+        self.source.setText(text)
+        self.source.setStyleSheet(style)
+        self.source.setVisible(bool(text))
 
     def set_screen(self, gist: str, detail: str = "") -> None:
         """The screen the proposal is for, as its parse describes it ("" hides the line);
@@ -344,6 +359,25 @@ class DecisionBar(QWidget):
             self.editRequested.emit()
         elif kind is DecisionKind.DEMONSTRATE:
             self.demonstrateRequested.emit()
+
+
+_MEMORY_STYLE = "color:#1b5e20; background:#e8f5e9; padding:4px; font-weight:bold"
+_HEAL_STYLE = "color:#8a4b00; background:#fff3e0; padding:4px; font-weight:bold"
+
+
+def source_line(proposal: Proposal) -> tuple[str, str]:
+    """The card's line on where a proposal came from, and its style ("" when the model or
+    the screen's evidence proposed it: the planner line says so)."""
+    if proposal.planner == MEMORY:
+        said = next((e for e in proposal.evidence if e.startswith("memory: ")), "")
+        when = said[len("memory: "):].split("; ")[0] if said else ""
+        calls = "no model call" if not proposal.llm_calls else "one model call to match the task"
+        return f"★ From memory: you {when} · {calls}" if when else f"★ From memory · {calls}", _MEMORY_STYLE
+    healed = next((e for e in proposal.evidence if e.startswith(HEALED)), "")
+    if healed:
+        return (f"✚ Healed step — {healed[len(HEALED):]}. Approve runs it and keeps it in the macro's next "
+                "version; Reject lets you show the step.", _HEAL_STYLE)
+    return "", ""
 
 
 def _capitalise(s: str) -> str:

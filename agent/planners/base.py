@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from agent import prompts
 from agent.commands import CommandError, parse_lenient
@@ -81,6 +81,20 @@ class Planner(Protocol):
     def uses_latent(self) -> bool: ...
 
     def propose(self, ctx: PlanContext) -> Proposal: ...
+
+
+@runtime_checkable
+class Recalls(Protocol):
+    """A planner that may already know this screen's step (the decision memory): the runner
+    asks ``recall`` first, and a proposal it returns is the step, with no latent estimate,
+    no model call and no assessment."""
+
+    def recall(self, ctx: PlanContext) -> Proposal | None: ...
+
+
+#: Evidence that a proposal must be put to the user whatever the autonomy (a healed macro
+#: step, an ambiguous match): the rest of the line is the reason shown.
+ASK_USER = "ask the user: "
 
 
 def commanded_history(history: tuple[Turn, ...]) -> str:

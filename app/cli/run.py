@@ -107,8 +107,11 @@ def _print(console: Console, ev: Event, verbose: bool) -> None:
             console.print("[yellow]stopped at this step[/]")
         case ErrorEvent(message=message, fatal=fatal):
             console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {quoted(redact_url(message))}")
-        case Finished(status=status, note=note):
+        case Finished(status=status, note=note, episode=episode):
+            from agent.cost import run_cost
+
             console.rule(f"[bold]{status.value}[/]: {quoted(redact_url(note))}")
+            console.print(f"cost: {quoted(run_cost(episode).describe())}")
     if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
         console.print(f"[dim]time: {quoted(_timings(ev.record))}[/]")
 

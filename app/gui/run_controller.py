@@ -71,11 +71,12 @@ class RunEnd:
     status: EpisodeStatus
     reason: str
     episode_id: str = ""
+    cost: str = ""  # agent.cost.RunCost.describe(): model calls, interventions, wall time, origins
 
     def summary(self) -> str:
-        """How it ended and why: "✔ succeeded — the goal is reached"."""
+        """How it ended and why: "✔ succeeded — the goal is reached · 2 model calls · …"."""
         words = STATUS_WORDS.get(self.status, self.status.value)
-        return words + (f" — {self.reason}" if self.reason else "")
+        return words + (f" — {self.reason}" if self.reason else "") + (f" · {self.cost}" if self.cost else "")
 
     def text(self) -> str:
         return f"Finished: {self.summary()}"
@@ -385,7 +386,9 @@ class RunController:
 
     def _finish(self, status: EpisodeStatus, note: str, episode: Episode) -> None:
         self.episode_id = episode.id
-        self.end = RunEnd(EpisodeStatus(status), note, episode.id)
+        from agent.cost import run_cost
+
+        self.end = RunEnd(EpisodeStatus(status), note, episode.id, run_cost(episode).describe())
         # the stored steps are the truth: any step the loop did not announce is added here
         for step in episode.steps:
             if self.ui.timeline.step(step.index, self._section) is None:
