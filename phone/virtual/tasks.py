@@ -14,6 +14,10 @@ Conditions (``success`` and each checkpoint) are mappings:
 in len_gte len_eq has`` (``has`` matches a list of mappings against the given fields,
 strings compared case-insensitively), ``{visited: "package/page"}``, or the combinators
 ``{all: [...]}``, ``{any: [...]}``, ``{not: {...}}``.
+
+A task that types a secret refers to it as ``{{secret:NAME}}`` in its goals and steps and
+holds ``secrets: {NAME: value}``: what the user keeps in their vault for it.  ``replay``
+types those values through ``agent.secrets``; a run gets them from the vault it is given.
 """
 
 from __future__ import annotations
@@ -262,6 +266,15 @@ class Task:
     impossible: bool = False
     tags: tuple[str, ...] = ()
     source: str = ""
+    secrets: dict[str, str] = field(default_factory=dict)  # {{secret:NAME}} -> value, for replays and tests
+
+    def secret(self, name: str) -> str:
+        """The value the task's user keeps as ``name`` (a ``agent.secrets.SecretSource``)."""
+        from agent.secrets import SecretMissing
+
+        if name not in self.secrets:
+            raise SecretMissing(name)
+        return self.secrets[name]
 
     @property
     def goal(self) -> str:
@@ -300,6 +313,10 @@ def replay(task: Task, phone: VirtualPhone, *, setup: bool = True) -> list[Actio
     """Run the reference solution through the public input API; returns the actions."""
     if setup:
         task.setup(phone)
+    if task.secrets:
+        from agent.secrets import with_secrets
+
+        phone = with_secrets(phone, _TaskSecrets(task))  # type: ignore[assignment]
     done: list[Action | None] = []
     for i, step in enumerate(task.solution):
         try:
@@ -307,6 +324,13 @@ def replay(task: Task, phone: VirtualPhone, *, setup: bool = True) -> list[Actio
         except StepError as exc:
             raise StepError(f"task {task.id}, step {i + 1} ({step.describe()}): {exc}") from exc
     return done
+
+
+class _TaskSecrets:
+    """A task's secrets as a ``SecretSource``."""
+
+    def __init__(self, task: Task) -> None:
+        self.value = task.secret
 
 
 # ---- parsing ----------------------------------------------------------------------------
@@ -366,7 +390,7 @@ def _parse_step(raw: Any, where: str) -> Step:
 
 
 _FIELDS = {"id", "goals", "goal", "app", "success", "solution", "step_budget", "checkpoints", "initial_state",
-           "impossible", "tags"}
+           "impossible", "tags", "secrets"}
 
 
 def parse_task(raw: Any, source: str, index: int | None = None) -> Task:
@@ -413,9 +437,13 @@ def parse_task(raw: Any, source: str, index: int | None = None) -> Task:
     tags = raw.get("tags", []) or []
     if not isinstance(tags, list):
         raise TaskError(f"{where}: field 'tags' must be a list")
+    secrets = raw.get("secrets", {}) or {}
+    if not isinstance(secrets, dict) or not all(isinstance(k, str) and isinstance(v, (str, int))
+                                                for k, v in secrets.items()):
+        raise TaskError(f"{where}: field 'secrets' must map secret names to values")
     return Task(id=tid, goals=tuple(goals), app=app, success=success, solution=steps, step_budget=budget,
                 checkpoints=tuple(cps), initial_state=init, impossible=impossible, tags=tuple(map(str, tags)),
-                source=source)
+                source=source, secrets={k: str(v) for k, v in secrets.items()})
 
 
 def load_task_file(path: Path) -> list[Task]:
