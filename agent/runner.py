@@ -264,6 +264,9 @@ class _Run:
             return (yield from self._finish_asking(EpisodeStatus.FAILED, stuck))
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
+        while decision.kind is DecisionKind.ESCALATE:  # "Ask the bigger model": the same step again
+            offer = yield from self._propose(work, escalate=True)
+            decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
 
     # ---- observe ---------------------------------------------------------------------------
@@ -325,13 +328,14 @@ class _Run:
         return ""
 
     # ---- propose ---------------------------------------------------------------------------
-    def _propose(self, work: _Work) -> _Phase:
-        """Latent state (if the planner uses it), plan and ground, then the assessment."""
-        if self.planner.uses_latent and self.estimator is not None:
+    def _propose(self, work: _Work, escalate: bool = False) -> _Phase:
+        """Latent state (if the planner uses it), plan and ground, then the assessment.
+        ``escalate``: the user asked for the bigger model (the latent state already estimated stays)."""
+        if self.planner.uses_latent and self.estimator is not None and not escalate:
             proposal = yield from self._plan_with_latent(work, self.estimator)
         else:
-            yield self._working(work, "planning the next action")
-            proposal = self._plan_and_ground(work)
+            yield self._working(work, "asking the bigger model" if escalate else "planning the next action")
+            proposal = self._plan_and_ground(work, escalate)
         if self.assessor is not None and not proposal.action.is_terminal:
             yield self._working(work, "checking the proposal")
         offer = self._assess(work, proposal)
@@ -375,7 +379,7 @@ class _Run:
             proposal = replace(proposal, evidence=(*proposal.evidence, _EARLY_DONE))
         return replace(proposal, latent=comp.latent)
 
-    def _plan_and_ground(self, work: _Work) -> Proposal:
+    def _plan_and_ground(self, work: _Work, escalate: bool = False) -> Proposal:
         """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
         assert work.parse is not None
         notes = list(self.memory.notes)
@@ -386,7 +390,8 @@ class _Run:
         for attempt in range(self.settings.max_replans + 1):
             ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=history,
                               latent=work.latent, notes=tuple(notes), examples=self.settings.examples,
-                              step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected)
+                              step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected,
+                              escalate=escalate, rejections=feedback.count(work.screen_id), replan=attempt)
             try:
                 proposal = self.planner.propose(ctx)
             except PlanError as exc:

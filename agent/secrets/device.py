@@ -41,7 +41,12 @@ class SecretTypingDevice:
         values: list[str] = []
 
         def lookup(name: str) -> str:
-            value = self._source.value(name)
+            try:
+                value = self._source.value(name)
+            except SecretMissing:
+                raise
+            except Exception as exc:  # the vault's own trouble (locked, damaged): its words hold no value
+                raise DeviceError(f"the vault could not give {reference(name)}: {exc}") from None
             values.append(value)
             return value
 

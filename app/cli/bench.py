@@ -599,3 +599,4 @@ def offline(
 
 
 from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
+from app.cli import bench_escalation as _bench_escalation  # noqa: E402,F401  ("bench escalation" registers itself)
