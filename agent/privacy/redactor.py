@@ -25,8 +25,9 @@ from typing import Any
 from agent.privacy.types import Replaced
 
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
-#: A phone number: optional +, then digits with spaces, dots, dashes or brackets between them.
-_PHONE = re.compile(r"(?<![\w+])(?:\+|\(\+?)?\d(?:[ .\-()\u00a0]{0,2}\d){6,}\)?(?![\w])")
+#: A phone number: an optional +country code, an optional (area code), then digits with
+#: spaces, dots or dashes between them (seven digits at least, counted when matched).
+_PHONE = re.compile(r"(?<![\w+])(?:\+?\d{1,3}[ .\-\u00a0]?)?(?:\(\d{1,5}\)[ .\-\u00a0]?)?\d(?:[ .\-\u00a0]{0,2}\d){4,}(?!\w)")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PLACEHOLDER = re.compile(r"<?\b(phone|email|number|name)-(\d+)\b>?")
 
