@@ -43,10 +43,11 @@ class Library(App):
         a = page.args
         bar = top_bar(ui, "Library")
         y = bar.rect.bottom + ui.dp(24)
-        root.add(bar, label(ui, ui.gutter, y + ui.dp(16), "Sign in", size=24, weight="medium", rid="title"))
+        root.add(bar, label(ui, ui.gutter, y + ui.dp(16), "Your library account", size=24, weight="medium",
+                            rid="title"))
         y += ui.dp(52)
         root.add(paragraph(ui, Rect(ui.gutter, y, ui.W - ui.gutter, y + ui.dp(48)),
-                           "Use your library account to see your loans.", size=14, color=ui.p.on_variant))
+                           "Enter your user name and password to see your loans.", size=14, color=ui.p.on_variant))
         y += ui.dp(56)
         fr = Rect(ui.gutter, y, ui.W - ui.gutter, y + ui.dp(56))
         root.add(self.field(ui, fr, a, "user", "Username", rid="username", lead_icon="account-outline"))
