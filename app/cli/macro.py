@@ -188,12 +188,12 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
     except ValueError as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from exc
-    from app.compose import make_parser
+    from app.compose import agent_device, make_parser
     from app.settings import load_settings
 
     screen_parser = make_parser(load_settings()[0], mode=parser)
     try:  # a replay is a run of the agent loop: its steps are stored as an episode
-        replay = Replayer(device=phone, parser=screen_parser, approve_each=approve).start(
+        replay = Replayer(device=agent_device(phone), parser=screen_parser, approve_each=approve).start(
             m, _parse_params(param), store=store)
     except MissingParameter as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")

@@ -453,6 +453,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         s = file_menu.addAction(icon("mdi6.cog"), "Settings…", self.open_settings)
         s.setShortcut(QKeySequence("Ctrl+,"))
+        file_menu.addAction(icon("mdi6.lock"), "Secrets…", self.open_secrets)
         file_menu.addSeparator()
         q = file_menu.addAction("Quit", self.close)
         q.setShortcut(QKeySequence.StandardKey.Quit)
@@ -715,6 +716,14 @@ class MainWindow(QMainWindow):
         self._editor.raise_()
 
     # ---- settings ------------------------------------------------------------------------
+    def open_secrets(self) -> Any:
+        """The Secrets dialog (``app.gui.guards.VaultController``): names in the vault, add, replace, delete."""
+        from app.gui.guards import VaultController
+
+        if getattr(self, "vault_controller", None) is None:
+            self.vault_controller = VaultController(lambda: self)
+        return self.vault_controller.show()
+
     def open_settings(self) -> None:
         if self.session.settings is None:
             self.notify(Level.WARNING, "No settings model is loaded.")
