@@ -297,7 +297,7 @@ class RunController:
         from app.compose import user_consent
         from app.gui.guards import DialogConsentGate
 
-        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui)  # type: ignore[arg-type]
+        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui)  # type: ignore[arg-type,return-value]
         return user_consent(self.consent_gate)
 
     def _cancel_run(self) -> None:
