@@ -256,6 +256,7 @@ class ProposalCard(QFrame):
         """The agent could not produce this step: say why and what the user can do."""
         self.set_proposal(None)
         self.title.setText("The agent could not do this step")
+        self.rationale.setTextFormat(Qt.TextFormat.RichText)
         self.rationale.setText(f"{_esc(reason)}<br><br><b>Demonstrate</b> it on the mirror or <b>Edit</b> "
                                "the action to perform it yourself; <b>Reject</b> lets the agent try again; "
                                "<b>Abort</b> stops the task.")

@@ -4,8 +4,8 @@ Every request goes through the run's ``Redactor`` (system prompt, prompt and rep
 and the reply has the placeholders put back before anyone reads it.  The first request
 of the client's life (one client per run) waits for the user's consent, showing exactly
 what would be sent; a "no" is kept for the run and every request then fails with
-``ConsentRefused`` (an ``LLMError``: the step fails as any unusable reply does, and the
-run ends on the usual error rule).  Each ``LLMCall`` the run stores keeps the prompt as
+``ConsentRefused`` (an ``LLMError``); the run's ``CancelToken``, when the request carries
+one, is cancelled, so the run stops there (without one it ends on the usual error rule).  Each ``LLMCall`` the run stores keeps the prompt as
 sent (placeholders, not values) and says what was replaced (``LLMCall.redacted``).
 
 ``is_remote`` decides which servers need this: any host that is not a loopback address
@@ -116,6 +116,8 @@ class RedactingClient:
     def chat(self, request: ChatRequest, cancel: CancelToken | None = None) -> LLMReply:
         sent, replaced = self.redact(request)
         if not self._allowed(sent, replaced):
+            if cancel is not None:  # the run stops here: nothing more of it may go out
+                cancel.cancel()
             raise ConsentRefused(f"you did not allow sending this run's requests to {self.server}",
                                  hint="start the run again to be asked again, or use a model on this machine")
         for r in replaced:
