@@ -265,7 +265,7 @@ class _Run:
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
         while decision.kind is DecisionKind.ESCALATE:  # "Ask the bigger model": the same step again
-            offer = yield from self._propose(work, escalate=True)
+            offer = yield from self._propose(work, escalate="you asked for the bigger model")
             decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
 
@@ -328,9 +328,9 @@ class _Run:
         return ""
 
     # ---- propose ---------------------------------------------------------------------------
-    def _propose(self, work: _Work, escalate: bool = False) -> _Phase:
+    def _propose(self, work: _Work, escalate: str = "") -> _Phase:
         """Latent state (if the planner uses it), plan and ground, then the assessment.
-        ``escalate``: the user asked for the bigger model (the latent state already estimated stays)."""
+        ``escalate``: why the bigger model takes this step (the latent state already estimated stays)."""
         if self.planner.uses_latent and self.estimator is not None and not escalate:
             proposal = yield from self._plan_with_latent(work, self.estimator)
         else:
@@ -379,7 +379,7 @@ class _Run:
             proposal = replace(proposal, evidence=(*proposal.evidence, _EARLY_DONE))
         return replace(proposal, latent=comp.latent)
 
-    def _plan_and_ground(self, work: _Work, escalate: bool = False) -> Proposal:
+    def _plan_and_ground(self, work: _Work, escalate: str = "") -> Proposal:
         """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
         assert work.parse is not None
         notes = list(self.memory.notes)
@@ -415,7 +415,11 @@ class _Run:
                 evidence.append(f"re-plan {attempt + 1}: \"{again.shown}\" was rejected on this screen")
                 notes.append(f"\"{again.shown}\" was rejected by the user on this screen: propose something else.")
                 continue
-            return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
+            grounded = replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
+            unsure = "" if escalate else _unsure(self.planner, grounded)
+            if unsure:  # the run's model is unsure of its grounded step: the bigger model takes it
+                return self._plan_and_ground(work, unsure)
+            return grounded
         raise _StepFailed(f"no new groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
 
     def _assess(self, work: _Work, proposal: Proposal) -> _Offer:
@@ -668,6 +672,13 @@ def _await(question: AwaitingDecision) -> Generator[Event, Decision | None, Deci
     while not isinstance(decision, Decision):
         decision = yield question
     return decision
+
+
+def _unsure(planner: Planner, proposal: Proposal) -> str:
+    """Why the planner's bigger model should take this grounded step ("" when it has none,
+    or the step is sure enough; ``agent.planners.escalate``)."""
+    check = getattr(planner, "unsure", None)
+    return str(check(proposal)) if callable(check) else ""
 
 
 def _llm(fn: Callable[..., Any], *args: Any) -> Any:

@@ -60,7 +60,7 @@ class PlanContext:
     cancel: CancelToken | None = None
     images: tuple[bytes, ...] = ()  # the screenshot as PNG, for vision-language models
     rejected: tuple[Action, ...] = ()  # the user rejected these here: never offered again
-    escalate: bool = False  # the user asked for the bigger model on this step ("Ask the bigger model")
+    escalate: str = ""  # why the bigger model takes this step (the user asked, the run's model was unsure)
     rejections: int = 0  # how many proposals the user rejected on this screen so far
     replan: int = 0  # 0, or which re-plan of this step (the last proposal could not be grounded or was rejected here)
 

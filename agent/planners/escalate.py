@@ -8,7 +8,9 @@ A step goes to the bigger one when
   (``PlanContext.rejections``), or
 * the small model is unsure: its proposal carries a named confidence measure
   (``agent.explain.confidence_of``: the samples' agreement, a model's score, the
-  grounding margin) below ``below``, or its reply could not be used at all, or this is a
+  grounding margin, which only the runner's grounding gives: it asks ``unsure`` of the
+  grounded step and plans it again with ``PlanContext.escalate`` set) below ``below``, or
+  its reply could not be used at all, or this is a
   re-plan of the step (``PlanContext.replan``: its last proposal named nothing on the
   screen, or repeated an action the user rejected here: a second rejection the runner
   gives on the user's behalf).
@@ -89,13 +91,20 @@ class EscalatingPlanner:
     # ---- when ----------------------------------------------------------------------------
     def _asked(self, ctx: PlanContext) -> str:
         if ctx.escalate:
-            return "you asked for the bigger model"
+            return ctx.escalate
         n = max(ctx.rejections, len(ctx.rejected))
         if n >= self.policy.after_rejections:
             return f"you rejected {n} proposals on this screen"
         if ctx.replan and self.policy.on_unusable:
             return f"{self.small_model}'s proposal could not be used (a re-plan of this step)"
         return ""
+
+    def unsure(self, proposal: Proposal) -> str:
+        """Why the small model's (grounded) proposal is not sure enough ("" when it is, when
+        the bigger model made it, or when no model did: the screen's evidence decided)."""
+        if proposal.escalated or not proposal.llm_calls or (proposal.model and proposal.model != self.small_model):
+            return ""
+        return self._unsure(proposal)
 
     def _unsure(self, proposal: Proposal) -> str:
         if proposal.action.is_terminal:

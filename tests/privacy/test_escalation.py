@@ -141,3 +141,27 @@ def test_without_a_bigger_model_nothing_changes() -> None:
     proposed = [e.proposal for e in events if isinstance(e, Proposed)]
     assert proposed and all(p.model == "" and not p.escalated for p in proposed)
     assert isinstance(events[-1], Finished) and events[-1].status in (EpisodeStatus.SUCCEEDED, EpisodeStatus.FAILED)
+
+
+def test_an_unsure_grounding_sends_the_step_to_the_bigger_model() -> None:
+    """"Show password" names both the check box and its label: the grounding margin is 0,
+    so the small model's step is not sure enough and the bigger model plans it."""
+    phone = VirtualPhone(seed=0)
+    phone.reset({"library": {}})
+    phone.open_app("Library")
+    proposals = []
+    with ScriptedLLMServer(default="tap Show password", models=("small",)) as s, \
+            ScriptedLLMServer(default="tap Username", models=("big",)) as b:
+        built = build_run(RunRequest("Show my library password", planner="zeroshot-", autonomy="approve",
+                                     learn=False, model="small", max_steps=1),
+                          SETTINGS, device=phone, parser=make_parser(SETTINGS, mode="tree"),
+                          client=make_client(SETTINGS, model="small", backend="openai", base_url=s.url),
+                          bigger=make_client(SETTINGS, model="big", backend="openai", base_url=b.url),
+                          consent=Consent(Gate()), max_wait_s=0.0)
+        for ev in drive(built.events, lambda q: Decision(DecisionKind.ABORT)):
+            if isinstance(ev, Proposed):
+                proposals.append(ev.proposal)
+    (p,) = proposals
+    assert p.model == "big" and p.escalated.startswith("small was unsure (grounding margin 0%")
+    assert p.action.describe() == "tap Username"
+    assert [c.model for c in p.llm_calls] == ["small", "big"]
