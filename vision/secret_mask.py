@@ -5,7 +5,8 @@
 password shown in clear (a "show password" toggle, or the last character Android flashes
 while typing) never reaches a stored screenshot.  Frames without a tree, and fields the
 tree does not mark, are left as they are: masking needs the tree's word for it.  The
-live mirror is never masked (it is the user's own screen); stored frames are.
+live mirror is never masked (it is the user's own screen); stored frames are, and so is
+every frame the parser reads (``vision.pipeline``), so OCR never reads a password.
 
 Pure image work on a copy; the input ``Screen`` is not changed.  No I/O, no LLM.
 """
@@ -27,7 +28,7 @@ MASK_RGB = (128, 128, 128)
 def password_rects(screen: Screen) -> list[Rect]:
     """The rectangles of the password fields the screen's tree marks (none without a tree)."""
     xml = screen.hierarchy_xml
-    if not xml or "password" not in xml or xml.lstrip().startswith("{"):
+    if not xml or 'password="true"' not in xml or xml.lstrip().startswith("{"):  # cheap: most screens have none
         return []
     roots, _warnings = read_uiautomator_xml(xml)
     found: list[Rect] = []

@@ -89,9 +89,10 @@ def _sign_in(tmp_path: Path, caplog: pytest.LogCaptureFixture, phone: VirtualPho
     shown_in_clear: list[np.ndarray] = []
     with ScriptedLLMServer(responder=library_model, models=("scripted",)) as server:
         client = make_client(settings, model="scripted", backend="openai", base_url=server.url)
+        # the window's own parser: the tree fused with the pixels (OCR reads the screen too)
         built = build_run(RunRequest(TASK.goals[0], planner="zeroshot-", autonomy="approve", learn=False,
                                      max_steps=10), settings, device=phone,
-                          parser=make_parser(settings, mode="tree"), store=store, client=client, max_wait_s=0.0)
+                          parser=make_parser(settings), store=store, client=client, max_wait_s=0.0)
         finished = None
         for ev in drive(built.events, _approve):
             if isinstance(ev, Finished):
