@@ -63,6 +63,8 @@ class PlanContext:
     escalate: str = ""  # why the bigger model takes this step (the user asked, the run's model was unsure)
     rejections: int = 0  # how many proposals the user rejected on this screen so far
     replan: int = 0  # 0, or which re-plan of this step (the last proposal could not be grounded or was rejected here)
+    offer: tuple[str, ...] = ()  # element ids a structured reply may name, in this order (empty: every element)
+    allow_done: bool = True  # False: "complete" is not offered (the screen's evidence rules it out)
 
 
 class PlanError(RuntimeError):
@@ -180,8 +182,8 @@ class Structured:
         if ctx.history and unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen):
             exclude.append(ctx.history[-1].action)
         exclude.extend(ctx.rejected)
-        return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=exclude,
-                           hold=asks_to_hold(ctx.goal))
+        return action_form(parse, apps=self.apps, allow_done=allow_done and ctx.allow_done, exclude=exclude,
+                           hold=asks_to_hold(ctx.goal), only=ctx.offer)
 
 
 def read_structured(reply: LLMReply, form: ReplyForm, ctx: PlanContext) -> tuple[Action, tuple[str, ...]]:
