@@ -7,6 +7,7 @@ from __future__ import annotations
 from agent.secrets.device import SecretTypingDevice, with_secrets
 from agent.secrets.refs import (
     REFERENCE,
+    MappingSource,
     SecretMissing,
     SecretSource,
     check_name,
@@ -16,5 +17,5 @@ from agent.secrets.refs import (
     resolve,
 )
 
-__all__ = ["REFERENCE", "SecretMissing", "SecretSource", "SecretTypingDevice", "check_name", "names_in",
+__all__ = ["REFERENCE", "MappingSource", "SecretMissing", "SecretSource", "SecretTypingDevice", "check_name", "names_in",
            "normalise", "reference", "resolve", "with_secrets"]

@@ -9,7 +9,7 @@ values and does no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol, runtime_checkable
 
 #: A secret's name: a letter, then letters, digits, ``_``, ``.`` or ``-`` (64 characters at most).
@@ -33,6 +33,18 @@ class SecretSource(Protocol):
     """Where values come from (the vault): ``value`` raises ``SecretMissing`` for an unknown name."""
 
     def value(self, name: str) -> str: ...
+
+
+class MappingSource:
+    """Values from a mapping (a virtual-phone task's own ``secrets``, tests): a ``SecretSource``."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self._values = dict(values)
+
+    def value(self, name: str) -> str:
+        if name not in self._values:
+            raise SecretMissing(name)
+        return self._values[name]
 
 
 def check_name(name: str) -> str:

@@ -625,5 +625,5 @@ def offline(
         console.print(f"report: {md_path} and {html_path}", soft_wrap=True)
 
 
-from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
 from app.cli import bench_escalation as _bench_escalation  # noqa: E402,F401  ("bench escalation" registers itself)
+from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)

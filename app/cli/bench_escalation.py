@@ -119,6 +119,7 @@ def _run_task(task: Any, arm: str, wording: int, small: tuple[str, str] | None, 
               done: set[tuple[str, str, int]], out: Path | None) -> dict[str, Any] | None:
     from agent.events import Aborted, ErrorEvent, Executed, Rejected
     from agent.privacy import AllowAll, Consent
+    from agent.secrets import MappingSource
     from app.compose import RunRequest, build_run, close_client, make_client
     from evaluation.supervised import supervise
     from phone.virtual.phone import VirtualPhone
@@ -154,7 +155,7 @@ def _run_task(task: Any, arm: str, wording: int, small: tuple[str, str] | None, 
         return build_run(RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
                                     model=first[1], max_steps=max(1, round(task.step_budget * budget))),
                          settings, device=device, parser=parser, judge=judge, client=client, bigger=bigger,
-                         consent=Consent(AllowAll()), secrets=_TaskSecrets(task), ask_on_error=True,
+                         consent=Consent(AllowAll()), secrets=MappingSource(task.secrets), ask_on_error=True,
                          confirm_done=True, max_wait_s=0.2).events
 
     t0 = time.perf_counter()
@@ -174,11 +175,6 @@ def _run_task(task: Any, arm: str, wording: int, small: tuple[str, str] | None, 
         with out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
     return row
-
-
-class _TaskSecrets:
-    def __init__(self, task: Any) -> None:
-        self.value = task.secret
 
 
 def _summary(console: Console, arm: str, rows: list[dict[str, Any]]) -> None:

@@ -271,14 +271,6 @@ class Task:
     source: str = ""
     secrets: dict[str, str] = field(default_factory=dict)  # {{secret:NAME}} -> value, for replays and tests
 
-    def secret(self, name: str) -> str:
-        """The value the task's user keeps as ``name`` (a ``agent.secrets.SecretSource``)."""
-        from agent.secrets import SecretMissing
-
-        if name not in self.secrets:
-            raise SecretMissing(name)
-        return self.secrets[name]
-
     @property
     def goal(self) -> str:
         return self.goals[0]
