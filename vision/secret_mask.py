@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.geometry import Rect
-from vision.hierarchy import read_uiautomator_xml
+from vision.hierarchy_read import read_uiautomator_xml
 from vision.types import Screen
 
 #: The colour a masked field is painted (a mid grey that reads as "hidden" in light and dark themes).

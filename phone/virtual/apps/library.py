@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from phone.virtual.apps.base import App, Page
-from phone.virtual.view import Node, Ui, button, checkbox, label, paragraph, top_bar
+from phone.virtual.controls import checkbox
+from phone.virtual.view import Node, Ui, button, label, paragraph, top_bar
 from vision.geometry import Rect
 
 
