@@ -38,17 +38,9 @@ def _server(alias: str, url: str, model: str, console: Console, started: list[An
             console.print("[red]give a built-in model (--*-builtin) or a server URL and model name[/red]")
             raise typer.Exit(2)
         return url, model
-    from app.builtin_model.catalog import ModelFileError, by_alias
-    from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
+    from app.cli.model import start_builtin
 
-    try:
-        bundled = by_alias(alias)
-        own = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
-        console.print(f"starting the built-in model {bundled.alias} …")
-        base = own.start()
-    except (ModelFileError, ServerError) as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-        raise typer.Exit(2) from exc
+    own, bundled, base = start_builtin(console, alias)
     started.append(own)
     return base, bundled.alias
 

@@ -31,16 +31,8 @@ os.environ["TAPWISE_DATA_DIR"] = str(TMP / "data")
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
-
-def pump(seconds: float, until=None) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtWidgets import QApplication
-
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        if until is not None and until():
-            return
-        time.sleep(0.02)
+sys.path.insert(0, str(OUT))
+from make_screenshots import pump, virtual_window  # noqa: E402  (the sibling script)
 
 
 def shoot(win, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -70,8 +62,6 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from agent.types import DecisionKind
-    from app.gui.devices import VIRTUAL_CHOICE
-    from app.gui.window import MainWindow
     from app.settings import (
         AgentSettings,
         DeviceSettings,
@@ -98,12 +88,7 @@ def main() -> int:
                         retries=0),
         vision=VisionSettings(use_hierarchy="only"),
         agent=AgentSettings(planner="zeroshot-", constrained_replies=False, screen_evidence=False))
-    win = MainWindow(base, "sim", discover=False)
-    win.move(0, 0)
-    win.resize(width, height)
-    win.show()
-    win.connect_device(VIRTUAL_CHOICE)
-    pump(20, until=lambda: win.view.frame is not None)
+    win = virtual_window(base, width, height)
     win.ensure_model = lambda model, then=None: True  # the scripted servers stand in for the models
     phone = win.session.device
 
@@ -150,7 +135,7 @@ def main() -> int:
     win.task_panel.goal.setPlainText("Open the conversation with the number that sent me a verification code")
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
     win.task_panel.start.click()
-    pump(40, until=lambda: win.run.driver is None and not win.run.active)
+    pump(40, until=lambda: win.run.driver is None and not win.run.active, must=False)
     pump(1.0)
 
     # 3. "Ask bigger model": the card names the model that took the step
