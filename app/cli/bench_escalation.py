@@ -61,8 +61,12 @@ def escalation(
     timeout_s: float = typer.Option(300.0, help="Timeout per LLM request, seconds."),
     out: Path | None = typer.Option(None, help="JSON lines, one per task and arm, written as they finish."),
     resume: bool = typer.Option(False, help="Skip (task, arm, wording) rows already in --out."),
+    report: Path | None = typer.Option(None, help="Run nothing: print the figures of these JSON lines (a --out file)."),
 ) -> None:
     """Escalation one step at a time, against each model alone, under the scripted supervisor."""
+    if report is not None:
+        print_report(report, Console(highlight=False))
+        return
     from app.compose import make_parser
     from app.settings import load_settings
     from evaluation.online_bench import select_tasks
@@ -178,3 +182,27 @@ def _summary(console: Console, arm: str, rows: list[dict[str, Any]]) -> None:
     console.print(f"[bold]{arm}:[/bold] {sum(r['completed'] for r in rows)}/{len(rows)} completed, "
                   f"interventions per task {mean:.2f}, escalated steps {esc}/{steps}"
                   f"{f' ({esc / steps:.0%})' if steps else ''}", soft_wrap=True)
+
+
+def print_report(path: Path, console: Console) -> None:
+    """Per wording and arm: tasks, completed, interventions per task, the share of model steps
+    the bigger model proposed, each model's seconds; then all wordings together (Markdown)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((str(r["wording"]), r["arm"]), []).append(r)
+        groups.setdefault(("all", r["arm"]), []).append(r)
+    console.print("| wording | arm | tasks | completed | interventions / task | steps by the bigger model | model seconds |")
+    console.print("|---|---|---|---|---|---|---|")
+    for (wording, arm), rs in sorted(groups.items(), key=lambda kv: (kv[0][0] == "all", kv[0][0],
+                                                                      ARMS.index(kv[0][1]))):
+        steps = sum(r["model_steps"] for r in rs)
+        esc = sum(r["escalated"] for r in rs)
+        secs: dict[str, float] = {}
+        for r in rs:
+            for m, v in r["model_seconds"].items():
+                secs[m] = secs.get(m, 0.0) + v
+        share = f"{esc}/{steps} ({esc / steps:.0%})" if steps else "—"
+        console.print(f"| {wording} | {arm} | {len(rs)} | {sum(r['completed'] for r in rs)} | "
+                      f"{sum(r['interventions'] for r in rs) / len(rs):.2f} | {share} | "
+                      + ", ".join(f"{m} {v:.0f}" for m, v in sorted(secs.items())) + " |", soft_wrap=True)
