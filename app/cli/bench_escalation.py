@@ -192,7 +192,8 @@ def print_report(path: Path, console: Console) -> None:
     for r in rows:
         groups.setdefault((str(r["wording"]), r["arm"]), []).append(r)
         groups.setdefault(("all", r["arm"]), []).append(r)
-    console.print("| wording | arm | tasks | completed | interventions / task | steps by the bigger model | model seconds |")
+    console.print("| wording | arm | tasks | completed | interventions / task | steps by the bigger model | model seconds |",
+                  soft_wrap=True)
     console.print("|---|---|---|---|---|---|---|")
     for (wording, arm), rs in sorted(groups.items(), key=lambda kv: (kv[0][0] == "all", kv[0][0],
                                                                       ARMS.index(kv[0][1]))):
