@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QListWidget, QPlainTextEdit
 
-from agent.privacy import ConsentAnswer, ConsentKind, ConsentQuestion, Redactor, Replaced
+from agent.privacy import ConsentAnswer, ConsentKind, ConsentQuestion, Redactor
 from agent.types import Action, Decision, DecisionKind, LLMCall, Proposal
 from app.gui.guards import DialogConsentGate, VaultController, on_gui
 from app.vault import FileVault
