@@ -61,18 +61,19 @@ class ProposingRun:
                                autonomy=settings.mode)
 
     # ---- propose ---------------------------------------------------------------------------
-    def _propose(self, work: StepWork) -> Phase:
+    def _propose(self, work: StepWork, escalate: str = "") -> Phase:
         """A step the planner recalls (no model call), else latent state (if the planner
-        uses it), plan and ground, then the assessment."""
-        recalled = self._recall(work)
+        uses it), plan and ground, then the assessment.  ``escalate``: why the bigger model
+        takes this step (the latent state already estimated stays; memory is not asked)."""
+        recalled = self._recall(work) if not escalate else None
         if recalled is not None:
             offer = Offer(recalled, recalled.confidence)
         else:
-            if self.planner.uses_latent and self.estimator is not None:
+            if self.planner.uses_latent and self.estimator is not None and not escalate:
                 proposal = yield from self._plan_with_latent(work, self.estimator)
             else:
-                yield self._working(work, "planning the next action")
-                proposal = self._plan_and_ground(work)
+                yield self._working(work, "asking the bigger model" if escalate else "planning the next action")
+                proposal = self._plan_and_ground(work, escalate)
             if self.assessor is not None and not proposal.action.is_terminal:
                 yield self._working(work, "checking the proposal")
             offer = self._assess(work, proposal)
@@ -138,7 +139,7 @@ class ProposingRun:
             proposal = replace(proposal, evidence=(*proposal.evidence, _EARLY_DONE))
         return replace(proposal, latent=comp.latent)
 
-    def _plan_and_ground(self, work: StepWork) -> Proposal:
+    def _plan_and_ground(self, work: StepWork, escalate: str = "") -> Proposal:
         """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
         assert work.parse is not None
         notes = list(self.memory.notes)
@@ -149,7 +150,8 @@ class ProposingRun:
         for attempt in range(self.settings.max_replans + 1):
             ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=history,
                               latent=work.latent, notes=tuple(notes), examples=self.settings.examples,
-                              step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected)
+                              step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected,
+                              escalate=escalate, rejections=feedback.count(work.screen_id), replan=attempt)
             try:
                 proposal = self.planner.propose(ctx)
             except PlanError as exc:
@@ -173,7 +175,11 @@ class ProposingRun:
                 evidence.append(f"re-plan {attempt + 1}: \"{again.shown}\" was rejected on this screen")
                 notes.append(f"\"{again.shown}\" was rejected by the user on this screen: propose something else.")
                 continue
-            return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
+            grounded = replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
+            unsure = "" if escalate else _unsure(self.planner, grounded)
+            if unsure:  # the run's model is unsure of its grounded step: the bigger model takes it
+                return self._plan_and_ground(work, unsure)
+            return grounded
         raise StepFailed(f"no new groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
 
     def _assess(self, work: StepWork, proposal: Proposal) -> Offer:
@@ -201,3 +207,10 @@ class ProposingRun:
         call = min(len({c.purpose for c in work.calls if not c.purpose.endswith(".reask")}) + 1,
                    max(self.calls_expected, 1))
         return Working(work.index, stage, call, max(self.calls_expected, call), time.time())
+
+
+def _unsure(planner: Planner, proposal: Proposal) -> str:
+    """Why the planner's bigger model should take this grounded step ("" when it has none,
+    or the step is sure enough; ``agent.planners.escalate``)."""
+    check = getattr(planner, "unsure", None)
+    return str(check(proposal)) if callable(check) else ""

@@ -169,6 +169,9 @@ class _Run(ProposingRun):
             return (yield from self._finish_asking(EpisodeStatus.FAILED, stuck))
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
+        while decision.kind is DecisionKind.ESCALATE:  # "Ask the bigger model": the same step again
+            offer = yield from self._propose(work, escalate="you asked for the bigger model")
+            decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
 
     # ---- observe ---------------------------------------------------------------------------

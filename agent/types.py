@@ -383,6 +383,9 @@ class LLMCall:
     completion_tokens: int | None = None
     error: str | None = None
     attempt: int = 1
+    #: Values replaced before the request left the machine ("<phone-1> phone number"); the
+    #: prompt above is then the one sent, with the placeholders (``agent.privacy``).
+    redacted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,6 +422,10 @@ class Proposal:
     sensitive: bool = False
     llm_calls: tuple[LLMCall, ...] = ()
     risk: RiskSignal | None = None  # the model's own risk signal (see ``RiskSignal``)
+    #: The model that proposed the step, where a run can ask more than one (escalation).
+    model: str = ""
+    #: Why this step went to the bigger model ("" when it did not; ``agent.planners.escalate``).
+    escalated: str = ""
 
 
 class DecisionKind(str, Enum):
@@ -427,6 +434,7 @@ class DecisionKind(str, Enum):
     REJECT = "reject"
     DEMONSTRATE = "demonstrate"
     ABORT = "abort"
+    ESCALATE = "escalate"  # "Ask the bigger model": the same step is proposed again by the bigger model
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from vision.icons import IconClassifier, OnnxIconClassifier
 from vision.naming import name_unnamed
 from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend
 from vision.parse_modes import Found, ParseJob, Previous, StageTimer, choose_mode
+from vision.secret_mask import mask_password_fields
 from vision.types import Element, ElementKind, Screen, ScreenParse, StageTiming
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,7 @@ class ScreenParser:
         size = screen.size
         if size.width * size.height > c.max_image_pixels:
             return ScreenParse(size, warnings=(f"image too large ({size}); raise max_image_pixels to parse it",))
+        screen = mask_password_fields(screen)  # OCR never reads a password shown in clear
         job = ParseJob(screen, c, self, StageTimer(), previous)
         strategy, tree = choose_mode(job)
         found = strategy.run(job, tree)

@@ -60,6 +60,9 @@ class PlanContext:
     cancel: CancelToken | None = None
     images: tuple[bytes, ...] = ()  # the screenshot as PNG, for vision-language models
     rejected: tuple[Action, ...] = ()  # the user rejected these here: never offered again
+    escalate: str = ""  # why the bigger model takes this step (the user asked, the run's model was unsure)
+    rejections: int = 0  # how many proposals the user rejected on this screen so far
+    replan: int = 0  # 0, or which re-plan of this step (the last proposal could not be grounded or was rejected here)
     offer: tuple[str, ...] = ()  # element ids a structured reply may name, in this order (empty: every element)
     allow_done: bool = True  # False: "complete" is not offered (the screen's evidence rules it out)
 

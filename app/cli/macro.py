@@ -191,14 +191,14 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
     except ValueError as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from exc
-    from app.compose import macro_healer, make_parser
+    from app.compose import agent_device, macro_healer, make_parser
     from app.settings import load_settings
 
     settings = load_settings()[0]
     screen_parser = make_parser(settings, mode=parser)
     healer = macro_healer(settings) if heal else None
     try:  # a replay is a run of the agent loop: its steps are stored as an episode
-        replay = Replayer(device=phone, parser=screen_parser, approve_each=approve, healer=healer).start(
+        replay = Replayer(device=agent_device(phone), parser=screen_parser, approve_each=approve, healer=healer).start(
             m, _parse_params(param), store=store)
     except MissingParameter as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")

@@ -202,8 +202,13 @@ def run(
         request = compose.RunRequest(goal, planner=planner, autonomy=mode, model=model, max_steps=max_steps,
                                      allow_sensitive=allow_sensitive or None, samples=samples, fused=fused,
                                      llm_grounder=llm_grounder, constrained=constrained)
+        from agent.secrets import MappingSource
+        from app.cli.consent_prompt import TerminalGate
+
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
-                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default())
+                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default(),
+                                  consent=compose.user_consent(TerminalGate(console)),
+                                  secrets=MappingSource(found.secrets) if found is not None and found.secrets else None)
     except ValueError as exc:
         console.print(f"[red]{quoted(redact_url(str(exc)))}[/]")
         _close(phone, sink)

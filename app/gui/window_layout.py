@@ -277,6 +277,7 @@ class WindowLayout(WindowActions):
         file_menu.addSeparator()
         s = file_menu.addAction(icon("mdi6.cog"), "Settings…", self.open_settings)
         s.setShortcut(QKeySequence("Ctrl+,"))
+        file_menu.addAction(icon("mdi6.lock"), "Secrets…", self.open_secrets)
         file_menu.addSeparator()
         q = file_menu.addAction("Quit", self.close)
         q.setShortcut(QKeySequence.StandardKey.Quit)

@@ -276,6 +276,11 @@ class VirtualPhone(PhoneInput):
                            dialog=translate(self.dialog.title, self.lang) if self.dialog else None,
                            keyboard=self.focus is not None)
 
+    def contact_names(self) -> list[str]:
+        """The names the Contacts app holds (what a redactor may replace)."""
+        return [" ".join(f"{p.get('first', '')} {p.get('last', '')}".split())
+                for p in self.state.get("contacts", {}).get("people", [])]
+
     def installed_apps(self) -> list[tuple[str, str]]:
         return [(translate(a.label, self.lang), a.package) for a in self.apps.values()]
 
