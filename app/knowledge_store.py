@@ -171,11 +171,8 @@ class SqliteKnowledgeStore:
     _DECISIONS = "decision_memory"
 
     def _decisions_table(self) -> None:
-        if not self.db.table(self._DECISIONS).exists():
-            with self.db.conn:
-                self.db.table(self._DECISIONS).create(
-                    {"id": str, "app": str, "goal": str, "screen": str, "at": float, "doc": str},
-                    pk="id", if_not_exists=True)
+        self.store.ensure_table(self._DECISIONS, {"id": str, "app": str, "goal": str, "screen": str,
+                                                  "at": float, "doc": str}, pk="id")
 
     def save_decision(self, entry: Remembered) -> None:
         self._decisions_table()
@@ -184,11 +181,13 @@ class SqliteKnowledgeStore:
                                              "doc": _wrap("remembered", entry)}, pk="id")
 
     def decisions(self, app: str | None = None) -> list[Remembered]:
-        self._decisions_table()
+        if not self.db.table(self._DECISIONS).exists():  # reading needs no table, and no write lock
+            return []
         rows = self.store.rows(self._DECISIONS, None if app is None else "app = ?", None if app is None else [app])
         return sorted((_unwrap("remembered", Remembered, r["doc"]) for r in rows), key=lambda e: e.at)
 
     def delete_decision(self, entry_id: str) -> None:
-        self._decisions_table()
+        if not self.db.table(self._DECISIONS).exists():
+            return
         with self.db.conn:
             self.db.table(self._DECISIONS).delete_where("id = ?", [entry_id])

@@ -501,8 +501,20 @@ class Store:
 
     # ---- generic knowledge rows -------------------------------------------------------
     def put_row(self, table: str, row: dict[str, Any], pk: str | tuple[str, ...]) -> None:
-        with self._lock, self.db.conn:
-            self.db.table(table).upsert(row, pk=pk)
+        def write() -> None:
+            with self._lock, self.db.conn:
+                self.db.table(table).upsert(row, pk=pk)
+        self._write(write, f"store a row in {table}")
+
+    def ensure_table(self, table: str, columns: dict[str, type], pk: str) -> None:
+        """Create ``table`` if it is missing, waiting out another program's lock like every write."""
+        if self.db.table(table).exists():
+            return
+
+        def write() -> None:
+            with self._lock, self.db.conn:
+                self.db.table(table).create(columns, pk=pk, if_not_exists=True)
+        self._write(write, f"create the table {table}")
 
     def rows(self, table: str, where: str | None = None, args: list[Any] | None = None) -> Iterator[dict[str, Any]]:
         with self._lock:
