@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent.knowledge.ranker import Example, Policy, Ranked, StepRanker, fit
+from agent.knowledge.ranker import L2, Example, Policy, Ranked, StepRanker, fit
 from agent.knowledge.step_features import Candidate, Move
 
 #: Acting alone needs at least this held-out precision ...
@@ -49,7 +49,7 @@ class HeldOut:
     ranked: Ranked
 
 
-def held_out(examples: Sequence[Example], *, l2: float = 1.0,
+def held_out(examples: Sequence[Example], *, l2: float = L2,
              on_fold: Callable[[str], None] | None = None) -> list[HeldOut]:
     """Every example ranked by a fit on the other groups (leave one group out)."""
     groups = sorted({ex.group for ex in examples})
@@ -160,7 +160,7 @@ def _is_done(ex: Example) -> bool:
 KEEP_SMALL = 3
 
 
-def train(examples: Sequence[Example], *, l2: float = 1.0, judge: Judge = lambda ex, c: _same(ex, c),
+def train(examples: Sequence[Example], *, l2: float = L2, judge: Judge = lambda ex, c: _same(ex, c),
           on_fold: Callable[[str], None] | None = None, keep_small: int = KEEP_SMALL) -> StepRanker:
     """Weights fitted on every example, with the policy their held-out predictions support
     (the held-out figures in ``meta['held_out']``); a small model is offered at most
