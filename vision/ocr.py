@@ -45,7 +45,8 @@ class RapidOcrBackend:
     """PP-OCR (det + rec; models bundled in the rapidocr wheel) on onnxruntime."""
 
     def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0,
-                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False) -> None:
+                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False,
+                 memory_arena: bool = True) -> None:
         self.min_confidence = min_confidence
         self.det_max_side = det_max_side
         self.skip_flat_rows = skip_flat_rows
@@ -61,7 +62,8 @@ class RapidOcrBackend:
             "Rec.rec_batch_num": max(1, rec_batch),
             # keep onnxruntime's memory arena: text lines differ in width, and re-allocating
             # every batch's buffers cost about a tenth of the recognition CPU time here
-            "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+            # (a reader of small crops that must stay small in memory turns it off)
+            "EngineConfig.onnxruntime.enable_cpu_mem_arena": memory_arena,
         }
         if threads > 0:
             self._params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads

@@ -31,6 +31,7 @@ import numpy as np
 from agent.device import DeviceError, DeviceGone, Key
 from phone.adb.adb_device import KEYCODES, AdbDevice
 from phone.adb.scrcpy_client import H264Decoder, ScrcpyClient, ScrcpyError
+from phone.adb.stream_tap import StreamTap
 from vision.geometry import Size
 from vision.types import Screen
 
@@ -102,8 +103,10 @@ class Mirror:
         max_restarts: int = 3,
         on_event: Callable[[MirrorEvent], None] | None = None,
         on_frame: Callable[[MirrorFrame], None] | None = None,
+        stream: StreamTap | None = None,
     ) -> None:
         self.device = device
+        self.stream = stream  # listeners of the stream (the record of a run): frames and H.264 packets
         self.max_size = max_size
         self.max_fps = max_fps
         self.use_scrcpy = use_scrcpy
@@ -318,6 +321,8 @@ class Mirror:
                 self.on_frame(frame)
             except Exception:
                 log.exception("mirror frame callback failed")
+        if self.stream is not None:
+            self.stream.frame(frame)
 
     def _run(self) -> None:
         try:
@@ -387,11 +392,15 @@ class Mirror:
 
     def _pump(self, client: ScrcpyClient) -> str:
         decoder = H264Decoder()
+        if self.stream is not None:
+            self.stream.reset()
         while not self._stop.is_set():
             try:
                 packet = client.read_packet()
             except (ConnectionError, OSError) as exc:
                 return str(exc) or type(exc).__name__
+            if self.stream is not None:
+                self.stream.packet(packet)
             frames = decoder.decode(packet)
             if not frames:
                 continue
@@ -449,6 +458,7 @@ class MirroredDevice:
         self.inner = device
         self.max_size = max_size
         self.max_fps = max_fps
+        self.stream = StreamTap()  # outlives each mirror: the record of a run listens here
         self._mirror: Mirror | None = None
         self._lock = threading.Lock()
         self._last_input_at = 0.0
@@ -466,7 +476,7 @@ class MirroredDevice:
         """Stop any running mirror and start a new one (blocks for one adb round trip)."""
         self.stop_mirror()
         mirror = Mirror(self.inner, max_size=self.max_size, max_fps=max_fps or self.max_fps,
-                        on_frame=on_frame, on_event=on_event)
+                        on_frame=on_frame, on_event=on_event, stream=self.stream)
         with self._lock:
             self._mirror = mirror
         return mirror.start()
