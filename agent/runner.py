@@ -45,6 +45,7 @@ from agent.device import Device, DeviceError, DeviceGone
 from agent.effects import screen_identity, screen_signature, unchanged_note
 from agent.events import (
     Aborted,
+    Amended,
     Autonomy,
     AwaitingDecision,
     ErrorEvent,
@@ -62,6 +63,7 @@ from agent.events import (
 )
 from agent.execute import NotExecutable, execute
 from agent.feedback import NOT_DONE_NOTE, OFFER_AFTER, Feedback, choice_of, correction_note
+from agent.flash_steps import FlashSteps, with_steps
 from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
 from agent.latent import ChainedEstimator, LatentEstimator, LatentInput
@@ -70,6 +72,7 @@ from agent.planners.base import PlanContext, PlanError, Planner, Turn
 from agent.safety import sensitivity
 from agent.screen_text import description, fenced
 from agent.sink import StepNotStored
+from agent.transient import RunRecord
 from agent.types import (
     Action,
     ActionType,
@@ -92,7 +95,7 @@ _EARLY_DONE = "completion estimate said the task is already done before any step
 
 RunGenerator = Generator[Event, Decision | None, Episode]
 #: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
-STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute")
+STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute", "record")
 _Phase = Generator[Event, Decision | None, Any]
 
 
@@ -192,11 +195,15 @@ def run_episode(
     assessor: Assessor | None = None,
     cancel: CancelToken | None = None,
     judge: Judge | None = None,
+    record: RunRecord | None = None,
 ) -> RunGenerator:
     """Drive one episode; see the module docstring.  Returns the final ``Episode``.
 
     ``judge(final_action)`` is the task's oracle where there is one (the virtual phone):
-    True when the goal is met on the phone now, False when not, None when it cannot say."""
+    True when the goal is met on the phone now, False when not, None when it cannot say.
+    ``record`` is the record of the run (``agent.transient``): it is told when each action
+    goes out, and what it saw flash on the screen goes into the steps and the next screen's
+    description."""
     if not goal.strip():
         raise ValueError("the goal is empty: say what the agent should do")
     if planner.uses_latent and estimator is None:
@@ -205,7 +212,7 @@ def run_episode(
             raise ValueError(f"planner {planner.name!r} uses latent state: pass an estimator")
         estimator = ChainedEstimator(client)
     run = _Run(goal, device, parser, planner, store, settings or RunSettings(), estimator,
-               grounder or ElementGrounder(), assessor, cancel, judge)
+               grounder or ElementGrounder(), assessor, cancel, judge, record)
     return (yield from run.loop())
 
 
@@ -215,8 +222,10 @@ class _Run:
     def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
                  store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
                  grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None,
-                 judge: Judge | None = None) -> None:
+                 judge: Judge | None = None, record: RunRecord | None = None) -> None:
         self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
+        self.flashes = FlashSteps(record)
+        self.last_action_step: int | None = None
         self.store, self.settings, self.estimator = store, settings, estimator
         self.grounder, self.assessor, self.cancel, self.judge = grounder, assessor, cancel, judge
         self.calls_expected = _calls_per_step(planner, estimator, assessor)
@@ -292,7 +301,12 @@ class _Run:
         work.time("parse", t0)
         work.parse = parse
         yield Parsed(work.index, parse)
-        work.screen_text = fenced(description(parse, app=work.foreground))
+        pulled = self.flashes.pull(self.episode, self.last_action_step, parse)
+        if self.flashes.record is not None:
+            work.timings.append(("record", pulled.ms))
+        for step in self._amend(pulled.amended):
+            yield Amended(step.index, step)
+        work.screen_text = fenced(description(parse, app=work.foreground) + ("\n" + pulled.note if pulled.note else ""))
         work.images = (_png(screen),) if self.settings.send_screenshot else ()
         mem = self.memory
         work.screen_id = screen_key = screen_identity(parse, work.foreground)
@@ -503,6 +517,8 @@ class _Run:
                 raise _StepFailed(f"cannot ground the chosen action: {exc.message}", exc.calls) from None
         if action.is_terminal:
             return (yield from self._finish_with(work, action))
+        sent = time.time()
+        record_ms = self.flashes.action_begins(work.index, sent, action)
         t0 = time.perf_counter()
         try:
             execute(action, self.device, wait_ms=self.settings.settle_ms, max_wait_s=self.settings.max_wait_s)
@@ -514,6 +530,11 @@ class _Run:
             raise _StepFailed(f"\"{action.describe()}\" failed on the phone: {exc.message}",
                               refused=action) from None
         work.time("execute", t0)
+        record_ms += self.flashes.action_sent(work.index, sent, time.time(), action)
+        if self.flashes.record is not None:
+            work.timings.append(("record", record_ms))
+        if action.type is not ActionType.WAIT:  # what flashes next follows this step's action
+            self.last_action_step = work.index
         self._remember(work, action, decision)
         rec = self._record(work, work.stored(StepOutcome.EXECUTED, executed=action))
         yield Executed(work.index, action, rec)
@@ -651,7 +672,18 @@ class _Run:
         self.episode = self.episode.with_step(step)
         return step
 
+    def _amend(self, amended: tuple[Step, ...]) -> tuple[Step, ...]:
+        """Stored steps that gained what flashed after them: stored again, kept in the episode."""
+        for step in amended:
+            if self.store is not None and hasattr(self.store, "amend_step"):
+                _sink(self.store, "amend_step", self.episode.id, step)
+        self.episode = with_steps(self.episode, amended)
+        return amended
+
     def _finish(self, status: EpisodeStatus, note: str) -> Finished:
+        if self.last_action_step is not None:  # what flashed after the last action, before the record stops
+            self.flashes.settle(self.settings.record_settle_s)
+            self._amend(self.flashes.pull(self.episode, None, None).amended)
         self.episode = replace(self.episode, status=status, note=note, finished_at=time.time())
         _sink(self.store, "finish_episode", self.episode.id, status, note)
         return Finished(status, note, self.episode)
