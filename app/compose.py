@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from agent.macros.reidentify import Grounder as MacroGrounder
     from agent.runner import Judge, RunGenerator, ScreenParserLike
     from app.model_prefs import PrefsStore
+    from app.run_record import RecordingSink
     from app.settings import Settings
     from vision.config import PipelineConfig
 
@@ -198,6 +199,19 @@ def learn_demonstrated_steps(knowledge: Knowledge, episode: Episode) -> None:
         log.info("the demonstration could not be kept", exc_info=True)
 
 
+def recording(settings: Settings, device: Any, store: Any, *, video: bool | None = None, read: Any = None,
+              on_stopped: Callable[..., None] | None = None) -> RecordingSink | None:
+    """The record of a run on ``device`` as the settings (``record``) ask for it — what
+    flashes on the screen, and a video unless ``video`` says otherwise — wrapped around
+    ``store``; None when the device does not stream or nothing is to be recorded.  ``read``:
+    the OCR to read flashes with, kept across runs (``app.run_record.recording_for``)."""
+    from app.run_record import recording_for
+
+    r = settings.record
+    return recording_for(device, store, flashes=r.flashes, video=r.video if video is None else video,
+                         max_video_mb=r.max_video_mb, read=read, on_stopped=on_stopped)
+
+
 def warm_up() -> None:
     """Import the agent loop and the vision pipeline ahead of time (on a worker thread), so
     the first Start or parse does not pay for the imports."""
@@ -266,12 +280,14 @@ def slow_model(model: str, prefs: PrefsStore | None = None) -> bool:
 def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: ScreenParserLike,
               store: StepSink | None = None, cancel: CancelToken | None = None,
               client: LLMClient | None = None, on_learnt: Callable[[TaskRecord | None], None] | None = None,
-              prefs: PrefsStore | None = None, judge: Judge | None = None, **run_overrides: Any) -> Run:
+              prefs: PrefsStore | None = None, judge: Judge | None = None,
+              recorded: RecordingSink | None = None, **run_overrides: Any) -> Run:
     """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
     run settings, and with a ``Store`` the knowledge (similar solved tasks become
     examples; a finished episode is learnt from, demonstrated steps of an unsuccessful
     one kept, and ``on_learnt`` told).  ``judge`` is the task's oracle where there is one
-    (a virtual-phone task): the phone then decides success.  Keywords in
+    (a virtual-phone task): the phone then decides success.  ``recorded`` (``recording``)
+    is the record of the run: it wraps ``store`` and the runner tells it each action.  Keywords in
     ``run_overrides`` are ``RunSettings`` fields.  ``ValueError`` for a bad planner,
     backend or autonomy."""
     from agent.runner import run_episode
@@ -301,9 +317,9 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     maps_from = knowledge if knowledge is not None else knowledge_for(store)
     planner_used = with_maps(bundle.planner, maps_from.store if maps_from is not None else None, device,
                              evidence=settings.agent.screen_evidence)
-    gen = run_episode(request.goal, device, parser, planner_used, store, settings=rs,
-                      estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
-                      judge=judge)
+    gen = run_episode(request.goal, device, parser, planner_used, recorded if recorded is not None else store,
+                      settings=rs, estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor,
+                      cancel=cancel, judge=judge, record=recorded.capture if recorded is not None else None)
     if knowledge is not None:
         gen = learning_from(gen, knowledge, on_learnt)
     return Run(gen, client, bundle, rs, knowledge, len(examples))
@@ -314,5 +330,5 @@ __all__ = [
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
     "learning_from", "list_models", "on_finished", "warm_up",
     "macro_grounder", "make_client", "make_parser", "parser_config", "planner_bundle", "planner_for_model", "slow_model",
-    "run_settings",
+    "recording", "run_settings",
 ]
