@@ -27,6 +27,7 @@ from PySide6.QtCore import QTimer
 
 from agent.events import (
     Aborted,
+    Amended,
     AwaitingDecision,
     ErrorEvent,
     Estimated,
@@ -52,6 +53,7 @@ from agent.types import (
 from app.gui.demonstrate import Demonstration
 from app.gui.episode_controller import STATUS_WORDS
 from app.gui.mirror import frame_signature
+from app.gui.record_controller import RecordController
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
 from vision.types import Screen, ScreenParse
@@ -174,6 +176,7 @@ class RunController:
         tp.abortRequested.connect(self.abort)
         tp.modelPicked.connect(self._model_picked)
         self._demo = Demonstration(ui, self._on_demonstrated)
+        self.recording = RecordController(ui)  # the "Record a video" box, the REC line, the run's record
 
     @property
     def demonstrating(self) -> bool:
@@ -268,6 +271,7 @@ class RunController:
                                       on_stop=self._cancel_run, needs_decision=is_decision_request)
         self._goal = request.goal
         ui.task_panel.set_state(RunState.RUNNING, f"Running: {request.goal}")
+        self.recording.started()
         self.driver.start()
 
     def _make_generator(self, request: TaskRequest) -> RunGenerator:
@@ -280,13 +284,15 @@ class RunController:
         client = self.llm_factory(request) if self.llm_factory is not None else None
         settings = self.session.settings
         check_model(settings, request.model, client)
+        store = self.session.store()
         self._cancel = CancelToken()
         self._cancel.listen(self._heard)
         run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
                                    model=request.model),
                         settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
-                        store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
-                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True)
+                        store=store, cancel=self._cancel, client=client, prefs=self.session.prefs,
+                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True,
+                        recorded=self.recording.prepare(store))
         self._client = run.client
         return run.events
 
@@ -335,7 +341,7 @@ class RunController:
                 self._show_proposal(index, proposal)
                 self._offer(alternatives)
                 self._ask(index, reason)
-            case Executed(record=record) | Rejected(record=record) | Aborted(record=record):
+            case Executed(record=record) | Rejected(record=record) | Aborted(record=record) | Amended(record=record):
                 self._add_step(record)
             case Finished(status=status, note=note, episode=episode):
                 self._finish(status, note, episode)
@@ -507,6 +513,7 @@ class RunController:
 
     def _end_ui(self) -> None:
         ui = self.ui
+        self.recording.finished(self._section, self.episode_id)
         self.driver = None
         self.demonstrating = False
         ui.decisions.release(self)
@@ -595,11 +602,13 @@ class RunController:
         """Stop the loop cleanly (abort at the next decision or yield) and wait for it."""
         driver = self.driver
         if driver is None:
+            self.recording.shutdown()
             return
         driver.stop()
         if not driver.join(timeout):
             log.error("the agent loop did not stop within %.0f s", timeout)
         self._close_client()
+        self.recording.shutdown()
 
     # ---- past steps ---------------------------------------------------------------------------
     def step_screen(self, section: str, index: int) -> tuple[Screen | None, ScreenParse | None, Action | None] | None:
