@@ -135,9 +135,11 @@ class RecordingSink:
         return amend(episode_id, step) if amend is not None else step
 
     def finish_episode(self, episode_id: str, status: EpisodeStatus | str, note: str = "") -> None:
-        self.stop()
-        if self.inner is not None:
-            self.inner.finish_episode(episode_id, status, note)
+        try:
+            if self.inner is not None:  # first: the run ends when it ends, not when its record is written
+                self.inner.finish_episode(episode_id, status, note)
+        finally:
+            self.stop()
 
     def stop(self) -> CaptureSummary | None:
         """Stop the capture (once); the video is complete afterwards."""

@@ -479,9 +479,11 @@ class RunController:
     def _finish(self, status: EpisodeStatus, note: str, episode: Episode) -> None:
         self.episode_id = episode.id
         self.end = RunEnd(EpisodeStatus(status), note, episode.id)
-        # the stored steps are the truth: any step the loop did not announce is added here
+        # the stored steps are the truth: any step the loop did not announce (or that gained
+        # what flashed after it since) is shown as stored
         for step in episode.steps:
-            if self.ui.timeline.step(step.index, self._section) is None:
+            shown = self.ui.timeline.step(step.index, self._section)
+            if shown is None or shown.transients != step.transients:
                 self._add_step(step)
         self.ui.timeline.set_section_title(self._section, f"{self._goal} — {self.end.summary()}")
 

@@ -1,9 +1,10 @@
 """The record of one run: the mirror's frames examined for flashes, and its video.
 
 ``RunCapture`` listens to a mirrored phone's stream (``StreamSource``: the ``StreamTap`` of
-a ``MirroredDevice``, with the phone's size).  Frames go into a ``FrameRing``; one worker
-thread takes them (the newest first: a busy worker skips frames, never the mirror), keeps
-the ones that show something new and feeds them to a ``FlashTracker``.  With a video path
+a ``MirroredDevice``, with the phone's size).  Frames go into a ``FrameRing``; a watcher
+thread takes them (the newest first: only frames of an animation are skipped, never the
+mirror slowed), keeps the ones that show something new and queues them in order for a
+reader thread, which feeds them to a ``FlashTracker`` (the OCR's time is spent there).  With a video path
 the H.264 packets also go to a ``VideoWriter``, and a side file beside the MP4
 (``*.steps.json``) says when the video started and when each step's action was sent,
 rewritten after each step.  The runner reaches it through ``agent.transient.RunRecord``:
@@ -15,6 +16,7 @@ No Qt.  Nothing here knows about steps beyond their indices, nor about storage.
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import os
@@ -30,6 +32,7 @@ from phone.record.flashes import FlashRules, FlashTracker, Read
 from phone.record.ring import FrameRing, RingStats
 from phone.record.video import VideoStats, VideoWriter
 from vision.geometry import Rect, Size
+from vision.ocr import changed_regions
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +120,10 @@ class RunCapture:
         self._examined = 0
         self._hook_ms = 0.0
         self._told = 0  # actions handed to the tracker
+        self._queue: collections.deque[Any] = collections.deque()  # changes for the reader, in order
+        self._queue_cond = threading.Condition()
+        self._reading = False
+        self._reader: threading.Thread | None = None
         self._frame_size: tuple[int, int] | None = None  # of the frames examined
         self._side_dirty = threading.Event()
         self.tracker: FlashTracker | None = None
@@ -135,8 +142,10 @@ class RunCapture:
             self._write_side_file()
         if self.options.flashes:
             self._unsubscribe.append(self.source.listen_frames(self._on_frame))
-        self._thread = threading.Thread(target=self._work, name="run-capture", daemon=True)
+        self._thread = threading.Thread(target=self._watch, name="run-capture", daemon=True)
+        self._reader = threading.Thread(target=self._read_changes, name="run-capture-read", daemon=True)
         self._thread.start()
+        self._reader.start()
         return self
 
     def stop(self, timeout: float = 10.0) -> CaptureSummary:
@@ -146,8 +155,9 @@ class RunCapture:
             unsubscribe()
         self._unsubscribe.clear()
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        for thread in (self._thread, self._reader):
+            if thread is not None:
+                thread.join(timeout)
         self.ring.close()
         video = self._video.stop(end, timeout) if self._video is not None else None
         side = self._write_side_file(ended_mono=end, video=video) if self._video is not None else None
@@ -223,27 +233,78 @@ class RunCapture:
         self.ring.offer(frame.image, frame.received_at, frame.index)
         self._idle.clear()
 
-    # -- the worker ----------------------------------------------------------------------------------------
-    def _work(self) -> None:
-        if self.options.flashes:
-            self._make_tracker()
+    # -- the workers --------------------------------------------------------------------------------------
+    # The watcher takes the mirror's newest frame, shrinks it and sees whether anything changed
+    # (milliseconds); changes are queued in order for the reader, which compares them and reads
+    # text (OCR: often a second).  A slow read never makes the watcher miss a change, so a toast
+    # that came and went while a read was under way is still seen as two changes.
+    MAX_QUEUED = 8  # changes waiting for the reader; beyond, the oldest is dropped (two merge)
+
+    def _watch(self) -> None:
+        last: Any = None
         while not self._stop.is_set():
             if self._side_dirty.is_set():
                 self._side_dirty.clear()
-                self._tell_tracker()
                 self._write_side_file()
-            if self.tracker is None:
+            if not self.options.flashes:
                 self._idle.set()
                 self._side_dirty.wait(0.2)
                 continue
             frame = self.ring.take(0.2)
             if frame is None:
-                self._idle.set()
+                with self._queue_cond:
+                    if not self._queue and not self._reading:
+                        self._idle.set()
                 continue
-            self._examine(frame)
-        last = self.ring.take(0) if self.tracker is not None else None
-        if last is not None:  # the newest frame when the run stopped: what the screen ended on
-            self._examine(last)
+            last = self._sort(frame, last)
+        frame = self.ring.take(0) if self.options.flashes else None
+        if frame is not None:  # the newest frame when the run stopped: what the screen ended on
+            self._sort(frame, last)
+        self._enqueue(None)
+
+    def _sort(self, frame: Any, last: Any) -> Any:
+        """Queue ``frame`` for the reader as a change or as a repeat of ``last``; returns the
+        newest distinct frame."""
+        self._examined += 1
+        small = self.ring.shrink(frame)  # examined at the size the ring keeps (bounded memory)
+        if last is not None and small.image.shape == last.image.shape and not changed_regions(
+                last.image, small.image, threshold=self.options.rules.diff_threshold).regions:
+            self._enqueue(("seen", small))
+            return last
+        self.ring.keep(small)
+        self._enqueue(("frame", small))
+        return small
+
+    def _enqueue(self, item: Any) -> None:
+        with self._queue_cond:
+            q = self._queue
+            if item is not None and item[0] == "seen" and q and q[-1] is not None and q[-1][0] == "seen":
+                q[-1] = item  # repeats of one screen: only the latest matters
+            else:
+                q.append(item)
+            while len(q) > self.MAX_QUEUED:
+                q.popleft()
+            self._queue_cond.notify()
+
+    def _read_changes(self) -> None:
+        if self.options.flashes:
+            self._make_tracker()
+        while True:
+            with self._queue_cond:
+                while not self._queue:
+                    self._queue_cond.wait(0.5)
+                item = self._queue.popleft()
+                self._reading = item is not None
+            if item is None:
+                return
+            try:
+                if self.tracker is not None:
+                    self._examine(*item)
+            except Exception:  # one bad frame loses its change, never the record
+                log.exception("examining a frame failed")
+            finally:
+                with self._queue_cond:
+                    self._reading = False
 
     def _make_tracker(self) -> None:
         try:
@@ -254,7 +315,7 @@ class RunCapture:
         self.tracker = FlashTracker(read, self.options.rules)
 
     def _tell_tracker(self) -> None:
-        """Hand the tracker the actions sent since the last time (on the worker's thread)."""
+        """Hand the tracker the actions sent since the last time (on the reader's thread)."""
         with self._lock:
             fresh = [dict(a) for a in self._actions[self._told:]]
             self._told = len(self._actions)
@@ -262,24 +323,18 @@ class RunCapture:
             for a in fresh:
                 self.tracker.action(a["index"], a["started"], a["ended"], self._to_frame(a["where"]))
 
-    def _examine(self, frame: Any) -> None:
+    def _examine(self, kind: str, small: Any) -> None:
         tracker = self.tracker
         assert tracker is not None
-        self._examined += 1
-        small = self.ring.shrink(frame)  # examined at the size the ring keeps (bounded memory)
-        self._tell_tracker()
-        if tracker.same(small.image):
-            tracker.seen_again(small.at)
-            found: list[Transient] = []
-            changed = False
-        else:
-            found = tracker.feed(small.image, small.at)
-            changed = True
-        showing = tracker.showing()
-        if changed:
-            self.ring.keep(small)
         h, w = small.image.shape[:2]
         self._frame_size = (w, h)
+        self._tell_tracker()
+        found: list[Transient] = []
+        if kind == "seen":
+            tracker.seen_again(small.at)
+        else:
+            found = tracker.feed(small.image, small.at)
+        showing = tracker.showing()
         with self._lock:
             self._found.extend(self._to_device(t, w, h) for t in found)
             self._showing = [self._to_device(t, w, h) for t in showing]
