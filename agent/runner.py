@@ -160,6 +160,14 @@ class _Work:
     def time(self, stage: str, since: float) -> None:
         self.timings.append((stage, (time.perf_counter() - since) * 1000.0))
 
+    def add(self, stage: str, ms: float) -> None:
+        """``ms`` more spent in ``stage`` (one entry per stage)."""
+        for i, (name, before) in enumerate(self.timings):
+            if name == stage:
+                self.timings[i] = (stage, before + ms)
+                return
+        self.timings.append((stage, ms))
+
     def stored(self, outcome: StepOutcome, *, executed: Action | None = None, error: str | None = None,
                proposal: Proposal | None = None) -> Step:
         timings = list(self.timings)
@@ -303,7 +311,7 @@ class _Run:
         yield Parsed(work.index, parse)
         pulled = self.flashes.pull(self.episode, self.last_action_step, parse)
         if self.flashes.record is not None:
-            work.timings.append(("record", pulled.ms))
+            work.add("record", pulled.ms)
         for step in self._amend(pulled.amended):
             yield Amended(step.index, step)
         work.screen_text = fenced(description(parse, app=work.foreground) + ("\n" + pulled.note if pulled.note else ""))
@@ -532,7 +540,7 @@ class _Run:
         work.time("execute", t0)
         record_ms += self.flashes.action_sent(work.index, sent, time.time(), action)
         if self.flashes.record is not None:
-            work.timings.append(("record", record_ms))
+            work.add("record", record_ms)
         if action.type is not ActionType.WAIT:  # what flashes next follows this step's action
             self.last_action_step = work.index
         self._remember(work, action, decision)

@@ -285,7 +285,7 @@ def step_html(step: Step) -> str:
     if step.error:
         rows.append(("Error", step.error))
     for t in step.transients:
-        rows.append(("Flashed", f"“{t.text}” — on the screen {t.seconds:.1f} s after the action"))
+        rows.append(("Flashed", f"“{t.text}” — on the screen for {t.seconds:.1f} s after the action"))
     if step.foreground_package:
         rows.append(("App", step.foreground_package))
     latent = step.proposal.latent if step.proposal else None

@@ -75,14 +75,15 @@ class VideoPlayer(QWidget):
         self.play.setCheckable(True)
         self.position = _MarkedSlider()
         self.time = QLabel("0:00.0")
-        row = QHBoxLayout()
+        row = QHBoxLayout()  # the bar gets the whole width, even in a narrow dock
         row.addWidget(self.play)
-        row.addWidget(self.position, 1)
+        row.addStretch(1)
         row.addWidget(self.time)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)
         lay.addWidget(self.picture, 1)
+        lay.addWidget(self.position)
         lay.addLayout(row)
         self.duration_s = 0.0
         self._frame: np.ndarray | None = None

@@ -95,8 +95,8 @@ def run_once(width: int, height: int, tmp: Path) -> tuple[str, Path]:
     tp.start.click()
     rec_seen = False
     for _ in range(12):  # approve each step as a person would, on the decision bar
-        pump(120, lambda: win.decision_bar.enabled or not win.runner.active)
-        if not win.runner.active:
+        pump(120, lambda: win.decision_bar.enabled or not win.run.active)
+        if not win.run.active:
             break
         rec_seen = rec_seen or tp.rec.isVisible()
         if rec_seen and width == 1024 and not (OUT / "1024x700-recording.png").exists():
@@ -104,9 +104,9 @@ def run_once(width: int, height: int, tmp: Path) -> tuple[str, Path]:
         pump(1.0)
         win.approve()
         pump(30, lambda: not win.decision_bar.enabled)
-    pump(60, lambda: not win.runner.active)
+    pump(60, lambda: not win.run.active)
     assert rec_seen, "the REC line showed while the run was recorded"
-    section = win.runner.section
+    section = win.run.section
     pump(30, lambda: win.timeline.video_episode(section) is not None)
     steps = [win.timeline.step(i, section) for i in range(win.timeline.count(section))]
     flashed = next(s for s in steps if s is not None and s.transients)
