@@ -223,6 +223,39 @@ def run_task(task: Any, device: Any, sim: Any, store: Any, *, record: bool, thin
     return out
 
 
+def run_model_task(task: Any, device: Any, sim: Any, store: Any, settings: Any, *, record: bool,
+                   read: Any = None) -> dict[str, Any]:
+    """``task`` run by the real model (``--builtin``), fully automatic, no oracle: did the
+    agent itself end it "done", did the phone reach the goal, and did the prompt of the step
+    that said "done" name what flashed."""
+    from agent.runner import drive
+    from app.compose import RunRequest, build_run, make_parser
+    from app.run_record import recording_for
+
+    sim.reset(task.initial_state or None)
+    time.sleep(0.8)
+    sink = recording_for(device, store, flashes=True, video=True, read=read) if record else None
+    built = build_run(RunRequest(goal=task.goals[0], autonomy="auto", allow_sensitive=True, learn=False,
+                                 max_steps=task.step_budget * 2),
+                      settings, device=device, parser=make_parser(settings, mode="tree"), store=store, recorded=sink)
+    episode = None
+    t0 = time.time()
+    try:
+        for ev in drive(built.events):
+            episode = getattr(ev, "episode", episode)
+    finally:
+        if sink is not None:
+            sink.stop()
+    assert episode is not None
+    last = episode.steps[-1] if episode.steps else None
+    prompts = " ".join(c.prompt for c in (last.proposal.llm_calls if last and last.proposal else ()))
+    said_done = bool(last and last.executed is not None and last.executed.type is ActionType.COMPLETE)
+    return {"task": task.id, "status": episode.status.value, "steps": len(episode.steps),
+            "agent_said_done": said_done, "goal_reached": bool(task.is_success(sim)),
+            "done_prompt_named_flash": said_done and (FLASHED in prompts or SHOWING in prompts),
+            "flashes": [t.text for s in episode.steps for t in s.transients], "wall_s": round(time.time() - t0, 1)}
+
+
 def score(runs: list[TaskRun]) -> dict[str, Any]:
     shown = [(r.task, m) for r in runs for m in r.shown if m["step"] >= 0]
     hit = [(t, m) for t, m in shown if any(f["step"] == m["step"] and same_message(m["text"], f["text"])
@@ -241,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--think", type=float, default=1.0, help="seconds the scripted user takes to approve")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--no-baseline", action="store_true", help="skip the pass without the record")
+    ap.add_argument("--builtin", default="", help="run the tasks with this built-in model (e.g. qwen2.5-coder-0.5b) "
+                    "instead of the scripted replay: does the agent itself end them done?")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
@@ -263,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
         while device.mirror is None or device.mirror.latest() is None:
             time.sleep(0.1)
         sim = ServedSimPhone(device.inner)
+        if args.builtin:
+            return model_runs(args, chosen, device, sim, tmp, results)
         base_rss = rss_mb()
         read = None
         passes = [("without", False), ("with", True)] if not args.no_baseline else [("with", True)]
@@ -318,6 +355,44 @@ def main(argv: list[str] | None = None) -> int:
               f"{w.get('ring_peak_mb')} MB)")
     print(f"video: largest |ffprobe - run wall time| {w.get('video_max_diff_s')} s; toast tasks done from the "
           f"flash: {w.get('toast_tasks_done_from_flash')}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+def model_runs(args: Any, chosen: list[Any], device: Any, sim: Any, tmp: Path, results: dict[str, Any]) -> int:
+    """``--builtin``: each task with and without the record, the built-in model deciding."""
+    import numpy as np
+
+    from app.builtin_model.catalog import by_alias
+    from app.builtin_model.server import BuiltinServer, ServerOptions
+    from app.settings import LLMSettings, Settings
+    from app.storage import Store
+    from phone.record.capture import default_reader
+
+    bundled = by_alias(args.builtin)
+    server = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
+    url = server.start()
+    read = default_reader()
+    read(np.zeros((16, 16, 3), np.uint8))
+    settings = Settings(data_dir=tmp, llm=LLMSettings(backend="openai", openai_base_url=url, model=bundled.alias,
+                                                      timeout_s=300))
+    try:
+        for name, record in (("with", True), ("without", False)) if not args.no_baseline else (("with", True),):
+            store = Store(tmp / f"model-{name}.sqlite")
+            rows = []
+            for task in chosen:
+                r = run_model_task(task, device, sim, store, settings, record=record, read=read)
+                rows.append(r)
+                print(f"{name:8s} {json.dumps(r)}", flush=True)
+            store.close()
+            done = [r for r in rows if r["agent_said_done"] and r["goal_reached"]]
+            results[f"model_{name}"] = {"rows": rows, "done_and_reached": f"{len(done)}/{len(rows)}",
+                                        "from_the_flash": sum(r["done_prompt_named_flash"] for r in done)}
+            print(f"{name}: the agent said done with the goal reached on {len(done)}/{len(rows)} "
+                  f"({results[f'model_{name}']['from_the_flash']} with the flash in the prompt)")
+    finally:
+        server.stop()
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1, default=str))
     return 0
