@@ -199,10 +199,10 @@ def changed_regions(prev: np.ndarray, cur: np.ndarray, *, threshold: int = 18, m
         for x, y, cw, ch, _ in stats[1:n]
     ]
     changed = sum(r.area for r in rects) / max(1, w * h)
-    return ChangeMap(tuple(_merge_rects(rects)), float(min(1.0, changed)))
+    return ChangeMap(tuple(merge_rects(rects)), float(min(1.0, changed)))
 
 
-def _merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
+def merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
     """Union overlapping (or nearly touching) boxes until none overlap."""
     out = list(rects)
     merged = True
@@ -251,7 +251,7 @@ def incremental_read(
                 if s.rect.intersection(g):
                     g = g.union(s.rect)
             grown.append(Rect(max(0, g.left - 8), max(0, g.top - 8), min(w, g.right + 8), min(h, g.bottom + 8)))
-        grown = _merge_rects(grown)
+        grown = merge_rects(grown)
         if grown == regions:
             break
         regions = grown

@@ -44,17 +44,23 @@ class RecordController:
         self.session.settings = s.model_copy(update={"record": s.record.model_copy(update={"video": on})})
         self.ui.persist_settings()
 
+    def warm_up(self) -> Any:
+        """Start loading the OCR flashes are read with (seconds, on a thread of its own) if the
+        phone streams and flashes are caught; returns it (None otherwise).  Kept across runs."""
+        from app.run_record import streams
+
+        if self._read is None and streams(self.session.device) and self.session.settings.record.flashes:
+            from phone.record.capture import default_reader
+
+            self._read = default_reader()
+        return self._read
+
     def prepare(self, store: Any) -> RecordingSink | None:
         """The run's record around ``store`` (worker thread), or None."""
         from app.compose import recording
-        from app.run_record import streams
 
         try:
-            if self._read is None and streams(self.session.device) and self.session.settings.record.flashes:
-                from phone.record.capture import default_reader
-
-                self._read = default_reader()
-            self.sink = recording(self.session.settings, self.session.device, store, read=self._read)
+            self.sink = recording(self.session.settings, self.session.device, store, read=self.warm_up())
         except Exception:  # a run never fails for its record
             log.exception("the record of the run could not be prepared")
             self.sink = None

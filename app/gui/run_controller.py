@@ -206,6 +206,7 @@ class RunController:
             ui.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
             return
         self._remember_choices(request)
+        self.recording.warm_up()  # the record's OCR loads while the model is checked
         if not ui.ensure_model(request.model, then=lambda: self.start(request)):
             ui.task_panel.set_state(RunState.IDLE, f"Starting the built-in model {request.model}…")
             return  # Start goes on once the built-in model answers

@@ -16,7 +16,6 @@ card, call — and "done" only once the screen's description says what flashed.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -44,19 +43,6 @@ def pump(seconds: float, until: Any = None) -> None:
         raise TimeoutError("the window did not reach the expected state")
 
 
-def answer(prompt: str) -> str:
-    """The scripted model: the next step from the last screen in the prompt."""
-    screens = re.findall(r"<screen>(.*?)</screen>", prompt, re.S)
-    screen = screens[-1] if screens else prompt
-    if "Flashed on the screen after the last action" in screen or "Appeared after the last action" in screen:
-        return "done"
-    if "Carla Mendes" in screen and "Contact info" in screen:
-        return "wait" if "tap Call" in prompt else "tap Call"
-    if "Carla Mendes" in screen:
-        return "tap Carla Mendes"
-    return "open Contacts"
-
-
 def shot(win: Any, name: str) -> Path:
     """The window as the X screen shows it (ImageMagick), cropped to the window."""
     pump(0.8)
@@ -75,6 +61,7 @@ def run_once(width: int, height: int, tmp: Path) -> tuple[str, Path]:
     from app.gui.window import MainWindow
     from app.settings import DeviceSettings, LLMSettings, RecordSettings, Settings, VisionSettings
     from evaluation.scripted_model import ScriptedLLMServer
+    from tests.record.local_mirror import answer  # the scripted model the window test uses too
 
     server = ScriptedLLMServer(models=("scripted:latest",), responder=answer).start()
     settings = Settings(data_dir=tmp, llm=LLMSettings(ollama_host=server.url, model="scripted:latest", timeout_s=30),

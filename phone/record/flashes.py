@@ -41,7 +41,7 @@ import numpy as np
 
 from agent.transient import Transient
 from vision.geometry import Rect
-from vision.ocr import changed_regions
+from vision.ocr import changed_regions, merge_rects
 from vision.types import TextSpan
 
 log = logging.getLogger(__name__)
@@ -195,7 +195,7 @@ class FlashTracker:
                     if f.rect.intersection(r):
                         r = r.union(f.rect)
                 grown.append(r)
-            grown = _merged(grown)
+            grown = merge_rects(grown, gap=0)
             if grown == out:
                 break
             out = grown
@@ -321,21 +321,3 @@ def _same_place(a: Rect, b: Rect) -> bool:
     if min(a.bottom, b.bottom) - max(a.top, b.top) < 0.6 * low:
         return False
     return abs(a.left - b.left) <= low // 2 or abs(a.right - b.right) <= low // 2
-
-
-def _merged(rects: list[Rect]) -> list[Rect]:
-    out = list(rects)
-    changed = True
-    while changed:
-        changed = False
-        result: list[Rect] = []
-        for r in out:
-            for i, q in enumerate(result):
-                if q.intersection(r):
-                    result[i] = q.union(r)
-                    changed = True
-                    break
-            else:
-                result.append(r)
-        out = result
-    return out

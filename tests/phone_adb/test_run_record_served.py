@@ -25,21 +25,13 @@ from phone.adb.adb_device import AdbDevice
 from phone.adb.mirror import MirroredDevice
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks, replay
+from tests.phone_adb.test_mirror_over_scrcpy import JAR
 from tests.record.test_run_record import Replay
-
-
-def _has_jar() -> bool:
-    try:
-        jars.find_server_jar()
-    except jars.ScrcpyJarError:
-        return False
-    return True
-
 
 pytestmark = [
     pytest.mark.adb,
     pytest.mark.slow,
-    pytest.mark.skipif(not _has_jar(), reason=f"no official scrcpy server jar: {jars.INSTALL_HINT}"),
+    pytest.mark.skipif(JAR is None, reason=f"no official scrcpy server jar: {jars.INSTALL_HINT}"),
 ]
 FFPROBE = shutil.which("ffprobe")
 

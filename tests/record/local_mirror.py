@@ -11,6 +11,7 @@ process) is ``tests/phone_adb/test_run_record_served.py``.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
@@ -21,6 +22,20 @@ from phone.adb.stream_tap import StreamTap
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.wire.scrcpy_server import H264Encoder, split_config
 from tests.record.stream import FakeMirror
+
+
+def answer(prompt: str) -> str:
+    """A scripted model for "Give Carla Mendes a call" (zero-shot replies): the next step
+    from the last screen in its prompt — open Contacts, open Carla's card, call — and "done"
+    only once the screen's description says what flashed."""
+    screen = (re.findall(r"<screen>(.*?)</screen>", prompt, re.S) or [prompt])[-1]
+    if "Flashed on the screen after the last action" in screen or "Appeared after the last action" in screen:
+        return "done"
+    if "Carla Mendes" in screen and "Contact info" in screen:
+        return "wait" if "tap Call" in prompt else "tap Call"
+    if "Carla Mendes" in screen:
+        return "tap Carla Mendes"
+    return "open Contacts"
 
 
 class LocalMirroredPhone:

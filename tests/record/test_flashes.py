@@ -14,8 +14,8 @@ from phone.record.capture import default_reader
 from phone.record.flashes import FlashTracker
 from phone.record.ring import FrameRing, RingFrame
 from phone.virtual.phone import VirtualPhone
-from phone.virtual.tasks import load_tasks, replay
 from phone.virtual.system import Dialog
+from phone.virtual.tasks import load_tasks, replay
 
 pytestmark = pytest.mark.slow
 
