@@ -11,8 +11,9 @@ and is in the tree.  Two clocks:
   called whenever the screen is read.  A snackbar also goes when its action is tapped or
   the page it was shown on is left.
 
-``Flashes.shown`` is the phone's own log of every message it showed (kind, text, wall-clock
-shown/hidden times): the truth that the record of a run is measured against
+``Flashes.shown`` is the phone's own log of every message it showed (kind, text, the words
+as drawn in the phone's language, wall-clock shown/hidden times): the truth that the record
+of a run is measured against
 (``tapwise-bench shown``).  ``oracle_view`` is what task oracles read
 (``state["ui"]["shown"]``: kind and text, no times).  No rendering here beyond building the
 two nodes.
@@ -63,17 +64,20 @@ class Flashes:
         self.shown = []
 
     # -- showing ------------------------------------------------------------------------------
-    def show_toast(self, text: str) -> None:
+    def show_toast(self, text: str, on_screen: str = "") -> None:
+        """``on_screen``: the words as drawn (the phone's language), for the log."""
         self._hide("toast")
-        self.toast = self._new("toast", text, TOAST_S)
+        self.toast = self._new("toast", text, TOAST_S, on_screen)
 
     def show_snackbar(self, text: str, action: str = "", on_action: Callable[[], Any] | None = None,
-                      page: object = None) -> None:
+                      page: object = None, on_screen: str = "") -> None:
         self._hide("snackbar")
-        self.snackbar = self._new("snackbar", text, SNACKBAR_S, action=action, on_action=on_action, page=page)
+        self.snackbar = self._new("snackbar", text, SNACKBAR_S, on_screen, action=action, on_action=on_action,
+                                  page=page)
 
-    def _new(self, kind: str, text: str, seconds: float, **kw: Any) -> _Message:
-        entry = {"kind": kind, "text": text, "shown_at": time.time(), "hidden_at": None}
+    def _new(self, kind: str, text: str, seconds: float, on_screen: str, **kw: Any) -> _Message:
+        entry = {"kind": kind, "text": text, "on_screen": on_screen or text, "shown_at": time.time(),
+                 "hidden_at": None}
         self.shown.append(entry)
         del self.shown[:-LOG_SIZE]
         return _Message(kind, text, until=time.monotonic() + seconds, entry=entry, **kw)

@@ -409,11 +409,12 @@ class VirtualPhone:
         self.dialog = None
 
     def show_toast(self, text: str) -> None:
-        self.flashes.show_toast(text)
+        self.flashes.show_toast(text, translate(text, self.lang))
 
     def show_snackbar(self, text: str, action: str = "", on_action: Callable[[], Any] | None = None) -> None:
         """A snackbar on the app's current page (it goes when the page is left)."""
-        self.flashes.show_snackbar(text, action, on_action, page=self._front_app().page)
+        self.flashes.show_snackbar(text, action, on_action, page=self._front_app().page,
+                                   on_screen=translate(text, self.lang))
 
     def tick_flashes(self) -> bool:
         """A timed phone hides toasts and snackbars whose time is up; True when the screen changed."""
