@@ -78,19 +78,47 @@ def default_reader() -> Read:
     step's own parse), without onnxruntime's memory arena (small crops, small memory),
     remembering crops it read already.  Its models load on a thread of their own at once
     (seconds), so the worker follows the screen's changes meanwhile and the first read
-    waits only for what is left of the loading."""
+    waits only for what is left of the loading.  After each read the C heap is trimmed
+    (glibc's ``malloc_trim``): crops of every size leave freed buffers glibc would otherwise
+    keep, and the process would grow by about 100 MB over a run (measured: no growth with
+    the trim; see ``docs/results/run-record.md``)."""
     from vision.ocr import RapidOcrBackend
 
     backend = RapidOcrBackend(min_confidence=0.8, det_max_side=640, threads=1, cache_entries=32,
                               memory_arena=False)
     loading = threading.Thread(target=backend.warm_up, name="run-capture-ocr-load", daemon=True)
     loading.start()
+    trim = _heap_trimmer()
 
     def read(image: Any) -> Any:
         loading.join()
-        return backend.read(image)
+        try:
+            return backend.read(image)
+        finally:
+            trim()
 
     return read
+
+
+def _heap_trimmer() -> Callable[[], None]:
+    """glibc's ``malloc_trim(0)`` (hands freed heap memory back to the system), or a no-op
+    where there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        trim = libc.malloc_trim if libc is not None else None
+    except (OSError, AttributeError):
+        trim = None
+    if trim is None:
+        return lambda: None
+
+    def run() -> None:
+        trim(0)
+
+    return run
 
 
 def side_file_for(video: Path) -> Path:
