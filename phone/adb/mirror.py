@@ -11,7 +11,9 @@ screenshots instead.  Events go to an optional callback and to ``events()``.  In
 through the mirror uses the control socket when it is up, adb ``input`` otherwise; input
 is never dropped (each message is written in order), only stale frames are.
 ``MirroredDevice`` wraps an ``AdbDevice`` so that everything driving the phone (agent,
-macros, manual control) types and taps through the running mirror and reads its frames.
+macros, manual control) types and taps through the running mirror and reads its frames;
+its ``stream`` (``phone.adb.stream_tap``) hands every decoded frame and H.264 packet of
+every mirror it starts to listeners (the record of a run) without waiting for them.
 No Qt here.
 """
 
