@@ -57,6 +57,10 @@ class CaptureOptions:
     max_video_bytes: int | None = None
     ring_bytes: int = 8 * 1024 * 1024
     rules: FlashRules = field(default_factory=FlashRules)
+    #: The watcher looks at most this many frames a second (the newest each time): a toast
+    #: fades in over a few hundred milliseconds, and a phone playing a video at 60 frames a
+    #: second must not cost the run a core.
+    max_fps: float = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +288,9 @@ class RunCapture:
                     if not self._queue and not self._reading:
                         self._idle.set()
                 continue
+            t0 = time.monotonic()
             last = self._sort(frame, last)
+            self._stop.wait(max(0.0, 1.0 / self.options.max_fps - (time.monotonic() - t0)))
         frame = self.ring.take(0) if self.options.flashes else None
         if frame is not None:  # the newest frame when the run stopped: what the screen ended on
             self._sort(frame, last)
