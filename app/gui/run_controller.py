@@ -18,12 +18,9 @@ card when the agent says so.  Never imports the window.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from PySide6.QtCore import QTimer
 
 from agent.events import (
     Aborted,
@@ -54,27 +51,19 @@ from app.gui.demonstrate import Demonstration
 from app.gui.episode_controller import STATUS_WORDS
 from app.gui.mirror import frame_signature
 from app.gui.record_controller import RecordController
+from app.gui.run_start import NoModelAnswers, SessionParser, check_model
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
+from app.gui.working_card import WorkingCard
 from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 from widgets.task_panel import RunState, TaskRequest
 
 if TYPE_CHECKING:
-    from agent.llm.base import LLMClient
     from agent.runner import RunGenerator
-    from app.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-class NoModelAnswers(RuntimeError):
-    """Start found no model to talk to; ``hint`` says what to do."""
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +73,12 @@ class RunEnd:
     status: EpisodeStatus
     reason: str
     episode_id: str = ""
+    cost: str = ""  # agent.cost.RunCost.describe(): model calls, interventions, wall time, origins
 
     def summary(self) -> str:
-        """How it ended and why: "✔ succeeded — the goal is reached"."""
+        """How it ended and why: "✔ succeeded — the goal is reached · 2 model calls · …"."""
         words = STATUS_WORDS.get(self.status, self.status.value)
-        return words + (f" — {self.reason}" if self.reason else "")
+        return words + (f" — {self.reason}" if self.reason else "") + (f" · {self.cost}" if self.cost else "")
 
     def text(self) -> str:
         return f"Finished: {self.summary()}"
@@ -97,40 +87,6 @@ class RunEnd:
 def is_decision_request(event: object) -> bool:
     """The agent loop waits for a decision after this event."""
     return isinstance(event, AwaitingDecision)
-
-
-def check_model(settings: Settings, model: str, client: LLMClient | None = None) -> None:
-    """Raise ``NoModelAnswers`` unless the configured LLM server answers and has ``model``."""
-    from agent.llm.base import LLMError
-
-    own = client is None
-    if client is None:
-        from app.compose import make_client
-
-        client = make_client(settings, model=model)
-    where = getattr(client, "host", "") or getattr(client, "base_url", "") or "the LLM server"
-    try:
-        models = client.list_models()
-    except LLMError as exc:
-        raise NoModelAnswers(
-            f"No model answers at {where}: Start needs a running model.",
-            f"{exc}\n\nWhat to do: start the model server (for Ollama: `ollama serve`, then "
-            f"`ollama pull {model or 'MODEL'}`), or start the built-in model on the Models tab, "
-            "or point Tapwise at another server in File ▸ Settings (Ctrl+,); then press Start again.") from None
-    finally:
-        if own:
-            close = getattr(client, "close", None)
-            if close is not None:
-                close()
-    if not models:
-        raise NoModelAnswers(
-            f"The server at {where} answers but has no model yet.",
-            f"What to do: download one (for Ollama: `ollama pull {model or 'llama3.2'}`), or start the "
-            "built-in model on the Models tab; then press Start again.")
-    if model and not any(m == model or m.split(":")[0] == model for m in models):
-        raise NoModelAnswers(
-            f"The server at {where} has no model “{model}”.",
-            "What to do: pick one of its models in the Model box: " + ", ".join(models[:12]))
 
 
 class RunController:
@@ -161,13 +117,7 @@ class RunController:
         self._starting = False
         self._cancel: Any = None
         self._client: Any = None
-        self._working: Working | None = None
-        self._stream_lock = threading.Lock()
-        self._streamed = ""  # the reply so far, written on the request's thread
-        self._stream_posted = False
-        self._ticker = QTimer()
-        self._ticker.setInterval(1000)
-        self._ticker.timeout.connect(self._tick)
+        self.working = WorkingCard(ui.proposal_card, self.session.poster, lambda: self.proposal is not None)
         ui.proposal_card.alternativePicked.connect(self._pick)
         tp = ui.task_panel
         tp.startRequested.connect(self.start)
@@ -267,6 +217,7 @@ class RunController:
         ui.timeline.begin_section(self._section, f"▶ {request.goal} — running")
         ui.timeline_dock.raise_()
         ui.model_status.setText(f"model: {request.model}")
+        ui.decision_bar.set_bigger_model(self.session.settings.escalation.model.strip())
         self._clear_panels()
         self.driver = GeneratorDriver(gen, self.session.poster, self._on_event, self._on_finished, self._on_error,
                                       on_stop=self._cancel_run, needs_decision=is_decision_request)
@@ -287,15 +238,23 @@ class RunController:
         check_model(settings, request.model, client)
         store = self.session.store()
         self._cancel = CancelToken()
-        self._cancel.listen(self._heard)
+        self._cancel.listen(self.working.heard)
         run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
                                    model=request.model),
-                        settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
+                        settings, device=self.session.agent_device(), parser=SessionParser(self.session),
                         store=store, cancel=self._cancel, client=client, prefs=self.session.prefs,
                         judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True,
-                        recorded=self.recording.prepare(store))
+                        consent=self._consent(), recorded=self.recording.prepare(store))
         self._client = run.client
         return run.events
+
+    def _consent(self) -> Any:
+        """The user's consent, asked in the window's dialog (``app.gui.guards``)."""
+        from app.compose import user_consent
+        from app.gui.guards import DialogConsentGate
+
+        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui)  # type: ignore[arg-type,return-value]
+        return user_consent(self.consent_gate)
 
     def _cancel_run(self) -> None:
         if self._cancel is not None:
@@ -303,8 +262,7 @@ class RunController:
 
     def _clear_panels(self) -> None:
         """Nothing from an earlier step may stay on the proposal and latent panels."""
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = None
         self.ui.proposal_card.set_proposal(None)
         self.ui.latent_panel.set_state(None)
@@ -324,7 +282,7 @@ class RunController:
                 self.ui.proposal_card.set_proposal(None)
                 self.ui.latent_panel.set_stale(True)
             case Working() as working:
-                self._show_working(working)
+                self.working.show(working)
             case Parsed(parse=parse):
                 self._current_parse = parse
                 self.session.live_parse = parse  # the runner's parse is the freshest one of the phone
@@ -364,45 +322,11 @@ class RunController:
         self._latent_last = latent
         self.ui.latent_panel.set_state(latent, self._latent_prev)
 
-    # ---- while the model works -----------------------------------------------------------------
-    def _show_working(self, working: Working) -> None:
-        self._working = working
-        with self._stream_lock:
-            self._streamed = ""
-        self.ui.proposal_card.set_working(working.stage, working.call, working.calls,
-                                          max(0.0, time.time() - working.started))
-        self._ticker.start()
-
-    def _tick(self) -> None:
-        w = self._working
-        if w is None or self.proposal is not None:
-            self._ticker.stop()
-            return
-        self.ui.proposal_card.set_working(w.stage, w.call, w.calls, max(0.0, time.time() - w.started))
-        self.ui.proposal_card.set_streamed(self._streamed)
-
-    def _heard(self, text: str) -> None:
-        """The reply so far (on the request's thread): shown on the GUI thread, newest only."""
-        with self._stream_lock:
-            self._streamed = text
-            if self._stream_posted:
-                return
-            self._stream_posted = True
-        self.session.poster.post(self._show_stream)
-
-    def _show_stream(self) -> None:
-        with self._stream_lock:
-            self._stream_posted = False
-            text = self._streamed
-        if self._working is not None and self.proposal is None:
-            self.ui.proposal_card.set_streamed(text)
-
     # ---- proposals and questions ------------------------------------------------------------------
     def _show_proposal(self, index: int, proposal: Proposal) -> None:
         from agent.explain import confidence_of, why_line
 
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal),
                                            confidence=confidence_of(proposal))
@@ -442,8 +366,7 @@ class RunController:
 
     def _ask_if_done(self, index: int, proposal: Proposal, reason: str) -> None:
         """The agent says the task is done (or the run stopped): the user says whether it is."""
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal)
         self.ui.proposal_card.set_question("Is the task done?", (proposal.rationale or reason).strip())
@@ -479,7 +402,9 @@ class RunController:
 
     def _finish(self, status: EpisodeStatus, note: str, episode: Episode) -> None:
         self.episode_id = episode.id
-        self.end = RunEnd(EpisodeStatus(status), note, episode.id)
+        from agent.cost import run_cost
+
+        self.end = RunEnd(EpisodeStatus(status), note, episode.id, run_cost(episode).describe())
         # the stored steps are the truth: any step the loop did not announce (or that gained
         # what flashed after it since) is shown as stored
         for step in episode.steps:
@@ -520,6 +445,7 @@ class RunController:
         self.driver = None
         self.demonstrating = False
         ui.decisions.release(self)
+        ui.decision_bar.set_bigger_model("")
         self._clear_panels()
         if ui.view.mode is ViewMode.DEMONSTRATE:
             ui.view.set_mode(ViewMode.INSPECT)
@@ -616,16 +542,3 @@ class RunController:
     # ---- past steps ---------------------------------------------------------------------------
     def step_screen(self, section: str, index: int) -> tuple[Screen | None, ScreenParse | None, Action | None] | None:
         return self._screens.get((section, index))
-
-
-class _SessionParser:
-    """Hands the runner the session's parser, built on first use (on the runner's thread)."""
-
-    def __init__(self, session: Session) -> None:
-        self._s = session
-
-    def parse(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
-        return self._s.parse_screen(screen, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._s.parser(), name)

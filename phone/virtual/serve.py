@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--theme", default="light")
     parser.add_argument("--lang", default="en")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layout", default="default", help="default, shifted or reordered (phone.virtual.look)")
     parser.add_argument("--untimed-flashes", action="store_true",
                         help="toasts and snackbars last until the next input (the in-process phone's clock) "
                              "instead of their seconds, as on a real phone")
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         phone = VirtualPhone(profile=args.profile, theme=args.theme, lang=args.lang, seed=args.seed,
-                             timed_flashes=not args.untimed_flashes)
+                             layout=args.layout, timed_flashes=not args.untimed_flashes)
     except ValueError as exc:
         sys.stderr.write(f"no such virtual phone: {exc}\n")
         return 2

@@ -20,7 +20,7 @@ from phone.adb.mirror import MirrorFrame, MirrorSource
 from phone.adb.scrcpy_client import VideoPacket
 from phone.adb.stream_tap import StreamTap
 from phone.virtual.phone import VirtualPhone
-from phone.virtual.wire.scrcpy_server import H264Encoder, split_config
+from phone.virtual.wire.scrcpy_video import H264Encoder, split_config
 from tests.record.stream import FakeMirror
 
 

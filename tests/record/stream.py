@@ -13,7 +13,7 @@ import numpy as np
 from phone.adb.mirror import MirrorSource
 from phone.adb.scrcpy_client import VideoPacket
 from phone.adb.stream_tap import StreamTap
-from phone.virtual.wire.scrcpy_server import H264Encoder, split_config
+from phone.virtual.wire.scrcpy_video import H264Encoder, split_config
 from vision.geometry import Size
 
 
