@@ -24,7 +24,7 @@ T = TypeVar("T")
 #: Kinds of stored documents and their current schema versions.
 SCHEMAS: dict[str, tuple[type, int]] = {
     "episode": (Episode, 2),
-    "step": (Step, 2),
+    "step": (Step, 3),
     "macro": (Macro, 2),
     "action": (Action, 1),
     "target": (Target, 1),
@@ -39,6 +39,11 @@ SCHEMAS: dict[str, tuple[type, int]] = {
 def _step_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     """Version 2 records where each step's time went; older steps were not timed."""
     return {**data, "timings_ms": data.get("timings_ms") or []}
+
+
+def _step_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 keeps what flashed on the screen after a step; older steps saw nothing."""
+    return {**data, "transients": data.get("transients") or []}
 
 
 def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +63,7 @@ def _macro_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
 
 #: ``MIGRATIONS[kind][v]`` turns version ``v`` data into version ``v + 1`` data.
 MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
-    "step": {1: _step_1_to_2},
+    "step": {1: _step_1_to_2, 2: _step_2_to_3},
     "episode": {1: _episode_1_to_2},
     "macro": {1: _macro_1_to_2},
 }

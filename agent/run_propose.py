@@ -15,6 +15,7 @@ from dataclasses import replace
 from agent.device import Device
 from agent.events import Estimated, Proposed, RunSettings, StepSink, Working
 from agent.feedback import Feedback
+from agent.flash_steps import FlashSteps
 from agent.grounding.assessment import Assessor
 from agent.grounding.base import GroundContext, Grounder, GroundingError
 from agent.latent import LatentEstimator, LatentInput
@@ -32,6 +33,7 @@ from agent.run_step import (
     calls_per_step,
 )
 from agent.safety import sensitivity
+from agent.transient import RunRecord
 from agent.types import Action, ActionType, Episode, Proposal
 
 log = logging.getLogger(__name__)
@@ -46,8 +48,10 @@ class ProposingRun:
     def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
                  store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
                  grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None,
-                 judge: Judge | None = None) -> None:
+                 judge: Judge | None = None, record: RunRecord | None = None) -> None:
         self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
+        self.flashes = FlashSteps(record)  # the record of the run (agent.transient), or nothing
+        self.last_action_step: int | None = None  # the step whose action touched the phone last
         self.store, self.settings, self.estimator = store, settings, estimator
         self.grounder, self.assessor, self.cancel, self.judge = grounder, assessor, cancel, judge
         self.calls_expected = calls_per_step(planner, estimator, assessor)

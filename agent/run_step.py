@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 RunGenerator = Generator[Event, Decision | None, Episode]
 #: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
-STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute")
+STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute", "record")
 Phase = Generator[Event, Decision | None, Any]
 
 
@@ -100,6 +100,14 @@ class StepWork:
 
     def time(self, stage: str, since: float) -> None:
         self.timings.append((stage, (time.perf_counter() - since) * 1000.0))
+
+    def add(self, stage: str, ms: float) -> None:
+        """``ms`` more spent in ``stage`` (one entry per stage)."""
+        for i, (name, before) in enumerate(self.timings):
+            if name == stage:
+                self.timings[i] = (stage, before + ms)
+                return
+        self.timings.append((stage, ms))
 
     def stored(self, outcome: StepOutcome, *, executed: Action | None = None, error: str | None = None,
                proposal: Proposal | None = None) -> Step:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum, StrEnum
 from typing import Any
 
+from agent.transient import Transient
 from vision.geometry import NormPoint, Point, Size
 from vision.types import ScreenParse
 
@@ -514,6 +515,8 @@ class Step:
     #: Where the step's time went, in order: ``(stage, milliseconds)`` pairs such as
     #: ``frame``, ``hierarchy`` (from the device), ``parse``, ``llm`` and ``execute``.
     timings_ms: tuple[tuple[str, float], ...] = ()
+    #: What flashed on the screen after the step's action (toasts, snackbars, short dialogs).
+    transients: tuple[Transient, ...] = ()
 
     def timing(self, stage: str) -> float | None:
         """Milliseconds spent in ``stage`` (summed if it occurs twice), or None if not timed."""

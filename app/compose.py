@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from agent.runner import Judge, RunGenerator, ScreenParserLike
     from agent.secrets import SecretSource
     from app.model_prefs import PrefsStore
+    from app.run_record import RecordingSink
     from app.settings import Settings
     from vision.config import PipelineConfig
 
@@ -236,6 +237,19 @@ def learn_demonstrated_steps(knowledge: Knowledge, episode: Episode) -> None:
         log.info("the demonstration could not be kept", exc_info=True)
 
 
+def recording(settings: Settings, device: Any, store: Any, *, video: bool | None = None, read: Any = None,
+              on_stopped: Callable[..., None] | None = None) -> RecordingSink | None:
+    """The record of a run on ``device`` as the settings (``record``) ask for it — what
+    flashes on the screen, and a video unless ``video`` says otherwise — wrapped around
+    ``store``; None when the device does not stream or nothing is to be recorded.  ``read``:
+    the OCR to read flashes with, kept across runs (``app.run_record.recording_for``)."""
+    from app.run_record import recording_for
+
+    r = settings.record
+    return recording_for(device, store, flashes=r.flashes, video=r.video if video is None else video,
+                         max_video_mb=r.max_video_mb, read=read, on_stopped=on_stopped)
+
+
 def warm_up() -> None:
     """Import the agent loop and the vision pipeline ahead of time (on a worker thread), so
     the first Start or parse does not pay for the imports."""
@@ -405,14 +419,15 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
               client: LLMClient | None = None, on_learnt: Callable[[TaskRecord | None], None] | None = None,
               prefs: PrefsStore | None = None, judge: Judge | None = None, memory: DecisionMemory | None = None,
               consent: Consent | None = None, secrets: SecretSource | None = None, bigger: LLMClient | None = None,
-              **run_overrides: Any) -> Run:
+              recorded: RecordingSink | None = None, **run_overrides: Any) -> Run:
     """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
     run settings, and with a ``Store`` the knowledge (similar solved tasks become
     examples; a finished episode is learnt from, demonstrated steps of an unsuccessful
     one kept, and ``on_learnt`` told).  The decision memory (``memory``, else the one in
     ``store``) proposes the user's remembered steps and keeps their new decisions, unless
     ``request.remember`` is off.  ``judge`` is the task's oracle where there is one
-    (a virtual-phone task): the phone then decides success.  Keywords in
+    (a virtual-phone task): the phone then decides success.  ``recorded`` (``recording``)
+    is the record of the run: it wraps ``store`` and the runner tells it each action.  Keywords in
     ``run_overrides`` are ``RunSettings`` fields.  ``ValueError`` for a bad planner,
     backend or autonomy.
 
@@ -465,8 +480,9 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
                              evidence=settings.agent.screen_evidence, small_model=is_builtin(model))
 
     def episode(planner: Any) -> RunGenerator:
-        return run_episode(request.goal, device, parser, planner, store, settings=rs, estimator=bundle.estimator,
-                           grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel, judge=judge)
+        return run_episode(request.goal, device, parser, planner, recorded if recorded is not None else store,
+                           settings=rs, estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor,
+                           cancel=cancel, judge=judge, record=recorded.capture if recorded is not None else None)
 
     # The user's decisions come first (agent.memory): outside the maps and the screen's evidence.
     remembered = (memory if memory is not None else memory_for(store)) if request.remember else None
@@ -492,6 +508,6 @@ __all__ = [
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
     "learning_from", "list_models", "memory_for", "on_finished", "warm_up", "with_memory",
     "macro_grounder", "macro_healer", "make_client", "make_parser", "parser_config", "planner_bundle",
-    "planner_for_model", "slow_model", "run_settings", "agent_device", "bigger_client", "escalating",
+    "planner_for_model", "slow_model", "recording", "run_settings", "agent_device", "bigger_client", "escalating",
     "guarded_client", "run_redactor", "server_of", "user_consent",
 ]

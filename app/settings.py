@@ -101,6 +101,19 @@ class DeviceSettings(BaseModel):
         "phone ('window': inside the window's process, also used when adb is missing)")
 
 
+class RecordSettings(BaseModel):
+    """The record of a run, taken from the mirror's stream (``phone.record``)."""
+
+    flashes: bool = Field(True, title="Catch what flashes on the screen",
+                          description="After each action, look at the mirror's frames for toasts, snackbars and "
+                          "short dialogs; keep them in the step and tell the model")
+    video: bool = Field(True, title="Record a video of every run",
+                        description="Write the mirror's stream to an MP4 beside the database, with the steps "
+                        "marked (phones streamed over scrcpy only)")
+    max_video_mb: int = Field(500, ge=1, le=100_000, title="Longest video (MB)",
+                              description="A recording stops at this size; the run goes on without video")
+
+
 class PrivacySettings(BaseModel):
     """What may leave the machine when the model server is elsewhere (``agent.privacy``)."""
 
@@ -156,6 +169,7 @@ class Settings(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     device: DeviceSettings = Field(default_factory=DeviceSettings)
     overlay: OverlaySettings = Field(default_factory=OverlaySettings)
+    record: RecordSettings = Field(default_factory=RecordSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     escalation: EscalationSettings = Field(default_factory=EscalationSettings)
 

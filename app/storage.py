@@ -366,6 +366,10 @@ class Store:
             self._write(write, f"store step {step.index + 1} of run {episode_id}")
             return step
 
+    def amend_step(self, episode_id: str, step: Step) -> Step:
+        """Store ``step`` over the one stored with its index (it gained what flashed after its action)."""
+        return self.append_step(episode_id, step)
+
     def _insert_step(self, episode_id: str, step: Step, doc: dict[str, Any]) -> None:
         self.db.table("steps").insert(
             {

@@ -14,8 +14,9 @@ MODE=${1:-main}
 APT_PKGS="adb xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-image0 \
 libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libegl1 libgl1 libfontconfig1 \
 libdbus-1-3 libglib2.0-0"
-# the test mode also opens exported runs in a real headless browser (tests/share)
-if [ "$MODE" = "--test" ]; then APT_PKGS="$APT_PKGS chromium"; fi
+# the test mode also opens exported runs in a real headless browser (tests/share) and reads
+# recorded runs' videos with Debian's ffprobe (ffmpeg; tests/record)
+if [ "$MODE" = "--test" ]; then APT_PKGS="$APT_PKGS chromium ffmpeg"; fi
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 

@@ -1,5 +1,8 @@
-"""The step timeline: one row per step (thumbnail, action, outcome); selecting a row
-shows that step's decision, latent state, prompts and raw LLM replies.
+"""The step timeline: one row per step (thumbnail, action, outcome, what flashed on the
+screen after it); selecting a row shows that step's decision, latent state, the texts that
+flashed (toasts, snackbars, short dialogs), prompts and raw LLM replies.  A run recorded
+on video gets a "play the video from this step" link (``playRequested``) and the player
+sits on the Video tab (``widgets.video_player``).
 
 Each row says where the step's proposal came from (memory, the recording, a heal, the
 model, the screen's evidence, the app map) when the window gives ``origin_of``.  Steps are
@@ -15,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
@@ -31,6 +34,7 @@ from PySide6.QtWidgets import (
 from agent.types import Step, StepOutcome
 from widgets.frames import thumbnail_pixmap
 from widgets.icons import icon
+from widgets.video_player import VideoPlayer
 
 OUTCOME_ICONS = {
     StepOutcome.EXECUTED: ("mdi6.check-circle", "#2e7d32"),
@@ -55,30 +59,38 @@ def step_summary(step: Step, origin: str = "") -> str:
     if step.decision is not None:
         how = f" [{step.decision.kind.value}]"
     came = f" · {ORIGIN_WORDS[origin]}" if origin in ORIGIN_WORDS else ""
-    return f"{step.index + 1}. {what}{how} — {step.outcome.value}{came}"
+    flashed = "".join(f" · flashed “{t.text}”" for t in step.transients)
+    return f"{step.index + 1}. {what}{how} — {step.outcome.value}{came}{flashed}"
 
 
 class StepTimeline(QWidget):
     """A list of steps, in sections, with a details pane for the selected one."""
 
     stepSelected = Signal(str, int)  # section key, step index
+    playRequested = Signal(str, int)  # section key, step index: play the run's video from that step
 
     def __init__(self, parent: QWidget | None = None, *, origin_of: Callable[[Step], str] | None = None) -> None:
         super().__init__(parent)
         self.origin_of = origin_of  # where a step's proposal came from (memory, recording, heal, model …)
         self._steps: dict[tuple[str, int], Step] = {}
         self._headers: dict[str, QListWidgetItem] = {}
+        self._videos: dict[str, str] = {}  # section -> the stored run whose video it can play
+        self._shown: tuple[str, int] | None = None
         self.section = ""  # where add_step puts steps
         self.list = QListWidget()
         self.list.setIconSize(QSize(44, 96))
         self.list.setSpacing(2)
         self.details = QTextBrowser()
+        self.details.setOpenLinks(False)
+        self.details.anchorClicked.connect(self._link)
+        self.video = VideoPlayer()
         self.prompts = QPlainTextEdit(readOnly=True)
         self.replies = QPlainTextEdit(readOnly=True)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.details, "Step")
         self.tabs.addTab(self.prompts, "Prompts")
         self.tabs.addTab(self.replies, "LLM replies")
+        self.tabs.addTab(self.video, "Video")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.list)
         split.addWidget(self.tabs)
@@ -167,9 +179,10 @@ class StepTimeline(QWidget):
         name, color = OUTCOME_ICONS.get(step.outcome, ("mdi6.circle", "#888"))
         item.setIcon(icon(name, color) if thumbnail is None else _thumb_icon(thumbnail))
         item.setToolTip(step.error or line)
+        item.setForeground(QColor("#8a3b00") if step.transients else self.list.palette().text().color())
         self.list.scrollToItem(item)
         if self.list.currentItem() is item:
-            self._show(step)
+            self._show(step, key)
 
     def _insert_row(self, key: str, index: int) -> int:
         """After the section's last step with a smaller index (steps stay in order)."""
@@ -210,11 +223,35 @@ class StepTimeline(QWidget):
         key, index = current.data(INDEX_ROLE)
         step = self._steps.get((key, index))
         if step is not None:
-            self._show(step)
+            self._show(step, key)
             self.stepSelected.emit(key, index)
 
-    def _show(self, step: Step) -> None:
-        self.details.setHtml(step_html(step))
+    def set_video(self, section: str, episode_id: str | None) -> None:
+        """``section``'s run was recorded on video as stored run ``episode_id`` (its steps
+        then link to it); None: no video."""
+        if episode_id:
+            self._videos[section] = episode_id
+        else:
+            self._videos.pop(section, None)
+        if self._shown is not None and self._shown[0] == section:
+            shown = self._steps.get(self._shown)
+            if shown is not None:
+                self._show(shown, section)
+
+    def video_episode(self, section: str) -> str | None:
+        """The stored run whose video ``section`` plays, or None."""
+        return self._videos.get(section)
+
+    def _link(self, url: QUrl) -> None:
+        if url.scheme() == "play" and self._shown is not None:
+            self.tabs.setCurrentWidget(self.video)
+            self.playRequested.emit(*self._shown)
+
+    def _show(self, step: Step, section: str = "") -> None:
+        self._shown = (section, step.index)
+        link = ('<p><a href="play:step">▶ Play the run\'s video from this step</a></p>'
+                if section in self._videos else "")
+        self.details.setHtml(step_html(step) + link)
         calls = step.proposal.llm_calls if step.proposal else ()
         self.prompts.setPlainText(
             "\n\n".join(f"=== {c.purpose} · {c.model} · attempt {c.attempt} ===\n{c.prompt}" for c in calls)
@@ -240,6 +277,11 @@ def _esc(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _mark(key: str) -> str:
+    """What flashed on the screen stands out (an orange band, like the video's marks)."""
+    return ' style="background:#fff4e5;color:#8a3b00"' if key == "Flashed" else ""
+
+
 def step_html(step: Step) -> str:
     rows: list[tuple[str, str]] = []
     if step.proposal is not None:
@@ -254,6 +296,8 @@ def step_html(step: Step) -> str:
     rows.append(("Outcome", step.outcome.value))
     if step.error:
         rows.append(("Error", step.error))
+    for t in step.transients:
+        rows.append(("Flashed", f"“{t.text}” — on the screen for {t.seconds:.1f} s after the action"))
     if step.foreground_package:
         rows.append(("App", step.foreground_package))
     latent = step.proposal.latent if step.proposal else None
@@ -266,5 +310,5 @@ def step_html(step: Step) -> str:
         rows.append(("Parse", f"{len(step.parse.elements)} elements, {step.parse.total_ms:.0f} ms"))
     if step.timings_ms:
         rows.append(("Timings", " · ".join(f"{name} {ms:.0f} ms" for name, ms in step.timings_ms)))
-    body = "".join(f"<tr><td><b>{_esc(k)}</b></td><td>{_esc(v)}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><td><b>{_esc(k)}</b></td><td{_mark(k)}>{_esc(v)}</td></tr>" for k, v in rows)
     return f"<h3>Step {step.index + 1}</h3><table cellspacing=4>{body}</table>"

@@ -235,12 +235,29 @@ class McpController:
         store = ui.store()
         phone = ui.session.device
         serial = getattr(getattr(phone, "info", None), "serial", "") if phone is not None else ""
-        book = EpisodeBook(store, device=serial or "window", on_recorded=self._recorded)
+        from app.compose import recording
+        from app.mcp.recording import SessionRecords
+
+        settings = ui.session.settings
+        read: list[Any] = []  # one OCR for every client's record, loaded when the first one begins
+
+        def record() -> Any:
+            from app.run_record import streams
+            from phone.record.capture import default_reader
+
+            if not streams(phone):
+                return None
+            if not read:
+                read.append(default_reader())
+            return recording(settings, phone, store, read=read[0])
+
+        records = SessionRecords(store, record)  # when the phone streams
+        book = EpisodeBook(store, device=serial or "window", on_recorded=self._recorded, on_begin=records.begin)
         self.stopping = False
         self.service = PhoneService(device, ui.parse_screen, PolicySupervisor(policy, WindowSupervisor(self)), book,
-                                    store=store, task_runner=task_runner(ui.session.settings, device, _WindowParser(ui),
+                                    store=store, task_runner=task_runner(settings, device, _WindowParser(ui),
                                                                          store, policy),
-                                    busy=self._phone_busy)
+                                    busy=self._phone_busy, records=records)
         self.token = new_token()
         server = build_server(self.service)
         ports = [port] if port is not None else [DEFAULT_PORT, 0]

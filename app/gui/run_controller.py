@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.events import (
     Aborted,
+    Amended,
     AwaitingDecision,
     ErrorEvent,
     Estimated,
@@ -49,6 +50,7 @@ from agent.types import (
 from app.gui.demonstrate import Demonstration
 from app.gui.episode_controller import STATUS_WORDS
 from app.gui.mirror import frame_signature
+from app.gui.record_controller import RecordController
 from app.gui.run_start import NoModelAnswers, SessionParser, check_model
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
@@ -124,6 +126,7 @@ class RunController:
         tp.abortRequested.connect(self.abort)
         tp.modelPicked.connect(self._model_picked)
         self._demo = Demonstration(ui, self._on_demonstrated)
+        self.recording = RecordController(ui)  # the "Record a video" box, the REC line, the run's record
 
     @property
     def demonstrating(self) -> bool:
@@ -153,6 +156,7 @@ class RunController:
             ui.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
             return
         self._remember_choices(request)
+        self.recording.warm_up()  # the record's OCR loads while the model is checked
         if not ui.ensure_model(request.model, then=lambda: self.start(request)):
             ui.task_panel.set_state(RunState.IDLE, f"Starting the built-in model {request.model}…")
             return  # Start goes on once the built-in model answers
@@ -219,6 +223,7 @@ class RunController:
                                       on_stop=self._cancel_run, needs_decision=is_decision_request)
         self._goal = request.goal
         ui.task_panel.set_state(RunState.RUNNING, f"Running: {request.goal}")
+        self.recording.started()
         self.driver.start()
 
     def _make_generator(self, request: TaskRequest) -> RunGenerator:
@@ -231,14 +236,15 @@ class RunController:
         client = self.llm_factory(request) if self.llm_factory is not None else None
         settings = self.session.settings
         check_model(settings, request.model, client)
+        store = self.session.store()
         self._cancel = CancelToken()
         self._cancel.listen(self.working.heard)
         run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
                                    model=request.model),
                         settings, device=self.session.agent_device(), parser=SessionParser(self.session),
-                        store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
+                        store=store, cancel=self._cancel, client=client, prefs=self.session.prefs,
                         judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True,
-                        consent=self._consent())
+                        consent=self._consent(), recorded=self.recording.prepare(store))
         self._client = run.client
         return run.events
 
@@ -294,7 +300,7 @@ class RunController:
                 self._show_proposal(index, proposal)
                 self._offer(alternatives)
                 self._ask(index, reason)
-            case Executed(record=record) | Rejected(record=record) | Aborted(record=record):
+            case Executed(record=record) | Rejected(record=record) | Aborted(record=record) | Amended(record=record):
                 self._add_step(record)
             case Finished(status=status, note=note, episode=episode):
                 self._finish(status, note, episode)
@@ -399,9 +405,11 @@ class RunController:
         from agent.cost import run_cost
 
         self.end = RunEnd(EpisodeStatus(status), note, episode.id, run_cost(episode).describe())
-        # the stored steps are the truth: any step the loop did not announce is added here
+        # the stored steps are the truth: any step the loop did not announce (or that gained
+        # what flashed after it since) is shown as stored
         for step in episode.steps:
-            if self.ui.timeline.step(step.index, self._section) is None:
+            shown = self.ui.timeline.step(step.index, self._section)
+            if shown is None or shown.transients != step.transients:
                 self._add_step(step)
         self.ui.timeline.set_section_title(self._section, f"{self._goal} — {self.end.summary()}")
 
@@ -433,6 +441,7 @@ class RunController:
 
     def _end_ui(self) -> None:
         ui = self.ui
+        self.recording.finished(self._section, self.episode_id)
         self.driver = None
         self.demonstrating = False
         ui.decisions.release(self)
@@ -522,11 +531,13 @@ class RunController:
         """Stop the loop cleanly (abort at the next decision or yield) and wait for it."""
         driver = self.driver
         if driver is None:
+            self.recording.shutdown()
             return
         driver.stop()
         if not driver.join(timeout):
             log.error("the agent loop did not stop within %.0f s", timeout)
         self._close_client()
+        self.recording.shutdown()
 
     # ---- past steps ---------------------------------------------------------------------------
     def step_screen(self, section: str, index: int) -> tuple[Screen | None, ScreenParse | None, Action | None] | None:

@@ -11,7 +11,9 @@ screenshots instead.  Events go to an optional callback and to ``events()``.  In
 through the mirror uses the control socket when it is up, adb ``input`` otherwise; input
 is never dropped (each message is written in order), only stale frames are.
 ``MirroredDevice`` wraps an ``AdbDevice`` so that everything driving the phone (agent,
-macros, manual control) types and taps through the running mirror and reads its frames.
+macros, manual control) types and taps through the running mirror and reads its frames;
+its ``stream`` (``phone.adb.stream_tap``) hands every decoded frame and H.264 packet of
+every mirror it starts to listeners (the record of a run) without waiting for them.
 No Qt here.
 """
 
@@ -31,6 +33,7 @@ import numpy as np
 from agent.device import DeviceError, DeviceGone, Key
 from phone.adb.adb_device import KEYCODES, AdbDevice
 from phone.adb.scrcpy_client import H264Decoder, ScrcpyClient, ScrcpyError
+from phone.adb.stream_tap import StreamTap
 from vision.geometry import Size
 from vision.types import Screen
 
@@ -102,8 +105,10 @@ class Mirror:
         max_restarts: int = 3,
         on_event: Callable[[MirrorEvent], None] | None = None,
         on_frame: Callable[[MirrorFrame], None] | None = None,
+        stream: StreamTap | None = None,
     ) -> None:
         self.device = device
+        self.stream = stream  # listeners of the stream (the record of a run): frames and H.264 packets
         self.max_size = max_size
         self.max_fps = max_fps
         self.use_scrcpy = use_scrcpy
@@ -318,6 +323,8 @@ class Mirror:
                 self.on_frame(frame)
             except Exception:
                 log.exception("mirror frame callback failed")
+        if self.stream is not None:
+            self.stream.frame(frame)
 
     def _run(self) -> None:
         try:
@@ -387,11 +394,15 @@ class Mirror:
 
     def _pump(self, client: ScrcpyClient) -> str:
         decoder = H264Decoder()
+        if self.stream is not None:
+            self.stream.reset()
         while not self._stop.is_set():
             try:
                 packet = client.read_packet()
             except (ConnectionError, OSError) as exc:
                 return str(exc) or type(exc).__name__
+            if self.stream is not None:
+                self.stream.packet(packet)
             frames = decoder.decode(packet)
             if not frames:
                 continue
@@ -449,6 +460,7 @@ class MirroredDevice:
         self.inner = device
         self.max_size = max_size
         self.max_fps = max_fps
+        self.stream = StreamTap()  # outlives each mirror: the record of a run listens here
         self._mirror: Mirror | None = None
         self._lock = threading.Lock()
         self._last_input_at = 0.0
@@ -466,7 +478,7 @@ class MirroredDevice:
         """Stop any running mirror and start a new one (blocks for one adb round trip)."""
         self.stop_mirror()
         mirror = Mirror(self.inner, max_size=self.max_size, max_fps=max_fps or self.max_fps,
-                        on_frame=on_frame, on_event=on_event)
+                        on_frame=on_frame, on_event=on_event, stream=self.stream)
         with self._lock:
             self._mirror = mirror
         return mirror.start()

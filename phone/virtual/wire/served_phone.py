@@ -70,7 +70,12 @@ class ServedPhone:
             return bool(fn())
 
     def frame_id(self) -> int:
-        """A number that changes whenever the screen may have changed."""
+        """A number that changes whenever the screen may have changed (a phone whose
+        messages go by themselves, ``tick_flashes``, is given the chance first)."""
+        tick = getattr(self.phone, "tick_flashes", None)
+        if callable(tick):
+            with self.lock:
+                tick()
         fid = getattr(self.phone, "frame_id", None)
         if fid is None:
             return self._changes
