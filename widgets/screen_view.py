@@ -306,13 +306,13 @@ class ScreenView(QGraphicsView):
         return dict(self._styles)
 
     def set_layer_style(self, layer: Layer, style: LayerStyle) -> None:
-        shown = self._styles[layer].visible
+        before = self._styles[layer]
         self._styles[layer] = style
         self._layers[layer].set_style(style)
         if not self._overlays_current:
             self._layers[layer].setVisible(False)
-        if style.visible != shown and self._parse is not None:
-            self._draw_layers()  # the layers above place their tags around this one's, or not
+        if (style.visible, style.tags) != (before.visible, before.tags) and self._parse is not None:
+            self._draw_layers()  # the layers above place their captions around this one's, or not
 
     def set_layer_visible(self, layer: Layer, visible: bool) -> None:
         from dataclasses import replace
