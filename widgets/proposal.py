@@ -8,6 +8,11 @@ seconds so far and the reply as it streams in.  After repeated rejections it off
 other candidates, each one click (``alternativePicked``).  When the question is "Is the
 task done?" the bar's Approve and Reject answer yes and no.
 
+Every line shows text as text: what comes from a model, a recording or the user (an
+action's words, a reason, a streamed reply) is never read as markup; the card's own
+emphasis (the failed step's advice) is the only rich text, with the inserted reason
+escaped.
+
 The bar emits finished ``Decision`` objects for approve, reject and abort, and intent
 signals for edit and demonstrate (the window opens the action editor or switches the
 mirror to demonstration).  No I/O.
@@ -46,6 +51,12 @@ SHORTCUTS = {
 
 
 REJECT_PLACEHOLDER = "Why reject? The planner reads this (required to reject)"
+#: What the user can do about a step the agent could not produce (rich text: the card's own words).
+FAILED_ADVICE = ("<b>Demonstrate</b> it on the mirror or <b>Edit</b> the action to perform it yourself; "
+                 "<b>Reject</b> lets the agent try again; <b>Abort</b> stops the task.")
+#: The same for a macro step that could not be found again.
+MACRO_ADVICE = ("<b>Demonstrate</b> the step on the mirror (it replaces the recorded one in the next version); "
+                "<b>Reject</b> skips it; <b>Abort</b> stops the replay.")
 
 
 class Confidence(Protocol):
@@ -117,6 +128,9 @@ class ProposalCard(QFrame):
         self.on_screen.setWordWrap(True)
         self.on_screen.setStyleSheet("color:#555")
         self.on_screen.hide()
+        for w in (self.title, self.sensitive, self.screen_changed, self.rationale, self.stream, self.planner,
+                  self.on_screen):
+            w.setTextFormat(Qt.TextFormat.PlainText)  # words from models, recordings and users are not markup
         lay = QVBoxLayout(self)
         for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
                   self.alternatives, self.confidence, self.on_screen, self.evidence, self.plan, self.planner):
@@ -210,7 +224,7 @@ class ProposalCard(QFrame):
             return
         self._alt_layout.addWidget(QLabel("Or pick:"))
         for words, action in choices:
-            b = QPushButton(words)
+            b = QPushButton(words.replace("&", "&&"))  # "&" would underline the next letter
             b.setObjectName("alternative")
             b.setToolTip(f"Do “{words}” instead (counts as an edit)")
             b.clicked.connect(lambda _=False, a=action: self.alternativePicked.emit(a))
@@ -226,13 +240,14 @@ class ProposalCard(QFrame):
         self.working.hide()
         self.stream.hide()
 
-    def set_failed(self, reason: str) -> None:
-        """The agent could not produce this step: say why and what the user can do."""
+    def set_failed(self, reason: str, title: str = "The agent could not do this step",
+                   advice: str = FAILED_ADVICE) -> None:
+        """A step the user must do: ``title``, why (``reason``, shown as text) and what the
+        user can do (``advice``: the card's own rich text, ``FAILED_ADVICE`` or ``MACRO_ADVICE``)."""
         self.set_proposal(None)
-        self.title.setText("The agent could not do this step")
-        self.rationale.setText(f"{_esc(reason)}<br><br><b>Demonstrate</b> it on the mirror or <b>Edit</b> "
-                               "the action to perform it yourself; <b>Reject</b> lets the agent try again; "
-                               "<b>Abort</b> stops the task.")
+        self.title.setText(title)
+        self.rationale.setTextFormat(Qt.TextFormat.RichText)
+        self.rationale.setText(f"{_esc(reason)}<br><br>{advice}")
 
     def set_screen_changed(self, changed: bool) -> None:
         """Warn that the live screen is no longer the frame the proposal was planned on."""
