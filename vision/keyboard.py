@@ -27,10 +27,19 @@ from dataclasses import dataclass, replace
 from statistics import median
 
 from vision.geometry import Rect
-from vision.types import Block, Disagreement, Element, ElementKind, ElementSource, ScreenParse, TextSpan
+from vision.types import (
+    KEYBOARD_ROLE,
+    Block,
+    Disagreement,
+    Element,
+    ElementKind,
+    ElementSource,
+    ScreenParse,
+    TextSpan,
+)
 
 #: The role of the keyboard's block.
-ROLE = "keyboard"
+ROLE = KEYBOARD_ROLE
 #: Keys a row needs to count as a row of keys (a QWERTY row has 9 to 11).
 MIN_KEYS = 6
 #: Rows of keys a keyboard needs.

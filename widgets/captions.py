@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
-from vision.geometry import Point, Rect
-from vision.spatial import GridIndex
+from vision.geometry import Rect
 from vision.types import ElementKind, ScreenParse
 
 #: A caption may cover at most this share of an owner it sits inside (an icon's picture stays visible).
@@ -58,11 +57,6 @@ class CaptionBoard:
     placed: list[Caption] = field(default_factory=list)
 
 
-def _rect(r: QRectF) -> Rect:
-    left, top = int(r.left()), int(r.top())
-    return Rect(left, top, max(left + 1, int(r.right() + 0.999)), max(top + 1, int(r.bottom() + 0.999)))
-
-
 def qrect(r: Rect) -> QRectF:
     return QRectF(r.left, r.top, r.width, r.height)
 
@@ -84,13 +78,15 @@ class CaptionPlacer:
         self.fm = QFontMetricsF(font)
         self.board = board if board is not None else CaptionBoard([])
         shown = [e for e in parse.elements if not e.covered]
-        self._boxes = GridIndex([qrect(e.rect) for e in shown], _rect)
+        self._all_boxes = [qrect(e.rect) for e in shown]
         area = max(1, parse.screen_size.area)
-        words = [qrect(s.rect) for s in parse.text_spans]
-        words += [qrect(e.rect) for e in shown
-                  if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * area]
-        self._words = GridIndex(words, _rect)
+        self._all_words = [qrect(s.rect) for s in parse.text_spans]
+        self._all_words += [qrect(e.rect) for e in shown
+                            if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * area]
         self._taken: list[QRectF] = list(self.board.avoid)
+        # the boxes and words near the owner being captioned (a long list has thousands)
+        self._boxes: list[QRectF] = []
+        self._words: list[QRectF] = []
 
     def size(self, text: str) -> tuple[float, float]:
         return self.fm.horizontalAdvance(text) + 2 * PAD, self.fm.height() + PAD
@@ -101,10 +97,13 @@ class CaptionPlacer:
             return None
         box = owner if isinstance(owner, QRectF) else qrect(owner)
         w, h = self.size(text)
+        reach = box.adjusted(-w - 4 * h, -5 * h, w + 4 * h, 5 * h)  # every candidate lies in here
+        self._boxes = [b for b in self._all_boxes if b.intersects(reach)]
+        self._words = [b for b in self._all_words if b.intersects(reach)]
         inside = self._inside(box, w, h)
         outside = self._attached(box, w, h) + self._away(box, w, h)
         crowded = w * h > MAX_INSIDE_SHARE * box.width() * box.height()
-        leaf = not any(_holds(box, e) and e != box for e in self._boxes.overlapping(_rect(box)))
+        leaf = not any(_holds(box, e) and e != box for e in self._boxes)
         order = outside + inside if crowded or leaf or not inside_first else inside + outside
         for cand, within in order:
             if not self._free(cand, box):
@@ -152,10 +151,9 @@ class CaptionPlacer:
             return False
         if any(cand.intersects(t) for t in self._taken):
             return False
-        q = _rect(cand)
-        if any(cand.intersects(w) for w in self._words.overlapping(q)):
+        if any(cand.intersects(w) for w in self._words):
             return False
-        return all(_holds(e, owner) or not cand.intersects(e) for e in self._boxes.overlapping(q))
+        return all(_holds(e, owner) or not cand.intersects(e) for e in self._boxes)
 
     def _anchor(self, owner: QRectF, cand: QRectF) -> QPointF | None:
         """The point of ``owner`` nearest to ``cand`` that no other element's box holds."""
@@ -172,14 +170,9 @@ class CaptionPlacer:
                 points.append(QPointF(near.x(), inner.top() + f * inner.height()))
         points.append(inner.center())
         for p in points:
-            others = self._boxes.at(_point(p))
-            if all(_holds(e, owner) for e in others if _strictly_in(p, e)):
+            if all(_holds(e, owner) for e in self._boxes if _strictly_in(p, e)):
                 return p
         return None
-
-
-def _point(p: QPointF) -> Point:
-    return Point(int(p.x()), int(p.y()))
 
 
 def draw_caption(p: QPainter, cap: Caption | None, bg: QColor, font: QFont, fg: QColor | None = None) -> None:

@@ -34,8 +34,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from agent.types import Action, ActionType
 from vision.geometry import Rect
-from vision.keyboard import ROLE as KEYBOARD
-from vision.types import Element, ElementKind, ElementSource, ScreenParse, TextSpan
+from vision.types import KEYBOARD_ROLE, Element, ElementKind, ElementSource, ScreenParse, TextSpan
 from widgets.captions import Caption, CaptionBoard, CaptionPlacer, draw_caption, qrect
 
 
@@ -233,7 +232,7 @@ class Paint:
 
 def keyboard_keys(parse: ScreenParse) -> frozenset[str]:
     """The ids of the soft keyboard's keys (drawn as the keyboard's one block)."""
-    return frozenset(i for b in parse.blocks if b.role == KEYBOARD for i in b.element_ids)
+    return frozenset(i for b in parse.blocks if b.role == KEYBOARD_ROLE for i in b.element_ids)
 
 
 def own_name(e: Element) -> str:
@@ -355,7 +354,7 @@ def _draw_blocks(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
                 p.setPen(_pen("#ffd600", lw))
                 p.drawRect(qrect(active.rect))
                 draw_caption(p, placer.place("active tab", active.rect), with_alpha("#ffd600", 235), font, QColor("black"))
-        caption = b.caption or (b.role.replace("_", " ") if ctx.tags or b.role == KEYBOARD else "")
+        caption = b.caption or (b.role.replace("_", " ") if ctx.tags or b.role == KEYBOARD_ROLE else "")
         draw_caption(p, placer.place(caption[:48], b.rect), with_alpha(ctx.color, 225), font)
 
 
