@@ -12,6 +12,7 @@ No I/O: the export's file is written by the controller.
 from __future__ import annotations
 
 from collections import deque
+from html import escape
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
@@ -125,11 +126,15 @@ class AppMapView(QWidget):
         self.progress.setVisible(False)
         self.coverage = QLabel("")
         self.coverage.setWordWrap(True)
-        top = QHBoxLayout()
-        top.addWidget(self.app_box, 1)
-        top.addWidget(self.explore_button)
-        top.addWidget(self.stop_button)
-        top.addWidget(self.export_button)
+        # two short rows, so the controls fit a narrow column
+        top = QVBoxLayout()
+        first, second = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(self.app_box, 1)
+        first.addWidget(self.export_button)
+        second.addWidget(self.explore_button, 1)
+        second.addWidget(self.stop_button)
+        top.addLayout(first)
+        top.addLayout(second)
 
         self.scene = QGraphicsScene(self)
         self.graph = _ZoomView(self.scene)
@@ -144,7 +149,16 @@ class AppMapView(QWidget):
         self.detail.setWordWrap(True)
         self.elements = QTableWidget(0, 3)
         self.elements.setHorizontalHeaderLabels(["element", "status", "leads to / why not"])
-        self.elements.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header = self.elements.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
+        header.setStretchLastSection(False)
+        # the columns share the width (long cells elided, whole on hover): no sideways scroll
+        self.elements.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.elements.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.elements.setWordWrap(False)
         self.elements.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.elements.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.elements.verticalHeader().setVisible(False)
@@ -339,10 +353,10 @@ class AppMapView(QWidget):
             painter.drawRect(QRectF(x1 * k, y1 * k, (x2 - x1) * k, (y2 - y1) * k))
             painter.end()
         self.shot.setPixmap(pm)
-        texts = ", ".join(f"'{t}'" for t in s.texts[:6])
-        self.detail.setText(f"<b>{s.title}</b><br>{len(s.elements)} elements"
+        texts = ", ".join(f"'{escape(t)}'" for t in s.texts[:6])  # the screen's words are text, not markup
+        self.detail.setText(f"<b>{escape(s.title)}</b><br>{len(s.elements)} elements"
                             + (f"<br>shows {texts}" if texts else "")
-                            + (f"<br><span style='color:#c62828'>{s.unreachable}</span>" if s.unreachable else ""))
+                            + (f"<br><span style='color:#c62828'>{escape(s.unreachable)}</span>" if s.unreachable else ""))
         self.elements.setRowCount(0)
         for e in s.elements:
             r = self.elements.rowCount()

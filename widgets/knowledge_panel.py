@@ -3,8 +3,10 @@ what leads where), the task repository (solved tasks and demonstrations), the us
 context library (editable key/value records) and the interaction graph (pages and the
 elements that lead from one to another).
 
-Takes ``TaskRecord`` objects, the context as a nested dict and an ``InteractionGraph``;
-emits intents for edits and deletions.  No I/O.
+It fits a narrow column (1024x700 and 1366x800 windows) without sideways scrolling: short
+tab titles (the full name on hover), tables whose columns share the width (long cells
+elided, whole on hover).  Takes ``TaskRecord`` objects, the context as a nested dict and an
+``InteractionGraph``; emits intents for edits and deletions.  No I/O.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ class KnowledgePanel(QWidget):
 
         # app maps
         self.maps = AppMapView()
-        self.tabs.addTab(self.maps, "App maps")
+        self._tab(self.maps, "Maps", "App maps: the apps explored, their screens and what leads where")
 
         # task repository
         self.task_table = QTableWidget(0, 4)
@@ -88,6 +90,7 @@ class KnowledgePanel(QWidget):
         # the goal gets the width: source and app are short and elided (hover shows all)
         self.task_table.horizontalHeader().setDefaultSectionSize(56)
         self.task_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        fit_width(self.task_table)
         self.task_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.task_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.task_steps = QPlainTextEdit(readOnly=True)
@@ -100,14 +103,16 @@ class KnowledgePanel(QWidget):
         bl.addWidget(self.task_steps)
         bl.addWidget(self.delete_task)
         tasks.addWidget(box)
-        self.tabs.addTab(tasks, "Task repository")
+        self._tab(tasks, "Tasks", "Task repository: solved tasks and demonstrations, given to the planner as examples")
         self.task_table.currentCellChanged.connect(lambda *_: self._show_task())
         self.delete_task.clicked.connect(self._delete_task)
 
         # context library
         self.context_table = QTableWidget(0, 2)
         self.context_table.setHorizontalHeaderLabels(["record", "value"])
+        self.context_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.context_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        fit_width(self.context_table)
         self.new_path = QLineEdit(placeholderText="new record, e.g. contacts.mom.phone")
         self.new_value = QLineEdit(placeholderText="value")
         self.add_record = QPushButton(icon("mdi6.plus"), "Add")
@@ -121,7 +126,7 @@ class KnowledgePanel(QWidget):
         cl.addWidget(self.context_table)
         cl.addLayout(row)
         cl.addWidget(self.delete_record)
-        self.tabs.addTab(ctx, "Context library")
+        self._tab(ctx, "Context", "Context library: facts about you the agent may use (names, numbers, addresses)")
         self.context_table.itemChanged.connect(self._context_changed)
         self.add_record.clicked.connect(self._add_record)
         self.delete_record.clicked.connect(self._delete_record)
@@ -131,8 +136,12 @@ class KnowledgePanel(QWidget):
         self.graph_view = QGraphicsView(self.graph_scene)
         self.graph_view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.graph_view.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-        self.tabs.addTab(self.graph_view, "Interaction graph")
+        self._tab(self.graph_view, "Graph", "Interaction graph: the pages seen and the elements that lead between them")
         self.set_data([], {}, None)
+
+    def _tab(self, page: QWidget, title: str, what: str) -> None:
+        i = self.tabs.addTab(page, title)
+        self.tabs.setTabToolTip(i, what)
 
     # ---- data ------------------------------------------------------------------------
     def set_data(self, tasks: list[TaskRecord], context: dict[str, Any], graph: GraphPicture | None,
@@ -186,9 +195,12 @@ class KnowledgePanel(QWidget):
                 self.context_table.insertRow(r)
                 key = QTableWidgetItem(path)
                 key.setFlags(key.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                key.setToolTip(path)
                 self.context_table.setItem(r, 0, key)
                 text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                self.context_table.setItem(r, 1, QTableWidgetItem(text))
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text)
+                self.context_table.setItem(r, 1, cell)
         finally:
             self._loading = False
 
@@ -248,6 +260,15 @@ class KnowledgePanel(QWidget):
             text.setZValue(2)
         self.graph_nodes = n
         self.graph_view.fitInView(scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+
+def fit_width(table: QTableWidget) -> None:
+    """Columns share the table's width (long cells elided, whole on hover): never a sideways scroll."""
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setWordWrap(False)
+    table.horizontalHeader().setMinimumSectionSize(24)
+    table.horizontalHeader().setStretchLastSection(False)
 
 
 def _text(item: QTableWidgetItem | None) -> str:

@@ -115,7 +115,7 @@ class ModelController(QObject):
         rows = [ModelRow(m.name, m.source, m.adapter, m.note, m.name == current) for m in listing.models]
         self.panel.set_models(rows, "\n".join(listing.problems))
         offer = not listing.ollama_reachable and self.builtin_phase in ("stopped", "failed")
-        self.panel.show_builtin_offer(offer)
+        self.panel.show_builtin_offer(offer, self.manager.ollama_host or "")
         if offer:
             self.dock.show()
             self.dock.raise_()
