@@ -65,7 +65,9 @@ def note_for(chosen: str, used: str, model: str, prefs: PrefsStore | None, *, es
         return LatentNote(f"Off for this model ({why})", Offer.TURN_ON, estimates=False)
     if chosen.startswith("adapter"):
         return LatentNote("Off: the model's own action format makes no estimates", Offer.TURN_ON, estimates=False)
-    return LatentNote(f"Off: the “{_title(chosen)}” planner makes no estimates", Offer.TURN_ON, estimates=False)
+    title = _title(chosen)
+    what = title if title.lower().endswith("planner") else f"{title} planner"
+    return LatentNote(f"Off: the “{what}” makes no estimates", Offer.TURN_ON, estimates=False)
 
 
 def turn_on(prefs: PrefsStore, model: str) -> None:

@@ -31,6 +31,7 @@ from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
 from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
+from widgets.proposal import MACRO_ADVICE
 from widgets.screen_view import ViewMode
 
 if TYPE_CHECKING:
@@ -365,9 +366,11 @@ class MacroController:
         if recorder is None or not recorder.steps:
             ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
             return
-        from agent.macros.start import start_problem
+        from agent.macros.start import app_label, start_problem
 
-        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters)
+        device = self.session.device
+        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters,
+                                label_of=lambda package: app_label(device, package))
         if problem is None:
             self._name_and_save(recorder)
             return
@@ -594,11 +597,7 @@ class MacroController:
             bar.set_failed_step(True)
             bar.buttons[DecisionKind.EDIT].setEnabled(False)
             bar.feedback.setPlaceholderText("Reject skips this step")
-            card.set_failed(question.reason)
-            card.title.setText(f"Macro step {question.index + 1} needs you")
-            card.rationale.setText(f"{_esc(question.reason)}<br><br><b>Demonstrate</b> the step on the mirror "
-                                   "(it replaces the recorded one in the next version); <b>Reject</b> skips it; "
-                                   "<b>Abort</b> stops the replay.")
+            card.set_failed(question.reason, title=f"Macro step {question.index + 1} needs you", advice=MACRO_ADVICE)
             ui.view.set_proposal(None)
             ui.notify(Level.WARNING, f"Macro step {question.index + 1} needs you: {question.reason}",
                       "Show the step on the mirror (tap, hold or drag), Reject to skip it, or Abort.",
@@ -712,6 +711,3 @@ class _SessionParser:
     def parse(self, screen: Screen) -> ScreenParse:
         return self._s.parse_screen(screen)
 
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -398,14 +399,21 @@ class MainWindow(QMainWindow):
         """Draw the layers the user's settings leave on, and only those."""
         shown = self.session.settings.overlay
         for layer in Layer:
-            self.view.set_layer_visible(layer, bool(getattr(shown, layer.value)))
+            style = self.view.layer_style(layer)
+            tagged = shown.kind_tags if layer in (Layer.WIDGETS, Layer.BLOCKS) else style.tags
+            self.view.set_layer_style(layer, replace(style, visible=bool(getattr(shown, layer.value)), tags=tagged))
 
     def _layer_style_changed(self, layer: Layer, style: LayerStyle) -> None:
         self.view.set_layer_style(layer, style)
         settings = self.session.settings
-        if getattr(settings.overlay, layer.value) == style.visible:
+        update: dict[str, bool] = {}
+        if getattr(settings.overlay, layer.value) != style.visible:
+            update[layer.value] = style.visible
+        if layer is Layer.WIDGETS and settings.overlay.kind_tags != style.tags:
+            update["kind_tags"] = style.tags
+        if not update:
             return  # a colour or opacity change: not a setting
-        overlay = settings.overlay.model_copy(update={layer.value: style.visible})
+        overlay = settings.overlay.model_copy(update=update)
         self.session.settings = settings.model_copy(update={"overlay": overlay})
         self.persist_settings()
 
@@ -503,6 +511,8 @@ class MainWindow(QMainWindow):
         self.task_panel.set_models(list(dict.fromkeys([*([default] if default else []), *builtin])), current=default)
 
         def failed(f: Failure) -> None:
+            if self.models.offering_builtin:
+                return  # the Models tab says no Ollama answers, with the built-in model in one click
             self.notify(Level.WARNING, f"No model list from the LLM server: {f.message}",
                         getattr(f.error, "hint", "") or f.detail, key="model-list")
 
@@ -734,6 +744,7 @@ class MainWindow(QMainWindow):
         self.models.settings_changed()
         for layer in Layer:  # the dialog's overlay check boxes drive the Layers tab's
             self.layer_panel.checks[layer].setChecked(bool(getattr(settings.overlay, layer.value)))
+        self.layer_panel.set_kind_tags(settings.overlay.kind_tags)
 
         def save() -> Path:
             from app.settings import save_settings
