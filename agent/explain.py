@@ -53,7 +53,6 @@ def _sentence(text: str) -> str:
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_ELEMENT_ID = re.compile(r"element id \[([^\]]+)\]")
 #: Share of a why's words found in one line of the prompt from which it counts as copied.
 COPIED_SHARE = 0.8
 #: Words a why needs before it can be called a copy (shorter ones are names, not notes).
@@ -147,11 +146,11 @@ def why_line(proposal: Proposal, goal: str = "", parse: ScreenParse | None = Non
             return f"Most of the model's samples chose this ({m.group(1)})."
     if action.type is ActionType.OPEN_APP:
         return f"The task is done in {action.app}."
+    names = _target_names(proposal, parse)
+    if names:  # a reply that only restates its action ("tap [5] Wi-Fi") explains nothing
+        return f"The model chose '{names[0].strip()}' from the entries on this screen, without a reason about it."
     if said:
         return said
-    names = _target_names(proposal, parse)
-    if names and any(_ELEMENT_ID.search(line) for line in proposal.evidence):
-        return f"The model chose '{names[0].strip()}' from the entries on this screen, without a reason about it."
     return "The model proposed this step without saying why."
 
 

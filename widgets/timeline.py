@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -61,6 +62,10 @@ class StepTimeline(QWidget):
         self.list = QListWidget()
         self.list.setIconSize(QSize(44, 96))
         self.list.setSpacing(2)
+        # long goals and actions wrap in a narrow column instead of scrolling it sideways
+        self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.details = QTextBrowser()
         self.prompts = QPlainTextEdit(readOnly=True)
         self.replies = QPlainTextEdit(readOnly=True)

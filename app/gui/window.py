@@ -309,8 +309,8 @@ class MainWindow(QMainWindow):
             scroll.setWidget(panel)
             scroll.setMinimumHeight(60)
             self.agent_split.addWidget(scroll)
-        self.agent_split.setStretchFactor(0, 3)
-        self.agent_split.setStretchFactor(1, 2)
+        self.agent_split.setStretchFactor(0, 1)  # the estimates get as much room as the card:
+        self.agent_split.setStretchFactor(1, 1)  # showing them at every step is the point
         agent_box = QWidget()
         al = QVBoxLayout(agent_box)
         al.setContentsMargins(2, 2, 2, 2)

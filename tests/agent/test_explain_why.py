@@ -73,3 +73,9 @@ def test_names_are_matched_by_their_words_and_stems():
     assert not names_target("it is the right place", settings, SCREEN)
     assert names_target("anything", Proposal(Action.simple(ActionType.BACK))), "no element: nothing to name"
     assert names_target("Settings has it", Proposal(Action.open_app("Settings")))
+
+
+def test_a_reply_that_only_restates_its_action_is_no_why():
+    p = proposal(tap("6", "Settings"), "tap [6] Settings", evidence=("no grounding needed",))
+    assert why_line(p, "Turn on airplane mode", SCREEN) == \
+        "The model chose 'Settings' from the entries on this screen, without a reason about it."
