@@ -3,7 +3,8 @@ ones that changed since the previous step highlighted, each row explained on hov
 While the next step's estimates are being made the shown ones are greyed
 (``set_stale``); the confidence row shows only when there is a measure.  It always says
 something: when the run makes no estimates, a line says why above greyed rows
-(``set_note``), with one link ("turn on") the caller acts on (``linkActivated``).
+(``set_note``), with one link ("turn on") the caller acts on (``linkActivated``); before
+the first estimate, that they will appear here.
 Display only; no I/O.
 """
 
@@ -33,6 +34,8 @@ HELP = {
 }
 STALE_STYLE = "padding:3px; border-left:4px solid transparent; color:#9e9e9e;"
 NOTE_STYLE = "color:#555; padding:2px 3px;"
+#: What the panel says before the first estimate of a run (when no note says more).
+WAITING = "The agent's estimates appear here at each step of a run"
 CHANGED_STYLE = "background:#fff3c4; border-left:4px solid #f9a825; padding:3px; color:#222;"
 PLAIN_STYLE = "padding:3px; border-left:4px solid transparent;"
 
@@ -47,6 +50,7 @@ class LatentStatePanel(QWidget):
         self._state: LatentState | None = None
         self._changed: tuple[str, ...] = ()
         self._off = False
+        self._note = ""  # the caller's note, as rich text ("" for none)
         form = QFormLayout(self)
         # in a narrow column each value goes under its title and gets the whole width
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
@@ -91,6 +95,8 @@ class LatentStatePanel(QWidget):
                                 else PLAIN_STYLE)
             label.setToolTip(HELP[aspect] + ("\n(changed since the previous step)" if changed else ""))
         self._stale = False
+        if hasattr(self, "note"):
+            self._show_note()
         measured = state is not None and state.confidence is not None
         if measured:
             assert state is not None and state.confidence is not None
@@ -104,13 +110,19 @@ class LatentStatePanel(QWidget):
         body = _esc(text)
         if text and link:
             body += f' — <a href="{_esc(link)}">{_esc(link)}</a>'
-        self.note.setText(body)
-        self.note.setVisible(bool(text))
+        self._note = body
         self._off = off
+        self._show_note()
         if off:
             for label in self.values.values():
                 label.setText("—")
                 label.setStyleSheet(STALE_STYLE)
+
+    def _show_note(self) -> None:
+        """The caller's note, else, before the first estimate, what will appear here."""
+        body = self._note or (_esc(WAITING) if self._state is None else "")
+        self.note.setText(body)
+        self.note.setVisible(bool(body))
 
     @property
     def note_text(self) -> str:

@@ -8,6 +8,7 @@ from app.compose import planner_for_model
 from app.gui.latent_note import Offer, note_for, turn_on
 from app.gui.window import MainWindow
 from app.model_prefs import PrefsStore
+from widgets.latent_panel import WAITING
 
 BUILTIN = "qwen2.5-coder-0.5b"
 
@@ -53,10 +54,12 @@ def test_the_window_says_it_and_one_click_turns_them_on_for_the_model(qtbot, tmp
         assert panel.note_text.startswith("On for this model") and not panel.off
         # another model keeps its own choice; coming back shows this one's again
         w.task_panel.set_models([BUILTIN, "llama3.2"], current="llama3.2")
-        assert panel.note_text == ""
+        assert panel.note_text == WAITING  # estimates on: it says where they will appear
         w.task_panel.set_models([BUILTIN, "llama3.2"], current=BUILTIN)
         assert panel.note_text.startswith("On for this model")
         panel.set_state(LatentState(screen_summary="Settings, the main list"))
         assert panel.text_of("screen_summary") == "Settings, the main list"
+        w.task_panel.set_models([BUILTIN, "llama3.2"], current="llama3.2")
+        assert panel.note_text == "", "with estimates shown there is nothing more to say"
     finally:
         w.close()
