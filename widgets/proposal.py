@@ -128,9 +128,9 @@ class ProposalCard(QFrame):
         self.on_screen.setWordWrap(True)
         self.on_screen.setStyleSheet("color:#555")
         self.on_screen.hide()
-        for w in (self.title, self.sensitive, self.screen_changed, self.rationale, self.stream, self.planner,
-                  self.on_screen):
-            w.setTextFormat(Qt.TextFormat.PlainText)  # words from models, recordings and users are not markup
+        for label in (self.title, self.sensitive, self.screen_changed, self.rationale, self.stream, self.planner,
+                      self.on_screen):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # words from models, recordings and users are not markup
         lay = QVBoxLayout(self)
         for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
                   self.alternatives, self.confidence, self.on_screen, self.evidence, self.plan, self.planner):
