@@ -113,11 +113,12 @@ class AppMapView(QWidget):
         self._maps: dict[str, MapPicture] = {}
         self._current: MapPicture | None = None
         self.app_box = QComboBox()
-        self.app_box.setMinimumContentsLength(10)
+        self.app_box.setMinimumContentsLength(8)
         self.explore_button = QPushButton(icon("mdi6.map-search"), "Explore this app")
         self.explore_button.setToolTip("Tap through every screen of the app in front (never what looks like "
                                        "deleting, sending or paying) and store its map")
-        self.stop_button = QPushButton(icon("mdi6.stop"), "Stop")
+        self.stop_button = QPushButton(icon("mdi6.stop"), "")
+        self.stop_button.setToolTip("Stop exploring (the map found so far is kept)")
         self.stop_button.setEnabled(False)
         self.export_button = QPushButton(icon("mdi6.export"), "Export…")
         self.progress = QProgressBar()

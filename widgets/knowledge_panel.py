@@ -72,6 +72,8 @@ class KnowledgePanel(QWidget):
         self._tasks: dict[str, TaskRecord] = {}
         self._loading = False
         self.tabs = QTabWidget()
+        # tight tabs, so the four short titles show whole in a 1024x700 window's column
+        self.tabs.setStyleSheet("QTabBar::tab { padding: 3px 6px; }")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel("")

@@ -1,4 +1,4 @@
-"""Controls for the overlay layers: a row per layer with a visibility check box, a
+"""Controls for the overlay layers: per layer a visibility check box, and under it a
 colour button and an opacity slider; one check box for kind words on the boxes (off by
 default: the legend below says which colour is which kind, and hovering a box names it).
 Emits ``styleChanged(layer, style)`` (the kind-words box changes the widgets' and the
@@ -41,16 +41,20 @@ class LayerPanel(QWidget):
             slider.setRange(0, 100)
             slider.setValue(round(st.opacity * 100))
             slider.setToolTip("Opacity")
-            slider.setMaximumWidth(90)
-            grid.addWidget(check, row, 0)
-            grid.addWidget(color, row, 1)
-            grid.addWidget(slider, row, 2)
+            slider.setMinimumWidth(40)
+            # the layer's name on its own line, its colour and opacity under it: the panel
+            # fits a narrow column (1024x700) without scrolling sideways
+            grid.addWidget(check, 2 * row, 0, 1, 3)
+            grid.addWidget(color, 2 * row + 1, 1)
+            grid.addWidget(slider, 2 * row + 1, 2)
             self.checks[layer], self.colors[layer], self.sliders[layer] = check, color, slider
             self._paint_swatch(layer)
             check.toggled.connect(lambda on, lay=layer: self._change(lay, visible=on))
             slider.valueChanged.connect(lambda v, lay=layer: self._change(lay, opacity=v / 100))
             color.clicked.connect(lambda _=False, lay=layer: self._pick_color(lay))
-        row = len(Layer)
+        grid.setColumnMinimumWidth(0, 16)
+        grid.setColumnStretch(2, 1)
+        row = 2 * len(Layer)
         self.kind_tags = QCheckBox("Kind words on the boxes")
         self.kind_tags.setToolTip("Write each box's kind (button, image, list …) on the mirror; "
                                   "off, the colours below say it and hovering a box names it")
