@@ -72,8 +72,12 @@ class KnowledgePanel(QWidget):
         self._tasks: dict[str, TaskRecord] = {}
         self._loading = False
         self.tabs = QTabWidget()
-        # tight tabs, so the four short titles show whole in a 1024x700 window's column
-        self.tabs.setStyleSheet("QTabBar::tab { padding: 3px 6px; }")
+        # tight tabs in a slightly smaller type, so the four short titles show whole in a
+        # 1024x700 window's column (with the column's scroll bar beside them)
+        self.tabs.setStyleSheet("QTabBar::tab { padding: 2px 4px; }")
+        small = self.tabs.tabBar().font()
+        small.setPointSizeF(small.pointSizeF() * 0.9)
+        self.tabs.tabBar().setFont(small)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel("")

@@ -86,8 +86,13 @@ def abort(win) -> None:  # type: ignore[no-untyped-def]
 def open_settings(win) -> None:  # type: ignore[no-untyped-def]
     win.session.executor.call(lambda: win.session.device.go_home())
     win.session.executor.call(lambda: win.session.device.open_app("Settings"))
-    pump(20, until=lambda: win.view.parse is not None and any(
-        (e.text or "").startswith("Network") for e in win.view.parse.elements) and win.view.overlays_current)
+    try:
+        pump(90, until=lambda: win.view.parse is not None and any(
+            (e.text or "").startswith("Network") for e in win.view.parse.elements) and win.view.overlays_current)
+    except TimeoutError:
+        parse = win.view.parse
+        raise TimeoutError(f"Settings was not parsed: {[e.text for e in parse.elements][:8] if parse else None}, "
+                           f"current {win.view.overlays_current}") from None
 
 
 def main() -> int:

@@ -62,7 +62,9 @@ def test_the_knowledge_tabs_show_their_whole_titles(win, qtbot, size):
     qtbot.waitUntil(lambda: w.size() == size, timeout=3000)
     w.knowledge_dock.show()
     w.knowledge_dock.raise_()
+    w.knowledge_panel.setMinimumHeight(2 * size.height())  # a tall map: the column's scroll bar takes room too
     qtbot.wait(50)
+    assert w.knowledge_dock.widget().verticalScrollBar().isVisible()
     bar = w.knowledge_panel.tabs.findChild(QTabBar)
     used = sum(bar.tabRect(i).width() for i in range(bar.count()))
     assert used <= bar.width(), [bar.tabText(i) for i in range(bar.count())]
