@@ -146,16 +146,22 @@ def _variant(kind: str, **props: dict[str, Any]) -> dict[str, Any]:
 
 
 def action_form(parse: ScreenParse, *, apps: Sequence[str] = (), allow_done: bool = True,
-                exclude: Sequence[Action] = (), hold: bool = False) -> ReplyForm:
+                exclude: Sequence[Action] = (), hold: bool = False, only: Sequence[str] = ()) -> ReplyForm:
     """The ``action`` object's schema for this screen, and the choices behind it.
 
     ``exclude``: actions not to offer again here (one that changed nothing, a way back
     out of a loop).  ``hold``: offer ``long_press`` too (the task asks to press and hold).
+    ``only``: the ids of the elements to offer for tapping and typing, in this order (the
+    screen's evidence ranked them; empty: every element, in the parse's order).
     """
     taps = {x.target.element_id for x in exclude
             if x.target is not None and x.type in (ActionType.TAP, ActionType.LONG_PRESS)}
     typed = {x.target.element_id for x in exclude if x.target is not None and x.type is ActionType.TYPE}
     elements = choosable(parse)
+    if only:
+        order = {eid: i for i, eid in enumerate(only)}
+        ranked = sorted((e for e in elements if e.id in order), key=lambda e: order[e.id])
+        elements = ranked or elements
     tappable = tuple(Choice(element_key(e), e.id) for e in elements if takes_a_tap(e) and e.id not in taps)
     editable = tuple(Choice(element_key(e), e.id) for e in elements if is_editable(e) and e.enabled
                      and e.id not in typed)

@@ -296,11 +296,13 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
             rs = replace(rs, examples=examples)
     # The app maps, when any app was explored, and the screen's own evidence (agent.knowledge.guide).
     # Maps are read even when the run is not to be learnt from: they are what the user explored.
-    from agent.knowledge.guide import with_maps
+    from agent.knowledge.guided import with_maps
 
     maps_from = knowledge if knowledge is not None else knowledge_for(store)
+    from app.model_prefs import is_builtin
+
     planner_used = with_maps(bundle.planner, maps_from.store if maps_from is not None else None, device,
-                             evidence=settings.agent.screen_evidence)
+                             evidence=settings.agent.screen_evidence, small_model=is_builtin(model))
     gen = run_episode(request.goal, device, parser, planner_used, store, settings=rs,
                       estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor, cancel=cancel,
                       judge=judge)

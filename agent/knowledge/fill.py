@@ -32,7 +32,8 @@ from vision.types import Element, ElementKind, ScreenParse
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"\+?\d[\d \-()]{4,}\d")
 _SAYING = re.compile(r"\b(?:saying|that says|that)\s+(.+?)\s*$", re.I)
-_SECRET = re.compile(r"\b(?i:password|passcode|pin)\s+(?:(?i:is)\s+)?(\S+?)[.,!]?(?=\s|$)")
+_SECRET = re.compile(r"\b(?i:password)\s+(?:(?i:is)\s+)?(\S+?)[.,!]?(?=\s|$)"
+                     r"|\b(?i:passcode|pin)\s+(?:(?i:is)\s+)?(\d\S*?)[.,!]?(?=\s|$)")  # a PIN is digits: "pin the note"
 _SEARCHED = re.compile(r"\b(?i:search|find|look\s+up)\s+(?:(?i:for)\s+)?(?:\w+\s+){0,3}?([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)")
 _WORD = re.compile(r"[a-z]{3,}")
 #: Words of a field that say it takes a value of one kind (a phone number, an e-mail address).
@@ -80,7 +81,8 @@ def values(goal: str) -> list[Value]:
         if sum(c.isdigit() for c in m.group(0)) >= 6:  # a phone number, not a time or a count
             add(m.start(), m.end(), m.group(0).strip(), "number")
     for m in _SECRET.finditer(goal):
-        add(m.start(1), m.end(1), m.group(1), "secret")
+        g = 1 if m.group(1) else 2
+        add(m.start(g), m.end(g), m.group(g), "secret")
     said = _SAYING.search(goal)
     if said:
         add(said.start(1), said.end(1), said.group(1).strip(" .!"), "message")

@@ -60,6 +60,8 @@ class PlanContext:
     cancel: CancelToken | None = None
     images: tuple[bytes, ...] = ()  # the screenshot as PNG, for vision-language models
     rejected: tuple[Action, ...] = ()  # the user rejected these here: never offered again
+    offer: tuple[str, ...] = ()  # element ids a structured reply may name, in this order (empty: every element)
+    allow_done: bool = True  # False: "complete" is not offered (the screen's evidence rules it out)
 
 
 class PlanError(RuntimeError):
@@ -177,8 +179,8 @@ class Structured:
         if ctx.history and unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen):
             exclude.append(ctx.history[-1].action)
         exclude.extend(ctx.rejected)
-        return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=exclude,
-                           hold=asks_to_hold(ctx.goal))
+        return action_form(parse, apps=self.apps, allow_done=allow_done and ctx.allow_done, exclude=exclude,
+                           hold=asks_to_hold(ctx.goal), only=ctx.offer)
 
 
 def read_structured(reply: LLMReply, form: ReplyForm, ctx: PlanContext) -> tuple[Action, tuple[str, ...]]:

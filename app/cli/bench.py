@@ -444,8 +444,12 @@ def offline(
     vs_run: str = typer.Option("", "--vs-run", help="Another run in the same database (e.g. another model's) to "
                                "compare with, paired on the same tasks; labels then start with the run's name."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Plan as the window does: with the "
-                                  "screen's own evidence for the goal (agent.knowledge.focus), or the bare planner "
+                                  "screen's own evidence for the goal (the learned step ranker), or the bare planner "
                                   "(always bare with --oracle, the ceiling of the model's path)."),
+    keep_small: int = typer.Option(-1, "--keep-small", help="How many of the ranked elements a built-in model is "
+                                   "offered (default: the shipped policy's choice; 0: no limit beyond its mass)."),
+    folds: str = typer.Option("none", "--folds", help="'app': also replay each app's tasks with the evidence fitted "
+                              "on the other apps only (leave one app out), reported beside the plain run."),
 ) -> None:
     """Replay recorded real-app trajectories step by step: each planner proposes the next
     action on the recorded screen (gold history so far), nothing is executed, and the
@@ -495,12 +499,16 @@ def offline(
             raise _fail(console, str(exc)) from exc
         if warning:
             console.print(f"[yellow]{escape(warning)}[/yellow]")
+    if folds not in ("none", "app"):
+        raise _fail(console, "--folds must be 'none' or 'app'")
+    if folds == "app" and (oracle or not evidence):
+        raise _fail(console, "--folds app judges the learned evidence: it needs --evidence and a model, not --oracle")
     replies = (True, False) if both else (constrained,)
-    cells = [Cell(p, c) for p in planner_list for c in replies]
+    cells = [Cell(p, c, f) for p in planner_list for c in replies for f in ((False, True) if folds == "app" else (False,))]
     settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
                 "estimator": "chained", "timeout_s": timeout_s, "dataset": str(dataset), "format": kind.value,
                 "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks),
-                "evidence": evidence and not oracle}
+                "evidence": evidence and not oracle, "folds": folds, "keep_small": keep_small}
     oracles: dict[bool, GoldOracle] = {}
 
     def oracle_for(cell: Cell) -> GoldOracle | None:
@@ -510,7 +518,12 @@ def offline(
             oracles[cell.constrained] = GoldOracle(structured=cell.constrained).__enter__()
         return oracles[cell.constrained]
 
-    def replayer_for(cell: Cell) -> StepReplayer:
+    from evaluation.offline.folds import FoldRankers
+
+    fold_rankers = FoldRankers(tasks, db.parent / f"{db.stem}.folds" / run,
+                               on_fit=lambda a: console.print(f"fitting the evidence without {escape(a)} …"))
+
+    def replayer_for(cell: Cell, app: str) -> StepReplayer:
         gold = oracle_for(cell)
         url = gold.url if gold is not None else llm["base_url"]
         client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
@@ -519,9 +532,15 @@ def offline(
         if evidence and gold is None:  # the scripted gold oracle is the ceiling of the model's path alone
             from dataclasses import replace as with_field
 
-            from agent.knowledge.guide import with_maps
+            from agent.knowledge.guided import with_maps
+            from agent.knowledge.ranker import StepRanker
+            from app.model_prefs import is_builtin
 
-            bundle = with_field(bundle, planner=with_maps(bundle.planner, None))
+            ranker = fold_rankers.for_app(app) if cell.folds else StepRanker.shipped()
+            if ranker is not None and keep_small >= 0:
+                ranker = ranker.with_policy(with_field(ranker.policy, keep_small=keep_small))
+            bundle = with_field(bundle, planner=with_maps(bundle.planner, None, ranker=ranker,
+                                                          small_model=is_builtin(str(llm["model"]))))
         return StepReplayer(bundle, parser)
 
     try:
@@ -590,6 +609,14 @@ def offline(
                       _pct(f.element_accuracy), _pct(f.completion.estimate if f.completion else None),
                       f"{f.s_per_step:.1f}")
     console.print(table)
+    if folds == "app":
+        per_app = Table(title="per app (fold): action accuracy / completion")
+        for c in ("planner:replies", "app", "tasks", "action accuracy", "completion"):
+            per_app.add_column(c, justify="left" if c in ("planner:replies", "app") else "right")
+        for (lab, app_name), f in summary.by_app(results).items():
+            per_app.add_row(lab, app_name, str(f.tasks), _pct(f.accuracy.estimate if f.accuracy else None),
+                            _pct(f.completion.estimate if f.completion else None))
+        console.print(per_app)
     if out is not None:
         from evaluation.offline import report as offline_report
 

@@ -4,7 +4,8 @@ the maps (``GuidedPlanner``); a map whose app has another version on the phone i
 from __future__ import annotations
 
 from agent.knowledge.app_map import AppMap
-from agent.knowledge.guide import AppMaps, GuidedPlanner, with_maps
+from agent.knowledge.guide import AppMaps
+from agent.knowledge.guided import GuidedPlanner, with_maps
 from app.knowledge_store import SqliteKnowledgeStore
 from app.storage import Store
 
