@@ -16,7 +16,7 @@ a word on the screen, and never on another caption.  Each caption has an *anchor
 point of its owner's box it names (its own centre when inside, else the point of the
 owner's edge nearest to it, chosen where no other element's box lies), so a leader never
 ends on a neighbour.  A caption that finds no such place is left out (the hover card
-still names the element).  Placing only: ``draw_caption`` paints one; no parsing, no I/O.
+still names the element), and a layer tries at most ``MAX_TRIES`` captions.  Placing only: ``draw_caption`` paints one; no parsing, no I/O.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ MAX_INSIDE_SHARE = 0.35
 PAD = 3.0
 #: How far inside its owner's edge an anchor lies (so that a touching neighbour never holds it).
 INSET = 2.0
+#: Captions a layer tries to place at most (in reading order): a list of thousands of rows
+#: shows the first ones, quickly; the hover card names every element.
+MAX_TRIES = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,38 @@ def qrect(r: Rect) -> QRectF:
     return QRectF(r.left, r.top, r.width, r.height)
 
 
+class _Buckets:
+    """Boxes filed by the grid cells they touch, so "what lies near here" costs the
+    neighbourhood, not the screen (a long list has thousands of elements).  Written here
+    rather than taken from ``vision.spatial``: widgets import only types from below."""
+
+    def __init__(self, boxes: list[QRectF] | None = None, cell: float = 160.0) -> None:
+        self.cell = cell
+        self.boxes: list[QRectF] = []
+        self._cells: dict[tuple[int, int], list[int]] = {}
+        for b in boxes or ():
+            self.add(b)
+
+    def _keys(self, r: QRectF) -> list[tuple[int, int]]:
+        c = self.cell
+        x0, x1 = int(r.left() // c), int(max(r.left(), r.right() - 1e-6) // c)
+        y0, y1 = int(r.top() // c), int(max(r.top(), r.bottom() - 1e-6) // c)
+        return [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
+
+    def add(self, r: QRectF) -> None:
+        i = len(self.boxes)
+        self.boxes.append(r)
+        for key in self._keys(r):
+            self._cells.setdefault(key, []).append(i)
+
+    def near(self, r: QRectF) -> list[QRectF]:
+        """The boxes that share some area with ``r``, in the order they were added."""
+        found: set[int] = set()
+        for key in self._keys(r):
+            found.update(self._cells.get(key, ()))
+        return [self.boxes[i] for i in sorted(found) if self.boxes[i].intersects(r)]
+
+
 def _holds(outer: QRectF, inner: QRectF, slack: float = 1.0) -> bool:
     return (outer.left() <= inner.left() + slack and outer.top() <= inner.top() + slack
             and outer.right() >= inner.right() - slack and outer.bottom() >= inner.bottom() - slack)
@@ -78,28 +113,33 @@ class CaptionPlacer:
         self.fm = QFontMetricsF(font)
         self.board = board if board is not None else CaptionBoard([])
         shown = [e for e in parse.elements if not e.covered]
-        self._all_boxes = [qrect(e.rect) for e in shown]
         area = max(1, parse.screen_size.area)
-        self._all_words = [qrect(s.rect) for s in parse.text_spans]
-        self._all_words += [qrect(e.rect) for e in shown
-                            if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * area]
-        self._taken: list[QRectF] = list(self.board.avoid)
-        # the boxes and words near the owner being captioned (a long list has thousands)
+        self._all_boxes = _Buckets([qrect(e.rect) for e in shown])
+        words = [qrect(s.rect) for s in parse.text_spans]
+        words += [qrect(e.rect) for e in shown
+                  if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * area]
+        self._all_words = _Buckets(words)
+        self._taken = _Buckets(list(self.board.avoid))
+        # the boxes and words near the owner being captioned
         self._boxes: list[QRectF] = []
         self._words: list[QRectF] = []
+        self._near_taken: list[QRectF] = []
+        self.tries = 0
 
     def size(self, text: str) -> tuple[float, float]:
         return self.fm.horizontalAdvance(text) + 2 * PAD, self.fm.height() + PAD
 
     def place(self, text: str, owner: Rect | QRectF, *, inside_first: bool = True) -> Caption | None:
         """A place for ``text`` naming ``owner``, or None when there is none (the caption is left out)."""
-        if not text:
+        if not text or self.tries >= MAX_TRIES:
             return None
+        self.tries += 1
         box = owner if isinstance(owner, QRectF) else qrect(owner)
         w, h = self.size(text)
         reach = box.adjusted(-w - 4 * h, -5 * h, w + 4 * h, 5 * h)  # every candidate lies in here
-        self._boxes = [b for b in self._all_boxes if b.intersects(reach)]
-        self._words = [b for b in self._all_words if b.intersects(reach)]
+        self._boxes = self._all_boxes.near(reach)
+        self._words = self._all_words.near(reach)
+        self._near_taken = self._taken.near(reach)
         inside = self._inside(box, w, h)
         outside = self._attached(box, w, h) + self._away(box, w, h)
         crowded = w * h > MAX_INSIDE_SHARE * box.width() * box.height()
@@ -113,7 +153,7 @@ class CaptionPlacer:
                 continue
             leader = not within and not cand.adjusted(-2, -2, 2, 2).intersects(box)
             cap = Caption(text, cand, box, anchor, leader)
-            self._taken.append(cand)
+            self._taken.add(cand)
             self.board.placed.append(cap)
             return cap
         return None
@@ -149,7 +189,7 @@ class CaptionPlacer:
         """On the screen, on no caption, no words and no box but the owner's and those holding it."""
         if not self.screen.contains(cand):
             return False
-        if any(cand.intersects(t) for t in self._taken):
+        if any(cand.intersects(t) for t in self._near_taken):
             return False
         if any(cand.intersects(w) for w in self._words):
             return False

@@ -274,15 +274,18 @@ class ScreenView(QGraphicsView):
         self._set_hover(None)
 
     def _draw_layers(self) -> None:
-        """Draw every layer bottom to top; each keeps its tags off those of the visible
-        layers below it (set-of-marks ids never cover OCR words, icon names never cover
-        widget kinds)."""
+        """Draw every visible layer bottom to top; each keeps its captions off those of the
+        visible layers below it (set-of-marks ids never cover OCR words, icon names never
+        cover widget kinds).  A hidden layer is not drawn (a long list's set-of-marks ids
+        cost seconds): turning it on draws the layers again."""
         taken: list[QRectF] = []
         for layer in Layer:
             item = self._layers[layer]
+            if not self._styles[layer].visible:
+                item.set_parse(None)  # drawn when it is turned on (that redraws every layer)
+                continue
             item.set_parse(self._parse, self._marks, avoid=taken)
-            if self._styles[layer].visible:
-                taken = taken + item.placed
+            taken = taken + item.placed
 
     @property
     def parse(self) -> ScreenParse | None:
