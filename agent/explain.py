@@ -119,11 +119,24 @@ def _explains(said: str, proposal: Proposal, parse: ScreenParse | None) -> bool:
     return names_target(said, proposal, parse) and not copies_prompt(said, prompts)
 
 
+#: The labels of the reply forms the prompts ask for ("Thought: … Action: …"): the thought is
+#: the reason, the action is not.
+_THOUGHT_LABEL = re.compile(r"^\s*(?:thought|reasoning|reason|why)\s*:\s*", re.I)
+_ACTION_PART = re.compile(r"\s*\baction\s*:.*$", re.I | re.S)
+
+
+def _reason_part(text: str) -> str:
+    """A free-text reply's reason: its thought without the label, the action left off."""
+    if not _THOUGHT_LABEL.match(text):
+        return text
+    return _ACTION_PART.sub("", _THOUGHT_LABEL.sub("", text, count=1)).strip()
+
+
 def why_line(proposal: Proposal, goal: str = "", parse: ScreenParse | None = None) -> str:
     """The reason line of ``proposal`` (never empty, never JSON); ``parse`` (the screen it
     was planned on) names its element."""
     raw = (proposal.rationale or "").strip()
-    said = _from_json(raw) if raw.startswith("{") else ("" if raw.startswith("[") else raw)
+    said = _from_json(raw) if raw.startswith("{") else ("" if raw.startswith("[") else _reason_part(raw))
     said = _sentence(said) if said else ""
     if said and not _explains(said, proposal, parse):
         said = ""  # it says nothing of the element, or only repeats the prompt

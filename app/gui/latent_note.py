@@ -66,8 +66,8 @@ def note_for(chosen: str, used: str, model: str, prefs: PrefsStore | None, *, es
     if chosen.startswith("adapter"):
         return LatentNote("Off: the model's own action format makes no estimates", Offer.TURN_ON, estimates=False)
     title = _title(chosen)
-    what = title if title.lower().endswith("planner") else f"{title} planner"
-    return LatentNote(f"Off: the “{what}” makes no estimates", Offer.TURN_ON, estimates=False)
+    what = f"“{title}”" if title.lower().endswith("planner") else f"“{title}” planner"
+    return LatentNote(f"Off: the {what} makes no estimates", Offer.TURN_ON, estimates=False)
 
 
 def turn_on(prefs: PrefsStore, model: str) -> None:

@@ -115,7 +115,9 @@ class ModelController(QObject):
         current = self.current_model()
         rows = [ModelRow(m.name, m.source, m.adapter, m.note, m.name == current) for m in listing.models]
         self.panel.set_models(rows, "\n".join(listing.problems))
-        offer = not listing.ollama_reachable and self.builtin_phase in ("stopped", "failed")
+        llm = getattr(_settings_of(self.window), "llm", None)
+        uses_ollama = getattr(llm, "backend", "ollama") == "ollama"  # another server answers for itself
+        offer = uses_ollama and not listing.ollama_reachable and self.builtin_phase in ("stopped", "failed")
         self.offering_builtin = offer
         self.panel.show_builtin_offer(offer, self.manager.ollama_host or "")
         if offer:

@@ -79,3 +79,12 @@ def test_a_reply_that_only_restates_its_action_is_no_why():
     p = proposal(tap("6", "Settings"), "tap [6] Settings", evidence=("no grounding needed",))
     assert why_line(p, "Turn on airplane mode", SCREEN) == \
         "The model chose 'Settings' from the entries on this screen, without a reason about it."
+
+
+def test_a_thought_action_reply_gives_its_thought_as_the_why_and_only_when_it_explains():
+    named = Proposal(tap("6", "Settings"), rationale="Thought: Airplane mode is one of the settings.\nAction: tap Settings")
+    assert why_line(named, "Turn on airplane mode", SCREEN) == "Airplane mode is one of the settings."
+    copied = Proposal(tap("5", "Calendar"), rationale="Thought: Airplane mode is in Settings, not Clock\nAction: tap Calendar",
+                      evidence=("element id [5]",), llm_calls=(prompt(REJECTED),))
+    assert why_line(copied, "Turn on airplane mode", SCREEN) == \
+        "The model chose 'Calendar' from the entries on this screen, without a reason about it."

@@ -32,6 +32,7 @@ def test_a_planner_without_estimates_says_so_and_a_planner_with_them_says_nothin
     prefs = PrefsStore.load(tmp_path / "models.json")
     off = note_for("visiontasker", "visiontasker", "llama3.2", prefs)
     assert off.text == "Off: the “VisionTasker step planner” makes no estimates" and off.offer is Offer.TURN_ON
+    assert note_for("react-", "react-", "llama3.2", prefs).text == "Off: the “ReAct” planner makes no estimates"
     assert note_for("zeroshot+", "zeroshot+", "llama3.2", prefs).text == ""
     built_without = note_for("zeroshot+", "zeroshot+", "llama3.2", prefs, estimator=False)
     assert not built_without.estimates
