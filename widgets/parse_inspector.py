@@ -158,6 +158,10 @@ class ParseInspector(QWidget):
     # ---- data ----------------------------------------------------------------------
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Leave out the columns after the words in a narrow column (a new model shows them again)."""
         narrow = self.width() < NARROW_PX
         for col in range(TEXT_COLUMN + 1, len(COLUMNS)):
             self.tree.setColumnHidden(col, narrow)
@@ -182,6 +186,7 @@ class ParseInspector(QWidget):
         finally:
             self.proxy.setSourceModel(self.model)
             self.proxy.setFilterFixedString(self.filter_edit.text())
+        self._fit_columns()
         self.tree.expandAll()
         self._fill_details(parse)
         if selected:

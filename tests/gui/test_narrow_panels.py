@@ -46,6 +46,10 @@ def test_no_left_tab_scrolls_sideways(win, qtbot, size):
         dock.show()
         dock.raise_()
         qtbot.wait(50)
+        if dock is w.inspector_dock:
+            w.show_parse(sample_parse())  # filled while shown: a new model must keep to the width
+            qtbot.wait(50)
+            assert w.inspector.tree.isColumnHidden(5), "the bounds are left out in a narrow column"
         scroll = dock.widget()
         if isinstance(scroll, QScrollArea):
             assert not scroll.horizontalScrollBar().isVisible(), f"{dock.windowTitle()} scrolls sideways at {size}"
