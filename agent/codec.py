@@ -11,7 +11,7 @@ This module does no I/O.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -152,11 +152,12 @@ def _no_constant(name: str) -> Any:
     raise CodecError(f"not valid JSON: {name} is not a number JSON allows")
 
 
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[``/``{`` in ``text``, outside strings (cheap, no recursion)."""
-    depth = deepest = 0
+def outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of ``text`` from ``start`` on, leaving out what lies inside a
+    JSON string (its quotes too): the characters that give the text its structure."""
     in_string = escaped = False
-    for ch in text:
+    for i in range(start, len(text)):
+        ch = text[i]
         if in_string:
             if escaped:
                 escaped = False
@@ -166,7 +167,15 @@ def nesting_depth(text: str) -> int:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "[{":
+        else:
+            yield i, ch
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in ``text``, outside strings (cheap, no recursion)."""
+    depth = deepest = 0
+    for _i, ch in outside_strings(text):
+        if ch in "[{":
             depth += 1
             deepest = max(deepest, depth)
         elif ch in "]}":

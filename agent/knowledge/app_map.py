@@ -49,7 +49,7 @@ _VERBS = frozenset({"turn", "on", "off", "open", "show", "go", "switch", "set", 
                     "screen", "app"})
 #: Words on nearly every screen: they say nothing about what a screen holds.
 _FURNITURE = frozenset({"navigate up", "on", "off", "more options", "button", "ok", "cancel", "back", "search"})
-#: Quoted text in a goal ('Buy milk', "Happy birthday!"); one group per kind of quote holds the text.
+#: Quoted text in a goal ('Pack the tent', "Good luck!"); one group per kind of quote holds the text.
 QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019|\u201c([^\u201d]+)\u201d")
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-"})
 

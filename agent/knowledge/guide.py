@@ -21,10 +21,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agent.knowledge.app_map import AppMap, MapError, path_words, rank_apps
+from agent.knowledge.app_map import QUOTED, AppMap, MapError, path_words, rank_apps
 from agent.knowledge.focus import (
     only_opens,
 )
+from agent.knowledge.lexicon import Words, same_word
 from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import Scorer, make_scorer, tokens
 from agent.knowledge.screen_key import screen_key
@@ -146,6 +147,32 @@ class MapGuide:
         row = (siblings or shared) and not set(tokens(first.name)) & set(tokens(goal))
         return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow, target=target, here=here,
                     list_row=row, next=steps[0].dst)
+
+    def unreachable(self, goal: str, parse: ScreenParse) -> list[str]:
+        """The words naming what the goal is about that no explored screen of any app shows,
+        and that this screen does not show either; [] when any of them is reachable, or
+        nothing is mapped.  The goal's object is
+        its words less the first (the verb), state and "go there" words, quoted texts, numbers,
+        people's names (two capitalised words) and the app's name: "Show the weather forecast in
+        the Clock app" -> ['weather', 'forecast'] when no Clock screen says either."""
+        if not self.maps:
+            return []
+        words = Words.load()
+        pool = list(self.maps.values())  # an app the goal names may not be the one to use
+        text = QUOTED.sub(" ", goal)
+        text = re.sub(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+\b", " ", text)
+        first = words.words(goal)[:1]
+        app_names = {w for m in self.maps.values() for w in words.words(m.label)}
+        state = set(words.on_end) | set(words.off_end)
+        objects = [w for w in dict.fromkeys(words.content(text)) if w not in first and w not in app_names
+                   and w not in state and not any(ch.isdigit() for ch in w) and len(w) > 2]
+        if not objects:
+            return []
+        seen = {w for m in pool for w in words.words(m.app_document())}
+        seen |= {w for e in parse.elements for w in words.words(" ".join((e.text, e.label)))}
+        if any(any(same_word(o, v) for v in seen) for o in objects):
+            return []
+        return objects
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the app whose map best matches the goal (``rank_apps``:

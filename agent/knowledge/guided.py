@@ -74,6 +74,7 @@ class GuidedPlanner:
         self._on_the_way: set[int] = set()  # those of them that were a map path's step toward its target
         self._visited: list[str] = []  # the map keys of the screens this run was on, in order
         self._keys: dict[int, str] = {}  # the structural key of the screen each step was planned on
+        self._advice: list[str] = []  # notes for the model found before it is asked (this step only)
 
     def __getattr__(self, name: str) -> Any:  # client, samples, ... of the wrapped planner
         return getattr(self.inner, name)
@@ -88,6 +89,7 @@ class GuidedPlanner:
 
     # ---- the step ------------------------------------------------------------------------
     def propose(self, ctx: PlanContext) -> Proposal:
+        self._advice = []
         screen = self._screen()
         if not ctx.history:
             self._own.clear()
@@ -104,6 +106,9 @@ class GuidedPlanner:
             self.hints.append((ctx.step_index, why))
             return Proposal(Action.simple(ActionType.COMPLETE), rationale=why, planner=f"{self.inner.name}+screen",
                             evidence=(f"checked on the screen: {why}",))
+        impossible = self._unreachable(ctx)
+        if impossible is not None:
+            return impossible
         hint = self._hint(ctx, screen)
         if hint is not None and hint.here and (not self._visited or self._visited[-1] != hint.here):
             self._visited.append(hint.here)
@@ -122,6 +127,29 @@ class GuidedPlanner:
         except Exception:  # evidence is optional: plan without it
             log.exception("the screen could not be ranked against the goal")
             return None
+
+    def _unreachable(self, ctx: PlanContext) -> Proposal | None:
+        """"Impossible", said by the maps for a small model (advice for any other), when what
+        the goal is about is on no screen the maps reach nor on this one; never again once
+        the user turned it down."""
+        if any(a.type is ActionType.IMPOSSIBLE for a in ctx.rejected):
+            return None
+        try:
+            missing = self.guide.unreachable(ctx.goal, ctx.parse)
+        except Exception:  # a damaged map must not stop the run
+            log.exception("the maps could not be searched for the goal")
+            return None
+        if not missing:
+            return None
+        apps = ", ".join(sorted(m.label or m.package for m in self.guide.maps.values()))
+        why = (f"No screen the app maps reach ({apps}) shows {', '.join(repr(w) for w in missing)}: "
+               "this phone's apps do not seem to offer it.")
+        self.hints.append((ctx.step_index, why))
+        if not self.small_model:
+            self._advice.append(why)
+            return None
+        return Proposal(Action.simple(ActionType.IMPOSSIBLE), rationale=why, planner=f"{self.inner.name}+map",
+                        evidence=(why,))
 
     def _may_say_done(self, ctx: PlanContext) -> bool:
         """"Complete" on evidence: never on the first screen, nor once the user said it is not."""
@@ -165,7 +193,7 @@ class GuidedPlanner:
 
     def _ask_model(self, ctx: PlanContext, hint: Hint | None, ranked: Ranked | None) -> Proposal:
         """The wrapped planner, offered the map's step and the ranker's best elements first."""
-        notes = list(ctx.notes)
+        notes = [*ctx.notes, *self._advice]
         first: list[str] = list(hint.element_ids) if hint is not None else []
         offer: tuple[str, ...] = ()
         allow_done = True
@@ -266,7 +294,7 @@ class GuidedPlanner:
 
     def _app_label(self, package: str) -> str:
         """The name of the app ``package`` as the phone lists it, else its usual name from the
-        package ("com.android.settings" -> "Settings"); "" for no package."""
+        package ("org.example.settings" -> "Settings"); "" for no package."""
         if not package:
             return ""
         if self._labels is None:
@@ -333,7 +361,7 @@ def _taken(history: tuple[Turn, ...]) -> list[str]:
 def _names_its_object(action: Action, ctx: PlanContext, screen: Screen | None) -> bool:
     """False for a sensitive step (deleting, sending, paying …, as the safety guard judges it)
     on a screen that does not show every word the goal names: "Delete note" on the wrong
-    note's page matches "delete the note about the dentist" but the dentist is not there.
+    note's page matches "delete the note about the plumber" but the plumber is not there.
     Such a step is left to the model and the user, never taken on evidence alone."""
     from agent.safety import sensitivity
 

@@ -155,3 +155,83 @@ def _load_all() -> Words:
         on_end=frozenset(merged["on_end"]), off_end=frozenset(merged["off_end"]),
         confirm=frozenset(merged["confirm"]), negative=frozenset(merged["negative"]),
         furniture=frozenset(merged["furniture"]), clauses=tuple(dict.fromkeys(merged["clauses"])), numbers=numbers)
+
+
+# ---- the screen conventions' words (focus.py, fill.py) ---------------------------------
+_CONVENTION_KEYS = ("state_verbs", "on_verbs", "off_verbs", "on_particle", "off_particle", "go", "state",
+                    "value_verbs", "value_to", "value_from", "furniture", "confirm_buttons", "negative_buttons",
+                    "accept_buttons", "choosing_verbs", "confirm_verbs", "act_words", "ui_words", "number_words",
+                    "clause_words", "saying", "password", "pin", "is", "search_verbs", "search_for", "phone_field",
+                    "email_field", "search_field", "message_field")
+
+
+@dataclass(frozen=True, eq=False)
+class Conventions:
+    """One language's words for the screen conventions (the ``[conventions]`` table)."""
+
+    language: str
+    lists: dict[str, tuple[str, ...]]
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        return self.lists.get(key, ())
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    """A regular-expression alternation of ``words`` (longest first), spaces as any space."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)) or "(?!)"
+
+
+@dataclass(frozen=True, eq=False)
+class ConventionWords:
+    """Every language's convention words: merged sets for membership, and per-language
+    patterns (a structure is read in the language it is written in)."""
+
+    languages: tuple[Conventions, ...]
+
+    @staticmethod
+    def load() -> ConventionWords:
+        return _load_conventions()
+
+    def merged(self, key: str) -> frozenset[str]:
+        """The words of ``key`` in every language, folded."""
+        return frozenset(w for c in self.languages for w in c[key])
+
+    def patterns(self, build: str, flags: int = re.I) -> tuple[re.Pattern[str], ...]:
+        """One compiled pattern per language from ``build``, a format string whose ``{key}``
+        fields become that language's alternation of the words under ``key`` (``{{``, ``}}``
+        for literal braces)."""
+        return _patterns(self, build, flags)
+
+    def alternation(self, key: str) -> tuple[str, ...]:
+        return tuple(_alternation(c[key]) for c in self.languages)
+
+
+@lru_cache(maxsize=64)
+def _patterns(words: ConventionWords, build: str, flags: int) -> tuple[re.Pattern[str], ...]:
+    keys = set(re.findall(r"(?<!\{)\{(\w+)\}(?!\})", build))
+    out = []
+    for c in words.languages:
+        if not all(c[k] for k in keys):
+            continue  # this language does not give every part of the pattern
+        out.append(re.compile(build.format(**{k: _alternation(c[k]) for k in keys}), flags))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _load_conventions() -> ConventionWords:
+    folder = resources.files("agent.knowledge") / "words"
+    langs = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".toml"):
+            continue
+        source = f"agent/knowledge/words/{entry.name}"
+        data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        table = data.get("conventions", {})
+        if not isinstance(table, dict):
+            raise WordsError(f"{source}: [conventions] must be a table")
+        lists = {k: tuple(_strings(table, k, source)) for k in _CONVENTION_KEYS if k in table}
+        unknown = set(table) - set(_CONVENTION_KEYS)
+        if unknown:
+            raise WordsError(f"{source}: unknown [conventions] keys: {', '.join(sorted(unknown))}")
+        langs.append(Conventions(str(data.get("language", entry.name[:-5])), lists))
+    return ConventionWords(tuple(langs))

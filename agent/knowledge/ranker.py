@@ -4,8 +4,8 @@ a goal most likely wants on this screen, how sure that is, and when it may act a
 A conditional logit: each candidate's score is the dot product of its sparse features
 with one weight vector, and a softmax over the screen's candidates gives each one's
 probability.  Weights are fitted on recorded steps (``fit``); the learned word features
-(``tok:…``) keep only words seen in at least ``min_apps`` of the training apps, so a
-word one app uses for itself carries no weight.  The policy that goes with the weights
+(``tok:…``) keep only words of letters seen in at least ``min_apps`` of the training apps,
+so a word one or two apps use for themselves — a file's, a song's name — carries no weight.  The policy that goes with the weights
 is data too, chosen on held-out folds by ``scripts/train_evidence.py``:
 
 * ``act`` — the top candidate's probability at or above which it is taken with no model
@@ -180,7 +180,14 @@ def _word_support(examples: Sequence[Example]) -> dict[str, set[str]]:
     return seen
 
 
-def fit(examples: Iterable[Example], *, l2: float = 1.0, min_apps: int = 2, steps: int = 600,
+def _ui_word(feature: str) -> bool:
+    """A learned word feature names a word of the interface, not content: letters only
+    ("settings", "options"), never a file or item name ("video1", "m4a")."""
+    word = feature.split(":", 1)[1]
+    return word.isalpha() and len(word) >= 2
+
+
+def fit(examples: Iterable[Example], *, l2: float = 1.0, min_apps: int = 3, steps: int = 600,
         lr: float = 0.05) -> StepRanker:
     """Weights maximising the recorded steps' likelihood (softmax per step, L2 penalty
     ``l2``), learned word features kept only when seen in ``min_apps`` groups or more."""
@@ -191,7 +198,7 @@ def fit(examples: Iterable[Example], *, l2: float = 1.0, min_apps: int = 2, step
     groups = {ex.group for ex in data}
     need = min(min_apps, len(groups))
     names = sorted({k for ex in data for c in ex.view.candidates for k in c.features
-                    if not k.startswith("tok") or len(support.get(k, ())) >= need})
+                    if not k.startswith("tok") or (len(support.get(k, ())) >= need and _ui_word(k))})
     index = {k: i for i, k in enumerate(names)}
     mats, golds = [], []
     for ex in data:

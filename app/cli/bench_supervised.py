@@ -77,17 +77,9 @@ def supervised(
         settings = settings.model_copy(update={"llm": llm.model_copy(update={
             "backend": "ollama", "ollama_host": server.url, "model": "scripted"})})
     if builtin:
-        from app.builtin_model.catalog import ModelFileError, by_alias
-        from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
+        from app.cli.model import start_builtin
 
-        try:
-            bundled = by_alias(builtin)
-            own = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
-            console.print(f"starting the built-in model {bundled.alias} …")
-            url = own.start()
-        except (ModelFileError, ServerError) as exc:
-            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-            raise typer.Exit(2) from exc
+        own, bundled, url = start_builtin(console, builtin)
         settings = settings.model_copy(update={"llm": llm.model_copy(update={
             "backend": "openai", "openai_base_url": url, "model": bundled.alias})})
     parser = make_parser(settings, mode="tree")

@@ -10,9 +10,9 @@ the user's gesture as the step.  Closing the window stops the loop at its next y
 the runner stores the episode as it goes.  While the model works the card shows the
 stage, the call of the step and the seconds so far (ticking), with the reply streaming in
 (the run's ``CancelToken`` is listened to); the latent panel greys the previous step's
-estimates; the latent panel says why when a run makes none (``app.gui.latent_controller``).
-A proposal's reason line comes from ``agent.explain``; the card warns of a changed screen
-only when it changed in a way that matters (``app.gui.screen_watch``); candidates offered
+estimates, and says why when a run makes none (``app.gui.latent_controller``).  A
+proposal's reason line comes from ``agent.explain``; the card warns of a changed screen only
+when it changed in a way that matters (``app.gui.screen_watch``); candidates offered
 after repeated rejections are one click (an edit); "Is the task done?" is asked on the
 card when the agent says so.  Never imports the window.
 """
@@ -20,12 +20,9 @@ card when the agent says so.  Never imports the window.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from PySide6.QtCore import QTimer
 
 from agent.events import (
     Aborted,
@@ -54,28 +51,20 @@ from agent.types import (
 from app.gui.demonstrate import Demonstration
 from app.gui.episode_controller import STATUS_WORDS
 from app.gui.latent_controller import LatentNotes
-from app.gui.screen_watch import ScreenWatch
+from app.gui.run_start import NoModelAnswers, SessionParser, check_model
+from app.gui.screen_watch import ScreenWatch, identify_on, planned_identity
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
+from app.gui.working_card import WorkingCard
 from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 from widgets.task_panel import RunState, TaskRequest
 
 if TYPE_CHECKING:
-    from agent.llm.base import LLMClient
     from agent.runner import RunGenerator
-    from app.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-class NoModelAnswers(RuntimeError):
-    """Start found no model to talk to; ``hint`` says what to do."""
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,40 +87,6 @@ class RunEnd:
 def is_decision_request(event: object) -> bool:
     """The agent loop waits for a decision after this event."""
     return isinstance(event, AwaitingDecision)
-
-
-def check_model(settings: Settings, model: str, client: LLMClient | None = None) -> None:
-    """Raise ``NoModelAnswers`` unless the configured LLM server answers and has ``model``."""
-    from agent.llm.base import LLMError
-
-    own = client is None
-    if client is None:
-        from app.compose import make_client
-
-        client = make_client(settings, model=model)
-    where = getattr(client, "host", "") or getattr(client, "base_url", "") or "the LLM server"
-    try:
-        models = client.list_models()
-    except LLMError as exc:
-        raise NoModelAnswers(
-            f"No model answers at {where}: Start needs a running model.",
-            f"{exc}\n\nWhat to do: start the model server (for Ollama: `ollama serve`, then "
-            f"`ollama pull {model or 'MODEL'}`), or start the built-in model on the Models tab, "
-            "or point Tapwise at another server in File ▸ Settings (Ctrl+,); then press Start again.") from None
-    finally:
-        if own:
-            close = getattr(client, "close", None)
-            if close is not None:
-                close()
-    if not models:
-        raise NoModelAnswers(
-            f"The server at {where} answers but has no model yet.",
-            f"What to do: download one (for Ollama: `ollama pull {model or 'llama3.2'}`), or start the "
-            "built-in model on the Models tab; then press Start again.")
-    if model and not any(m == model or m.split(":")[0] == model for m in models):
-        raise NoModelAnswers(
-            f"The server at {where} has no model “{model}”.",
-            "What to do: pick one of its models in the Model box: " + ", ".join(models[:12]))
 
 
 class RunController:
@@ -161,13 +116,7 @@ class RunController:
         self._starting = False
         self._cancel: Any = None
         self._client: Any = None
-        self._working: Working | None = None
-        self._stream_lock = threading.Lock()
-        self._streamed = ""  # the reply so far, written on the request's thread
-        self._stream_posted = False
-        self._ticker = QTimer()
-        self._ticker.setInterval(1000)
-        self._ticker.timeout.connect(self._tick)
+        self.working = WorkingCard(ui.proposal_card, self.session.poster, lambda: self.proposal is not None)
         ui.proposal_card.alternativePicked.connect(self._pick)
         tp = ui.task_panel
         tp.startRequested.connect(self.start)
@@ -177,7 +126,7 @@ class RunController:
         tp.modelPicked.connect(self._model_picked)
         self._demo = Demonstration(ui, self._on_demonstrated)
         self.latent = LatentNotes(ui)  # what the latent panel says when there are no estimates
-        self.watch = ScreenWatch(self._identify)  # has the screen changed in a way that matters?
+        self.watch = ScreenWatch(identify_on(self.session))  # has the screen changed in a way that matters?
         self.watch.verdict.connect(ui.proposal_card.set_screen_changed)
 
     @property
@@ -287,17 +236,16 @@ class RunController:
         settings = self.session.settings
         check_model(settings, request.model, client)
         self._cancel = CancelToken()
-        self._cancel.listen(self._heard)
+        self._cancel.listen(self.working.heard)
         run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
                                    model=request.model),
-                        settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
+                        settings, device=self.session.agent_device(), parser=SessionParser(self.session),
                         store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
                         judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True)
         self._client = run.client
         from app.compose import planner_for_model
 
-        chosen = request.planner or settings.agent.planner
-        model = request.model or settings.llm.model
+        chosen, model = request.planner or settings.agent.planner, request.model or settings.llm.model
         self._built = (chosen, planner_for_model(chosen, model, self.session.prefs), model,
                        run.bundle.estimator is not None)
         return run.events
@@ -308,8 +256,7 @@ class RunController:
 
     def _clear_panels(self) -> None:
         """Nothing from an earlier step may stay on the proposal and latent panels."""
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = None
         self.ui.proposal_card.set_proposal(None)
         self.ui.latent_panel.set_state(None)
@@ -325,7 +272,7 @@ class RunController:
                 self.ui.proposal_card.set_proposal(None)
                 self.ui.latent_panel.set_stale(True)
             case Working() as working:
-                self._show_working(working)
+                self.working.show(working)
             case Parsed(parse=parse):
                 self._current_parse = parse
                 self.session.live_parse = parse  # the runner's parse is the freshest one of the phone
@@ -365,45 +312,11 @@ class RunController:
         self._latent_last = latent
         self.ui.latent_panel.set_state(latent, self._latent_prev)
 
-    # ---- while the model works -----------------------------------------------------------------
-    def _show_working(self, working: Working) -> None:
-        self._working = working
-        with self._stream_lock:
-            self._streamed = ""
-        self.ui.proposal_card.set_working(working.stage, working.call, working.calls,
-                                          max(0.0, time.time() - working.started))
-        self._ticker.start()
-
-    def _tick(self) -> None:
-        w = self._working
-        if w is None or self.proposal is not None:
-            self._ticker.stop()
-            return
-        self.ui.proposal_card.set_working(w.stage, w.call, w.calls, max(0.0, time.time() - w.started))
-        self.ui.proposal_card.set_streamed(self._streamed)
-
-    def _heard(self, text: str) -> None:
-        """The reply so far (on the request's thread): shown on the GUI thread, newest only."""
-        with self._stream_lock:
-            self._streamed = text
-            if self._stream_posted:
-                return
-            self._stream_posted = True
-        self.session.poster.post(self._show_stream)
-
-    def _show_stream(self) -> None:
-        with self._stream_lock:
-            self._stream_posted = False
-            text = self._streamed
-        if self._working is not None and self.proposal is None:
-            self.ui.proposal_card.set_streamed(text)
-
     # ---- proposals and questions ------------------------------------------------------------------
     def _show_proposal(self, index: int, proposal: Proposal) -> None:
         from agent.explain import confidence_of, why_line
 
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal, self._current_parse),
                                            confidence=confidence_of(proposal))
@@ -442,8 +355,7 @@ class RunController:
 
     def _ask_if_done(self, index: int, proposal: Proposal, reason: str) -> None:
         """The agent says the task is done (or the run stopped): the user says whether it is."""
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal)
         self.ui.proposal_card.set_question("Is the task done?", (proposal.rationale or reason).strip())
@@ -472,30 +384,12 @@ class RunController:
             self.watch.frame(live)
 
     def _watch_screen(self, index: int) -> None:
-        """Watch for a change that matters to the screen step ``index`` was planned on,
-        told apart as the decision memory tells screens apart."""
-        from agent.effects import screen_identity
-
+        """Watch for a change that matters to the screen step ``index`` was planned on."""
         parse, screen = self._current_parse, self._step_screen.get(index)
         if parse is None or screen is None:
             self.watch.stop()
             return
-        self.watch.watch(screen_identity(parse, screen.foreground_package), self.session.live_screen)
-
-    def _identify(self, _frame: Screen, done: Any) -> None:
-        """The phone's screen now, parsed as a run observes it (on the misc worker), told as an identity."""
-        from agent.effects import screen_identity
-
-        session = self.session
-        device, executor = session.device, session.executor
-
-        def job() -> str:
-            if device is None or executor is None:
-                raise RuntimeError("no phone")
-            shot = executor.call(lambda: device.screenshot(with_hierarchy=True), timeout=20)
-            return screen_identity(session.parse_screen(shot), shot.foreground_package)
-
-        session.misc.submit(job, on_done=done, on_error=lambda f: done(None))
+        self.watch.watch(planned_identity(parse, screen), self.session.live_screen)
 
     def _add_step(self, step: Step) -> None:
         shown = self._step_screen.get(step.index)
@@ -638,16 +532,3 @@ class RunController:
     # ---- past steps ---------------------------------------------------------------------------
     def step_screen(self, section: str, index: int) -> tuple[Screen | None, ScreenParse | None, Action | None] | None:
         return self._screens.get((section, index))
-
-
-class _SessionParser:
-    """Hands the runner the session's parser, built on first use (on the runner's thread)."""
-
-    def __init__(self, session: Session) -> None:
-        self._s = session
-
-    def parse(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
-        return self._s.parse_screen(screen, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._s.parser(), name)

@@ -13,18 +13,24 @@ never warns; a dialog or a keyboard that opened over the screen, another page or
 app does.
 
 Owns a ``SettledParse`` and nothing else: no parsing or device I/O of its own (the caller's
-``identify`` does them), no widgets (``verdict`` says what to show).
+``identify`` does them: ``identify_on(session)`` for the window's phone), no widgets
+(``verdict`` says what to show).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from agent.effects import screen_identity
 from app.gui.mirror import frame_signature
 from app.gui.settle import SettledParse
-from vision.types import Screen
+from vision.types import Screen, ScreenParse
+
+if TYPE_CHECKING:
+    from app.gui.session import Session
 
 #: How long the screen must stay unchanged before it is identified (an opening keyboard
 #: or a page transition takes 250-400 ms on phones).
@@ -104,3 +110,26 @@ class ScreenWatch(QObject):
         if changed != self._changed:
             self._changed = changed
             self.verdict.emit(changed)
+
+
+def planned_identity(parse: ScreenParse, screen: Screen) -> str:
+    """The identity of the screen a step was planned on (its parse and screenshot)."""
+    return screen_identity(parse, screen.foreground_package)
+
+
+def identify_on(session: Session) -> Identify:
+    """``identify`` for the session's phone: a fresh screenshot with its tree (through the
+    phone's own executor), parsed as a run observes it, on the misc worker."""
+
+    def identify(_frame: Screen, done: Callable[[str | None], None]) -> None:
+        device, executor = session.device, session.executor
+
+        def job() -> str:
+            if device is None or executor is None:
+                raise RuntimeError("no phone")
+            shot = executor.call(lambda: device.screenshot(with_hierarchy=True), timeout=20)
+            return planned_identity(session.parse_screen(shot), shot)
+
+        session.misc.submit(job, on_done=done, on_error=lambda _failure: done(None))
+
+    return identify

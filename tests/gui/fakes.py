@@ -87,3 +87,21 @@ class FixedParser:
     def parse(self, screen: Screen, *args, **kwargs) -> ScreenParse:
         self.calls += 1
         return self.next_parse if self.next_parse is not None else sample_parse()
+
+
+def window_on(qtbot, phone, parser_factory, *, serial: str = "scripted-1", name: str = "Scripted phone",
+              ready=lambda w: w.view.frame is not None, timeout: int = 5000, size: tuple[int, int] | None = None):
+    """A shown ``MainWindow`` (no discovery) connected to ``phone`` and parsing with
+    ``parser_factory``, once ``ready(window)`` holds."""
+    from app.gui.devices import DeviceChoice
+    from app.gui.window import MainWindow
+
+    w = MainWindow(None, discover=False, parser_factory=parser_factory, device_factory=lambda choice, timeout: phone)
+    qtbot.addWidget(w)
+    if size is not None:
+        w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    w.connect_device(DeviceChoice(serial, name, is_virtual=True))
+    qtbot.waitUntil(lambda: ready(w), timeout=timeout)
+    return w

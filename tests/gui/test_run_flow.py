@@ -30,7 +30,8 @@ from agent.events import (
 )
 from agent.types import Action, ActionType, DecisionKind, Episode, EpisodeStatus, Proposal, Step, StepOutcome
 from app.gui.devices import DeviceChoice
-from app.gui.window import MIN_SIZE, MainWindow
+from app.gui.window import MainWindow
+from app.gui.window_layout import MIN_SIZE
 from app.gui.workers import GeneratorDriver, GuiPoster
 from vision.geometry import Point
 from widgets.screen_view import ViewMode
@@ -384,7 +385,7 @@ def test_the_card_shows_the_work_in_progress_then_candidates_then_asks_if_done(q
         assert card.title.text() == "The agent is thinking…"
         assert "Estimating progress — call 2 of 6, 14 s" in card.rationale.text()
         assert w.latent_panel.stale  # the previous step's estimates are greyed
-        w.run._heard("tap Network &")  # a streamed reply, from the request's thread in real runs
+        w.run.working.heard("tap Network &")  # a streamed reply, from the request's thread in real runs
         qtbot.waitUntil(lambda: card.stream.isVisible() and card.stream.text() == "tap Network &", timeout=5000)
         gate.set()
         _wait_proposal(qtbot, w)

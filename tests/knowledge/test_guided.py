@@ -152,3 +152,24 @@ def test_a_sensitive_step_is_never_taken_alone_on_a_screen_that_lacks_what_the_g
     step, inner2 = guided(Policy(act=0.5, done=1.01))
     proposal = step.propose(PlanContext("Delete the dentist note", right_note, ""))
     assert not inner2.seen and proposal.action.target.description in ("Delete", "Dentist note")
+
+
+def test_what_no_mapped_screen_shows_is_answered_impossible_for_a_small_model_and_only_advised_to_others():
+    from tests.knowledge.test_app_map import explored
+
+    clock, _ = explored("Clock", 150)
+    guide = MapGuide([clock])
+    blank = screen("Alarm", "Clock", "Timer", "Stopwatch")
+    assert guide.unreachable("Show the weather forecast in the Clock app", blank) == ["weather", "forecast"]
+    assert guide.unreachable("Start the stopwatch", blank) == []
+    assert guide.unreachable("Show the weather", screen("Weather", "Alarm")) == []  # this screen shows it
+    small = GuidedPlanner(Recorder(), guide, None, ranker=StepRanker(WORDS, Policy()), small_model=True)
+    said = small.propose(PlanContext("Show the weather forecast in the Clock app", blank, ""))
+    assert said.action.type is ActionType.IMPOSSIBLE and "'weather'" in said.rationale
+    again = small.propose(PlanContext("Show the weather forecast in the Clock app", blank, "",
+                                      rejected=(said.action,)))
+    assert again.action.type is not ActionType.IMPOSSIBLE  # the user said it is possible
+    inner = Recorder()
+    other = GuidedPlanner(inner, guide, None, ranker=StepRanker(WORDS, Policy()))
+    other.propose(PlanContext("Show the weather forecast in the Clock app", blank, ""))
+    assert any("'weather'" in n for n in inner.seen[-1].notes)

@@ -16,7 +16,8 @@ import pytest
 
 from vision.config import PipelineConfig
 from vision.geometry import Rect, Size
-from vision.hierarchy import detect_format, parse_hierarchy, read_uiautomator_xml
+from vision.hierarchy import detect_format, parse_hierarchy
+from vision.hierarchy_read import read_uiautomator_xml
 from vision.pipeline import ScreenParser
 from vision.types import ElementKind, Screen
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from phone.virtual.apps.base import App, Page
 from phone.virtual.apps.common import Row, list_page
+from phone.virtual.controls import checkbox, switch
 from phone.virtual.system import Dialog
 from phone.virtual.view import (
     Item,
@@ -25,13 +26,11 @@ from phone.virtual.view import (
     Ui,
     box,
     button,
-    checkbox,
     fab,
     icon,
     icon_button,
     label,
     scroll_list,
-    switch,
     tabs,
     tapper,
     top_bar,

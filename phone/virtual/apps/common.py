@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from phone.virtual.view import Item, Node, Ui, box, label, list_row, scroll_list, seekbar, top_bar
+from phone.virtual.controls import list_row, seekbar
+from phone.virtual.view import Item, Node, Ui, box, label, scroll_list, top_bar
 from vision.geometry import Rect
 
 

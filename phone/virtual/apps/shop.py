@@ -11,6 +11,7 @@ from typing import Any
 
 from phone.virtual.apps.base import App, Page
 from phone.virtual.apps.panels import bottom_sheet
+from phone.virtual.controls import radio, spinner
 from phone.virtual.system import Dialog
 from phone.virtual.view import (
     Item,
@@ -23,10 +24,8 @@ from phone.virtual.view import (
     label,
     paragraph,
     photo,
-    radio,
     rating,
     scroll_list,
-    spinner,
     tapper,
     top_bar,
 )
