@@ -74,7 +74,10 @@ class KnowledgePanel(QWidget):
         self.tabs = QTabWidget()
         # tight tabs in a slightly smaller type, so the four short titles show whole in a
         # 1024x700 window's column (with the column's scroll bar beside them)
-        self.tabs.setStyleSheet("QTabBar::tab { padding: 2px 4px; }")
+        self.tabs.setStyleSheet(
+            "QTabBar::tab { padding: 2px 3px; margin-right: 0px; border: 1px solid #b0b0b0; border-bottom: none;"
+            " border-top-left-radius: 3px; border-top-right-radius: 3px; background: #e8e8e8; }"
+            " QTabBar::tab:selected { background: palette(window); }")
         small = self.tabs.tabBar().font()
         small.setPointSizeF(small.pointSizeF() * 0.9)
         self.tabs.tabBar().setFont(small)
