@@ -132,6 +132,25 @@ def _reason_part(text: str) -> str:
     return _ACTION_PART.sub("", _THOUGHT_LABEL.sub("", text, count=1)).strip()
 
 
+#: Evidence lines that record the machinery, not a reason (a reply's form, a re-plan, an id).
+_NOT_A_REASON = ("reply:", "re-plan", "blocked:", "element id", "text match", "votes:", "assessment:",
+                 "no grounding needed")
+
+
+def _grounding_note(proposal: Proposal, parse: ScreenParse | None) -> str:
+    """An evidence line in words that names the proposed element ("Screen evidence: the
+    likeliest next step here is 'Network & internet'"): what grounded the step."""
+    for line in proposal.evidence:
+        low = line.strip().lower()
+        if not line.strip() or low.startswith(_NOT_A_REASON) or not names_target(line, proposal, parse):
+            continue
+        label, sep, rest = line.partition(": ")
+        text = rest if sep and len(label.split()) <= 3 else line
+        text = re.sub(r"\s*\[[^\]]*\]", "", text).strip()  # element ids are for the model, not for people
+        return _sentence(text[:1].upper() + text[1:])
+    return ""
+
+
 def why_line(proposal: Proposal, goal: str = "", parse: ScreenParse | None = None) -> str:
     """The reason line of ``proposal`` (never empty, never JSON); ``parse`` (the screen it
     was planned on) names its element."""
@@ -159,6 +178,9 @@ def why_line(proposal: Proposal, goal: str = "", parse: ScreenParse | None = Non
             return f"Most of the model's samples chose this ({m.group(1)})."
     if action.type is ActionType.OPEN_APP:
         return f"The task is done in {action.app}."
+    grounded = _grounding_note(proposal, parse)
+    if grounded:
+        return grounded
     names = _target_names(proposal, parse)
     if names:  # a reply that only restates its action ("tap [5] Wi-Fi") explains nothing
         return f"The model chose '{names[0].strip()}' from the entries on this screen, without a reason about it."

@@ -217,9 +217,7 @@ class ModelManagerPanel(QWidget):
         self.builtin_stop.setEnabled(phase in ("preparing", "loading", "ready"))
         self.use_builtin.setEnabled(phase in ("stopped", "failed"))
         if phase == "ready":
-            self.offer.hide()
-            self._offering = False
-            self._show_problem()
+            self.offer.hide()  # taken: the missing Ollama is not news any more (its line stays hidden)
 
     def set_pull_progress(self, status: str, fraction: float | None, done: bool = False) -> None:
         self.pull_status.setText(status)

@@ -114,7 +114,9 @@ class ModelController(QObject):
     def _listed(self, listing: Any) -> None:
         current = self.current_model()
         rows = [ModelRow(m.name, m.source, m.adapter, m.note, m.name == current) for m in listing.models]
-        self.panel.set_models(rows, "\n".join(listing.problems))
+        # while the built-in model stands in, that no Ollama answers is not news
+        stands_in = not listing.ollama_reachable and self.builtin_phase in ("preparing", "loading", "ready")
+        self.panel.set_models(rows, "" if stands_in else "\n".join(listing.problems))
         llm = getattr(_settings_of(self.window), "llm", None)
         uses_ollama = getattr(llm, "backend", "ollama") == "ollama"  # another server answers for itself
         offer = uses_ollama and not listing.ollama_reachable and self.builtin_phase in ("stopped", "failed")

@@ -434,8 +434,8 @@ class Mirror:
 
 #: A screenshot right after input waits at least this long, so the mirror has the input's effect.
 SETTLE_AFTER_INPUT_S = 0.15
-#: ... and for a frame that arrived after the input, at most this long (input that changes
-#: nothing brings no frame) ...
+#: ... and for a frame that arrived after the input, at most this long (none by then: the
+#: stream lags or the input changed nothing; a ``screencap`` then shows the phone as it is) ...
 FIRST_FRAME_WAIT_S = 0.6
 #: ... then until no new frame came for this long (a page transition, a keyboard opening) ...
 QUIET_S = 0.12
@@ -530,9 +530,10 @@ class MirroredDevice:
     def _settled_frame(self, mirror: Mirror) -> MirrorFrame | None:
         """The newest frame once the screen has settled after the last input: a frame that
         came after the input (waited for up to ``FIRST_FRAME_WAIT_S``), then none for
-        ``QUIET_S``, within ``MAX_SETTLE_S`` of the input.  Without this the agent read a
-        frame from before its tap beside a tree dumped after it (the tree of one screen over
-        the pixels of another) whenever the stream lagged behind the phone."""
+        ``QUIET_S``, within ``MAX_SETTLE_S`` of the input; None when no frame came after the
+        input (the caller takes a ``screencap``: a frame from before the input may be stale).
+        Without this the agent read a frame from before its tap beside a tree dumped after
+        it (the tree of one screen over the pixels of another) whenever the stream lagged."""
         sent = self._last_input_at
         if time.monotonic() - sent >= MAX_SETTLE_S:
             return mirror.latest()
@@ -544,7 +545,7 @@ class MirroredDevice:
             left = sent + FIRST_FRAME_WAIT_S - time.monotonic()
             newer = mirror.wait_frame(after=frame.index if frame else 0, timeout=left) if left > 0 else None
             if newer is None:
-                return frame  # nothing changed on the screen
+                return None  # no frame since the input: the stream lags, or nothing changed
             frame = newer
         while (left := sent + MAX_SETTLE_S - time.monotonic()) > 0:
             newer = mirror.wait_frame(after=frame.index, timeout=min(QUIET_S, left))

@@ -88,3 +88,10 @@ def test_a_thought_action_reply_gives_its_thought_as_the_why_and_only_when_it_ex
                       evidence=("element id [5]",), llm_calls=(prompt(REJECTED),))
     assert why_line(copied, "Turn on airplane mode", SCREEN) == \
         "The model chose 'Calendar' from the entries on this screen, without a reason about it."
+
+
+def test_evidence_in_words_that_names_the_element_is_the_grounding_sentence():
+    p = proposal(tap("6", "Settings"), "The goal has been reached",
+                 evidence=("reply: structured", "Screen evidence: the likeliest next step here is 'Settings' [6].",
+                           "no grounding needed"))
+    assert why_line(p, "Turn on airplane mode", SCREEN) == "The likeliest next step here is 'Settings'."

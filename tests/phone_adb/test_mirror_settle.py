@@ -10,6 +10,7 @@ import numpy as np
 
 from phone.adb import mirror as m
 from vision.geometry import Size
+from vision.types import Screen
 
 
 class LaggingMirror:
@@ -77,14 +78,22 @@ def test_a_frame_that_arrives_late_after_a_tap_is_waited_for_and_the_animation_l
     assert image is not None and int(image[0, 0, 0]) == 30, "the settled frame, not the one before the tap"
 
 
-def test_a_tap_that_changes_nothing_costs_a_bounded_wait():
+class Screencap:
+    """The phone as adb sees it now: what a ``screencap`` returns."""
+
+    def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
+        return Screen(np.full((4, 4, 3), 99, np.uint8), hierarchy_xml="<hierarchy/>" if with_hierarchy else None)
+
+
+def test_no_frame_after_a_tap_means_a_screencap_not_the_frame_from_before():
     mirror = LaggingMirror()
     dev = device(mirror)
+    dev.inner = Screencap()  # type: ignore[assignment]
     dev.tap(1, 1)
     t0 = time.monotonic()
-    image = dev._mirrored_image()
+    shot = dev.screenshot(with_hierarchy=True)
     waited = time.monotonic() - t0
-    assert image is not None and int(image[0, 0, 0]) == 0
+    assert int(shot.image[0, 0, 0]) == 99 and shot.hierarchy_xml == "<hierarchy/>"
     assert waited <= m.FIRST_FRAME_WAIT_S + 0.3
 
 
