@@ -5,7 +5,8 @@ Tables used: ``task_repository`` and ``demonstrations`` (task records, by source
 ``instruction_set`` (one row per step description), ``context_library`` (one row per
 user and dotted path, JSON values), ``graph_nodes`` / ``graph_edges`` (the interaction
 graph).  Documents are stored in a schema-versioned envelope built with
-``agent.codec``'s converters.  Macros (with versions) are the ``Store``'s own methods,
+``agent.codec``'s converters.  ``decision_memory`` keeps the decision memory
+(``agent.memory.store.DecisionStore``).  Macros (with versions) are the ``Store``'s own methods,
 which already satisfy ``agent.knowledge.store.MacroStore``.  No Qt.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from agent import codec
 from agent.knowledge.context import flatten
 from agent.knowledge.types import InstructionMapping, TaskRecord
+from agent.memory.types import Remembered
 from app.storage import Store, StoreError
 
 _DOC_VERSION = 1
@@ -162,3 +164,31 @@ class SqliteKnowledgeStore:
     def delete_app_map(self, package: str) -> None:
         with self.db.conn:
             self.db.table("context_library").delete_where("key = ?", [self._MAP_PREFIX + package])
+
+    # ---- decision memory (``agent.memory``: one document per remembered decision) ----
+    #: Created on first use with ``if_not_exists`` (no schema migration needed: a database
+    #: without the table simply has no memory yet, and an older Tapwise ignores the table).
+    _DECISIONS = "decision_memory"
+
+    def _decisions_table(self) -> None:
+        if not self.db.table(self._DECISIONS).exists():
+            with self.db.conn:
+                self.db.table(self._DECISIONS).create(
+                    {"id": str, "app": str, "goal": str, "screen": str, "at": float, "doc": str},
+                    pk="id", if_not_exists=True)
+
+    def save_decision(self, entry: Remembered) -> None:
+        self._decisions_table()
+        self.store.put_row(self._DECISIONS, {"id": entry.id, "app": entry.app, "goal": entry.goal,
+                                             "screen": entry.screen, "at": entry.at,
+                                             "doc": _wrap("remembered", entry)}, pk="id")
+
+    def decisions(self, app: str | None = None) -> list[Remembered]:
+        self._decisions_table()
+        rows = self.store.rows(self._DECISIONS, None if app is None else "app = ?", None if app is None else [app])
+        return sorted((_unwrap("remembered", Remembered, r["doc"]) for r in rows), key=lambda e: e.at)
+
+    def delete_decision(self, entry_id: str) -> None:
+        self._decisions_table()
+        with self.db.conn:
+            self.db.table(self._DECISIONS).delete_where("id = ?", [entry_id])

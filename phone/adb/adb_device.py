@@ -474,6 +474,12 @@ class AdbDevice:
             return self._labels[package]
         return next((name.title() for name, pkg in KNOWN_LABELS.items() if pkg == package), None)
 
+    def contact_names(self) -> list[str]:
+        """The names the phone's contacts hold (the contacts provider, through ``content query``)."""
+        out = self.shell("content query --uri content://com.android.contacts/contacts --projection display_name")
+        return [m.group(1).strip() for m in re.finditer(r"display_name=([^\n,]+)", out) if m.group(1).strip()
+                not in ("NULL", "")]
+
     def open_app(self, name_or_package: str) -> None:
         package = self.resolve_package(name_or_package)
         if package is not None and package != name_or_package and "." not in name_or_package:

@@ -73,4 +73,4 @@ def test_the_knowledge_tabs_show_their_whole_titles(win, qtbot, size):
     used = sum(bar.tabRect(i).width() for i in range(bar.count()))
     assert used <= bar.width(), [bar.tabText(i) for i in range(bar.count())]
     for i in range(bar.count()):
-        assert bar.tabToolTip(i).startswith(("App maps", "Task repository", "Context library", "Interaction graph"))
+        assert bar.tabToolTip(i).startswith(("App maps", "Decision memory", "Task repository", "Context library", "Interaction graph"))

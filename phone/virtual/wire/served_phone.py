@@ -76,6 +76,13 @@ class ServedPhone:
             return self._changes
         return int(fid() if callable(fid) else fid)
 
+    def contact_names(self) -> list[str]:
+        fn = getattr(self.phone, "contact_names", None)
+        if not callable(fn):
+            return []
+        with self.lock:
+            return [str(n) for n in fn()]
+
     def installed_apps(self) -> list[tuple[str, str]]:
         """(package, label) pairs."""
         fn = getattr(self.phone, "installed_apps", None)
