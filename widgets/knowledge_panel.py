@@ -5,7 +5,8 @@ demonstrations), the user's context library (editable key/value records) and the
 interaction graph (pages and the elements that lead from one to another).
 
 It fits a narrow column (1024x700 and 1366x800 windows) without sideways scrolling: short
-tab titles (the full name on hover), tables whose columns share the width (long cells
+tab titles that wrap onto a second row when they must (``widgets.wrap_tabs``; the full name
+on hover), tables whose columns share the width (long cells
 elided, whole on hover).  Takes ``TaskRecord`` and ``Remembered`` objects, the context as a
 nested dict and an
 ``InteractionGraph``; emits intents for edits and deletions.  No I/O.
@@ -32,7 +33,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -43,6 +43,7 @@ from agent.knowledge.types import GraphPicture, TaskRecord
 from agent.memory.types import Remembered, when
 from widgets.app_map_view import AppMapView
 from widgets.icons import icon
+from widgets.wrap_tabs import WrapTabs
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -77,16 +78,9 @@ class KnowledgePanel(QWidget):
         super().__init__(parent)
         self._tasks: dict[str, TaskRecord] = {}
         self._loading = False
-        self.tabs = QTabWidget()
-        # tight tabs in a slightly smaller type, so the four short titles show whole in a
-        # 1024x700 window's column (with the column's scroll bar beside them)
-        self.tabs.setStyleSheet(
-            "QTabBar::tab { padding: 2px 3px; margin-right: 0px; border: 1px solid #b0b0b0; border-bottom: none;"
-            " border-top-left-radius: 3px; border-top-right-radius: 3px; background: #e8e8e8; }"
-            " QTabBar::tab:selected { background: palette(window); }")
-        small = self.tabs.tabBar().font()
-        small.setPointSizeF(small.pointSizeF() * 0.9)
-        self.tabs.tabBar().setFont(small)
+        # the titles are buttons that wrap onto a second row in a narrow column (a 1024x700
+        # window's, with its scroll bar beside them) instead of being cut or scrolled
+        self.tabs = WrapTabs()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel("")

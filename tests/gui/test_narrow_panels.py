@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QTabBar
+from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea
 
 from app.gui.window import MainWindow
 from widgets.model_manager import ModelRow
@@ -69,8 +69,17 @@ def test_the_knowledge_tabs_show_their_whole_titles(win, qtbot, size):
     w.knowledge_panel.setMinimumHeight(2 * size.height())  # a tall map: the column's scroll bar takes room too
     qtbot.wait(50)
     assert w.knowledge_dock.widget().verticalScrollBar().isVisible()
-    bar = w.knowledge_panel.tabs.findChild(QTabBar)
-    used = sum(bar.tabRect(i).width() for i in range(bar.count()))
-    assert used <= bar.width(), [bar.tabText(i) for i in range(bar.count())]
-    for i in range(bar.count()):
-        assert bar.tabToolTip(i).startswith(("App maps", "Decision memory", "Task repository", "Context library", "Interaction graph"))
+    tabs = w.knowledge_panel.tabs
+    column = w.knowledge_panel.width()
+    rows = set()
+    for i in range(tabs.count()):
+        button = tabs.tabButton(i)
+        assert button.isVisible() and button.width() >= button.sizeHint().width(), tabs.tabText(i)
+        right = button.mapTo(w.knowledge_panel, button.rect().topRight()).x()
+        assert right < column, f"{tabs.tabText(i)} goes past the column at {size}"
+        rows.add(button.y())
+        assert tabs.tabToolTip(i).startswith(("App maps", "Decision memory", "Task repository", "Context library",
+                                               "Interaction graph"))
+    assert len(rows) <= 2, "the titles wrap onto two rows at most"
+    tabs.tabButton(1).click()
+    assert tabs.currentWidget() is w.knowledge_panel.memory
