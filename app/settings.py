@@ -154,6 +154,8 @@ class OverlaySettings(BaseModel):
     icon_labels: bool = Field(True, title="Icon labels", description="Draw the icons' labels")
     marks: bool = Field(False, title="Set-of-marks ids", description="Draw the element ids the model sees")
     disagreements: bool = Field(True, title="Vision vs tree disagreements", description="Draw where the tree and the pixels disagree")
+    kind_tags: bool = Field(False, title="Kind words on the boxes",
+                            description="Write each box's kind (button, image, list …) on the mirror")
 
 
 class Settings(BaseSettings):

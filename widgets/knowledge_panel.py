@@ -4,7 +4,11 @@ demonstrated, per app, each deletable), the task repository (solved tasks and
 demonstrations), the user's context library (editable key/value records) and the
 interaction graph (pages and the elements that lead from one to another).
 
-Takes ``TaskRecord`` and ``Remembered`` objects, the context as a nested dict and an
+It fits a narrow column (1024x700 and 1366x800 windows) without sideways scrolling: short
+tab titles that wrap onto a second row when they must (``widgets.wrap_tabs``; the full name
+on hover), tables whose columns share the width (long cells
+elided, whole on hover).  Takes ``TaskRecord`` and ``Remembered`` objects, the context as a
+nested dict and an
 ``InteractionGraph``; emits intents for edits and deletions.  No I/O.
 """
 
@@ -29,7 +33,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -40,6 +43,7 @@ from agent.knowledge.types import GraphPicture, TaskRecord
 from agent.memory.types import Remembered, when
 from widgets.app_map_view import AppMapView
 from widgets.icons import icon
+from widgets.wrap_tabs import WrapTabs
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -74,7 +78,9 @@ class KnowledgePanel(QWidget):
         super().__init__(parent)
         self._tasks: dict[str, TaskRecord] = {}
         self._loading = False
-        self.tabs = QTabWidget()
+        # the titles are buttons that wrap onto a second row in a narrow column (a 1024x700
+        # window's, with its scroll bar beside them) instead of being cut or scrolled
+        self.tabs = WrapTabs()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel("")
@@ -84,11 +90,12 @@ class KnowledgePanel(QWidget):
 
         # app maps
         self.maps = AppMapView()
-        self.tabs.addTab(self.maps, "App maps")
+        self._tab(self.maps, "Maps", "App maps: the apps explored, their screens and what leads where")
 
         # decision memory
         self.memory = MemoryList()
-        self.tabs.addTab(self.memory, "Decision memory")
+        self._tab(self.memory, "Memory", "Decision memory: choices you approved, offered again on the same screen "
+                  "for the same task")
         self.memory.deleteRequested.connect(self.memoryDeleteRequested)
 
         # task repository
@@ -98,6 +105,7 @@ class KnowledgePanel(QWidget):
         # the goal gets the width: source and app are short and elided (hover shows all)
         self.task_table.horizontalHeader().setDefaultSectionSize(56)
         self.task_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        fit_width(self.task_table)
         self.task_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.task_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.task_steps = QPlainTextEdit(readOnly=True)
@@ -110,14 +118,16 @@ class KnowledgePanel(QWidget):
         bl.addWidget(self.task_steps)
         bl.addWidget(self.delete_task)
         tasks.addWidget(box)
-        self.tabs.addTab(tasks, "Task repository")
+        self._tab(tasks, "Tasks", "Task repository: solved tasks and demonstrations, given to the planner as examples")
         self.task_table.currentCellChanged.connect(lambda *_: self._show_task())
         self.delete_task.clicked.connect(self._delete_task)
 
         # context library
         self.context_table = QTableWidget(0, 2)
         self.context_table.setHorizontalHeaderLabels(["record", "value"])
+        self.context_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.context_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        fit_width(self.context_table)
         self.new_path = QLineEdit(placeholderText="new record, e.g. contacts.mom.phone")
         self.new_value = QLineEdit(placeholderText="value")
         self.add_record = QPushButton(icon("mdi6.plus"), "Add")
@@ -131,7 +141,7 @@ class KnowledgePanel(QWidget):
         cl.addWidget(self.context_table)
         cl.addLayout(row)
         cl.addWidget(self.delete_record)
-        self.tabs.addTab(ctx, "Context library")
+        self._tab(ctx, "Context", "Context library: facts about you the agent may use (names, numbers, addresses)")
         self.context_table.itemChanged.connect(self._context_changed)
         self.add_record.clicked.connect(self._add_record)
         self.delete_record.clicked.connect(self._delete_record)
@@ -141,8 +151,12 @@ class KnowledgePanel(QWidget):
         self.graph_view = QGraphicsView(self.graph_scene)
         self.graph_view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.graph_view.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-        self.tabs.addTab(self.graph_view, "Interaction graph")
+        self._tab(self.graph_view, "Graph", "Interaction graph: the pages seen and the elements that lead between them")
         self.set_data([], {}, None)
+
+    def _tab(self, page: QWidget, title: str, what: str) -> None:
+        i = self.tabs.addTab(page, title)
+        self.tabs.setTabToolTip(i, what)
 
     # ---- data ------------------------------------------------------------------------
     def set_data(self, tasks: list[TaskRecord], context: dict[str, Any], graph: GraphPicture | None,
@@ -196,9 +210,12 @@ class KnowledgePanel(QWidget):
                 self.context_table.insertRow(r)
                 key = QTableWidgetItem(path)
                 key.setFlags(key.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                key.setToolTip(path)
                 self.context_table.setItem(r, 0, key)
                 text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                self.context_table.setItem(r, 1, QTableWidgetItem(text))
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text)
+                self.context_table.setItem(r, 1, cell)
         finally:
             self._loading = False
 
@@ -258,6 +275,15 @@ class KnowledgePanel(QWidget):
             text.setZValue(2)
         self.graph_nodes = n
         self.graph_view.fitInView(scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+
+def fit_width(table: QTableWidget) -> None:
+    """Columns share the table's width (long cells elided, whole on hover): never a sideways scroll."""
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setWordWrap(False)
+    table.horizontalHeader().setMinimumSectionSize(24)
+    table.horizontalHeader().setStretchLastSection(False)
 
 
 def _text(item: QTableWidgetItem | None) -> str:

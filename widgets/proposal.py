@@ -8,6 +8,11 @@ seconds so far and the reply as it streams in.  After repeated rejections it off
 other candidates, each one click (``alternativePicked``).  When the question is "Is the
 task done?" the bar's Approve and Reject answer yes and no.
 
+Every line shows text as text: what comes from a model, a recording or the user (an
+action's words, a reason, a streamed reply) is never read as markup; the card's own
+emphasis (the failed step's advice) is the only rich text, with the inserted reason
+escaped.
+
 The card says which model proposed the step, and when the step went to the bigger model,
 why.  With a bigger model configured the bar offers "Ask the bigger model" (the same
 step proposed again by it).
@@ -53,6 +58,12 @@ SHORTCUTS = {
 
 
 REJECT_PLACEHOLDER = "Why reject? The planner reads this (required to reject)"
+#: What the user can do about a step the agent could not produce (rich text: the card's own words).
+FAILED_ADVICE = ("<b>Demonstrate</b> it on the mirror or <b>Edit</b> the action to perform it yourself; "
+                 "<b>Reject</b> lets the agent try again; <b>Abort</b> stops the task.")
+#: The same for a macro step that could not be found again.
+MACRO_ADVICE = ("<b>Demonstrate</b> the step on the mirror (it replaces the recorded one in the next version); "
+                "<b>Reject</b> skips it; <b>Abort</b> stops the replay.")
 
 
 class Confidence(Protocol):
@@ -133,6 +144,9 @@ class ProposalCard(QFrame):
         self.on_screen.setWordWrap(True)
         self.on_screen.setStyleSheet("color:#555")
         self.on_screen.hide()
+        for label in (self.title, self.source, self.sensitive, self.screen_changed, self.rationale, self.stream,
+                      self.planner, self.on_screen):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # words from models, recordings and users are not markup
         lay = QVBoxLayout(self)
         for w in (self.title, self.source, self.model, self.sensitive, self.screen_changed, self.working, self.rationale,
                   self.stream,
@@ -252,7 +266,7 @@ class ProposalCard(QFrame):
             return
         self._alt_layout.addWidget(QLabel("Or pick:"))
         for words, action in choices:
-            b = QPushButton(words)
+            b = QPushButton(words.replace("&", "&&"))  # "&" would underline the next letter
             b.setObjectName("alternative")
             b.setToolTip(f"Do “{words}” instead (counts as an edit)")
             b.clicked.connect(lambda _=False, a=action: self.alternativePicked.emit(a))
@@ -268,14 +282,14 @@ class ProposalCard(QFrame):
         self.working.hide()
         self.stream.hide()
 
-    def set_failed(self, reason: str) -> None:
-        """The agent could not produce this step: say why and what the user can do."""
+    def set_failed(self, reason: str, title: str = "The agent could not do this step",
+                   advice: str = FAILED_ADVICE) -> None:
+        """A step the user must do: ``title``, why (``reason``, shown as text) and what the
+        user can do (``advice``: the card's own rich text, ``FAILED_ADVICE`` or ``MACRO_ADVICE``)."""
         self.set_proposal(None)
-        self.title.setText("The agent could not do this step")
+        self.title.setText(title)
         self.rationale.setTextFormat(Qt.TextFormat.RichText)
-        self.rationale.setText(f"{_esc(reason)}<br><br><b>Demonstrate</b> it on the mirror or <b>Edit</b> "
-                               "the action to perform it yourself; <b>Reject</b> lets the agent try again; "
-                               "<b>Abort</b> stops the task.")
+        self.rationale.setText(f"{_esc(reason)}<br><br>{advice}")
 
     def set_screen_changed(self, changed: bool) -> None:
         """Warn that the live screen is no longer the frame the proposal was planned on."""

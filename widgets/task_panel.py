@@ -62,6 +62,7 @@ class TaskPanel(QWidget):
     abortRequested = Signal()
     modelPicked = Signal(str)  # the user picked a model in the list (not typed)
     recordToggled = Signal(bool)  # the "Record a video" box
+    choiceChanged = Signal()  # the planner or the model shown changed
 
     def __init__(self, planners: Sequence[tuple[str, str]] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +83,8 @@ class TaskPanel(QWidget):
             combo.setMinimumContentsLength(14)
         self.model.setPlaceholderText("no models found")
         self.model.activated.connect(lambda i: self.modelPicked.emit(self.model.itemText(i)))
+        self.planner.currentIndexChanged.connect(lambda _i: self.choiceChanged.emit())
+        self.model.currentTextChanged.connect(lambda _t: self.choiceChanged.emit())
         self.start = QPushButton(icon("mdi6.play", "#2e7d32"), "Start")
         self.pause = QPushButton(icon("mdi6.pause"), "Pause")
         self.pause.setCheckable(True)

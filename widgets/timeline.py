@@ -21,6 +21,7 @@ import numpy as np
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -80,6 +81,10 @@ class StepTimeline(QWidget):
         self.list = QListWidget()
         self.list.setIconSize(QSize(44, 96))
         self.list.setSpacing(2)
+        # long goals and actions wrap in a narrow column instead of scrolling it sideways
+        self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(self._link)

@@ -31,6 +31,7 @@ from app.gui.run_start import SessionParser
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
 from widgets.notifications import Level
+from widgets.proposal import MACRO_ADVICE
 
 if TYPE_CHECKING:
     from agent.macros.complete import Completion
@@ -216,11 +217,7 @@ class MacroController(MacroRecording):
             bar.set_failed_step(True)
             bar.buttons[DecisionKind.EDIT].setEnabled(False)
             bar.feedback.setPlaceholderText("Reject skips this step")
-            card.set_failed(question.reason)
-            card.title.setText(f"Macro step {question.index + 1} needs you")
-            card.rationale.setText(f"{_esc(question.reason)}<br><br><b>Demonstrate</b> the step on the mirror "
-                                   "(it replaces the recorded one in the next version); <b>Reject</b> skips it; "
-                                   "<b>Abort</b> stops the replay.")
+            card.set_failed(question.reason, title=f"Macro step {question.index + 1} needs you", advice=MACRO_ADVICE)
             ui.view.set_proposal(None)
             ui.notify(Level.WARNING, f"Macro step {question.index + 1} needs you: {question.reason}",
                       "Show the step on the mirror (tap, hold or drag), Reject to skip it, or Abort.",
@@ -320,6 +317,3 @@ class MacroController(MacroRecording):
             driver.stop()
             driver.join(timeout)
 
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

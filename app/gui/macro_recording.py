@@ -109,9 +109,11 @@ class MacroRecording(MacroLibraryActions):
         if recorder is None or not recorder.steps:
             ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
             return
-        from agent.macros.start import start_problem
+        from agent.macros.start import app_label, start_problem
 
-        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters)
+        device = self.session.device
+        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters,
+                                label_of=lambda package: app_label(device, package))
         if problem is None:
             self._name_and_save(recorder)
             return

@@ -199,6 +199,8 @@ class MainWindow(WindowLayout):
         self.task_panel.set_models(list(dict.fromkeys([*([default] if default else []), *builtin])), current=default)
 
         def failed(f: Failure) -> None:
+            if self.models.offering_builtin:
+                return  # the Models tab says no Ollama answers, with the built-in model in one click
             self.notify(Level.WARNING, f"No model list from the LLM server: {f.message}",
                         getattr(f.error, "hint", "") or f.detail, key="model-list")
 

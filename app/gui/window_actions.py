@@ -302,6 +302,7 @@ class WindowActions(QMainWindow):
         self.models.settings_changed()
         for layer in Layer:  # the dialog's overlay check boxes drive the Layers tab's
             self.layer_panel.checks[layer].setChecked(bool(getattr(settings.overlay, layer.value)))
+        self.layer_panel.set_kind_tags(settings.overlay.kind_tags)
 
         def save() -> Path:
             from app.settings import save_settings

@@ -13,7 +13,8 @@ is never dropped (each message is written in order), only stale frames are.
 ``MirroredDevice`` wraps an ``AdbDevice`` so that everything driving the phone (agent,
 macros, manual control) types and taps through the running mirror and reads its frames;
 its ``stream`` (``phone.adb.stream_tap``) hands every decoded frame and H.264 packet of
-every mirror it starts to listeners (the record of a run) without waiting for them.
+every mirror it starts to listeners (the record of a run) without waiting for them;
+a screenshot after input is the frame of the settled screen, not one from before the input.
 No Qt here.
 """
 
@@ -442,8 +443,15 @@ class Mirror:
             self._stop.wait(max(0.0, self.poll_interval - (time.monotonic() - t0)))
 
 
-#: A screenshot right after input waits this long, so the mirror has the input's effect.
+#: A screenshot right after input waits at least this long, so the mirror has the input's effect.
 SETTLE_AFTER_INPUT_S = 0.15
+#: ... and for a frame that arrived after the input, at most this long (none by then: the
+#: stream lags or the input changed nothing; a ``screencap`` then shows the phone as it is) ...
+FIRST_FRAME_WAIT_S = 0.6
+#: ... then until no new frame came for this long (a page transition, a keyboard opening) ...
+QUIET_S = 0.12
+#: ... but never longer than this after the input (a screen that keeps moving).
+MAX_SETTLE_S = 1.5
 
 
 class MirroredDevice:
@@ -521,10 +529,7 @@ class MirroredDevice:
         mirror = self._mirror
         if mirror is None or not mirror.running or mirror.source is not MirrorSource.SCRCPY:
             return None
-        wait = self._last_input_at + SETTLE_AFTER_INPUT_S - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        frame = mirror.latest()
+        frame = self._settled_frame(mirror)
         size = mirror.device_size
         if frame is None or size is None:
             return None
@@ -533,6 +538,33 @@ class MirroredDevice:
         import cv2  # scrcpy frame sizes are multiples of 8 (or max_size): back to device pixels
 
         return cv2.resize(frame.image, (size.width, size.height), interpolation=cv2.INTER_LINEAR)
+
+    def _settled_frame(self, mirror: Mirror) -> MirrorFrame | None:
+        """The newest frame once the screen has settled after the last input: a frame that
+        came after the input (waited for up to ``FIRST_FRAME_WAIT_S``), then none for
+        ``QUIET_S``, within ``MAX_SETTLE_S`` of the input; None when no frame came after the
+        input (the caller takes a ``screencap``: a frame from before the input may be stale).
+        Without this the agent read a frame from before its tap beside a tree dumped after
+        it (the tree of one screen over the pixels of another) whenever the stream lagged."""
+        sent = self._last_input_at
+        if time.monotonic() - sent >= MAX_SETTLE_S:
+            return mirror.latest()
+        wait = sent + SETTLE_AFTER_INPUT_S - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        frame = mirror.latest()
+        if frame is None or frame.received_at <= sent:  # the input's effect is not in yet
+            left = sent + FIRST_FRAME_WAIT_S - time.monotonic()
+            newer = mirror.wait_frame(after=frame.index if frame else 0, timeout=left) if left > 0 else None
+            if newer is None:
+                return None  # no frame since the input: the stream lags, or nothing changed
+            frame = newer
+        while (left := sent + MAX_SETTLE_S - time.monotonic()) > 0:
+            newer = mirror.wait_frame(after=frame.index, timeout=min(QUIET_S, left))
+            if newer is None:
+                break  # quiet: settled
+            frame = newer
+        return frame
 
     def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
         t0 = time.perf_counter()
