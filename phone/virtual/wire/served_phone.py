@@ -76,6 +76,15 @@ class ServedPhone:
             return self._changes
         return int(fid() if callable(fid) else fid)
 
+    def live_props(self) -> dict[str, str]:
+        """System properties that follow the phone's state: its UI language as
+        ``persist.sys.locale`` (changed in Settings > Languages, as on a phone)."""
+        fn = getattr(self.phone, "ui_language", None)
+        if not callable(fn):
+            return {}
+        with self.lock:
+            return {"persist.sys.locale": str(fn())}
+
     def installed_apps(self) -> list[tuple[str, str]]:
         """(package, label) pairs."""
         fn = getattr(self.phone, "installed_apps", None)
