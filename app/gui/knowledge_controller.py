@@ -42,7 +42,6 @@ class KnowledgeController:
         panel.maps.exportRequested.connect(self.export_map)
         self._explorer: SerialExecutor | None = None
         self._cancel: CancelToken | None = None
-        self.language: str | None = None  # the phone's UI language: the maps shown are its (None: not known yet)
         from PySide6.QtCore import QCoreApplication
 
         app = QCoreApplication.instance()
@@ -72,9 +71,14 @@ class KnowledgeController:
 
         return self._kstore() if language is None else LanguageMaps(self._kstore(), language)
 
+    @property
+    def language(self) -> str | None:
+        """The phone's UI language: the maps shown are its (None: not known yet)."""
+        return self.w.session.maps_language
+
     def set_language(self, language: str) -> None:
         """The phone shows ``language``: the map view lists that language's maps."""
-        self.language = language
+        self.w.session.maps_language = language
         self.refresh_maps()
 
     def refresh_maps(self, show: str = "") -> None:
@@ -177,7 +181,7 @@ class KnowledgeController:
 
     def _explored(self, label: str, package: str, language: str, cov: dict[str, int]) -> None:
         self._cancel = None
-        self.language = language
+        self.w.session.maps_language = language
         text = (f"{label} explored: {cov['screens']} screens, {cov['transitions']} transitions, "
                 f"{cov['not_tried']} elements not tried.")
         self.w.knowledge_panel.maps.set_progress(1.0, text, False)

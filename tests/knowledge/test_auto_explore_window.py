@@ -175,17 +175,24 @@ def test_on_a_real_phone_nothing_is_explored_before_the_user_agrees_and_the_answ
         w.close()
 
 
-def test_on_a_real_phone_that_the_user_lets_explore_the_phone_itself_is_explored(qtbot, tmp_path):
+def test_on_a_real_phone_the_user_lets_explore_it_is_explored_and_pauses_when_the_user_works_on_it(qtbot,
+                                                                                                      tmp_path):
     from PySide6.QtWidgets import QMessageBox
 
+    from agent.types import Action
+
     phone = CountingPhone(real=True)
-    w = _window(qtbot, tmp_path, phone, budget=ExploreBudget(max_steps=6, max_seconds=60.0))
+    w = _window(qtbot, tmp_path, phone, budget=ExploreBudget(max_steps=30, max_seconds=60.0), quiet_ms=1500)
     try:
         auto = w.auto_explore
-        auto.quiet_ms = 100
         qtbot.waitUntil(lambda: auto.consent_box is not None, timeout=60000)
         auto.consent_box.done(QMessageBox.StandardButton.Yes)
-        qtbot.waitUntil(lambda: len(_maps(w, "en")) >= 1, timeout=120000)
-        assert phone.inputs > 0, "with consent, the phone itself is explored (there is no twin of a real phone)"
+        qtbot.waitUntil(lambda: auto.running and phone.inputs > 2, timeout=60000)
+        # with consent the phone itself is explored (there is no twin of a real phone) ...
+        w.view.controlGesture.emit(Action.tap(540, 1200))  # ... until the user works on it
+        qtbot.waitUntil(lambda: not auto.running, timeout=5000)
+        assert "you are using the phone" in auto.status.text()
+        qtbot.waitUntil(lambda: len(_maps(w, "en")) >= 1, timeout=60000)  # what it found is kept
+        qtbot.waitUntil(lambda: auto.running, timeout=30000)  # and it carries on once the user stops
     finally:
         w.close()
