@@ -33,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import widgets  # noqa: E402,F401  (applies the PySide6 guard)
-from bench_gui import StallMeter, _app, _pump  # noqa: E402  (the sibling script)
+from bench_gui import StallMeter, _app, _pump
+
+import widgets  # noqa: F401  (applies the PySide6 guard)
 
 
 def _maps(win, language: str) -> dict:  # type: ignore[no-untyped-def]
@@ -145,7 +146,7 @@ def main() -> int:
         out["load_1min_end"] = os.getloadavg()[0]
     finally:
         win.close()
-    print(json.dumps(out, indent=1, ensure_ascii=False))  # noqa: T201
+    print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
