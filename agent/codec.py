@@ -25,7 +25,7 @@ T = TypeVar("T")
 SCHEMAS: dict[str, tuple[type, int]] = {
     "episode": (Episode, 2),
     "step": (Step, 2),
-    "macro": (Macro, 1),
+    "macro": (Macro, 2),
     "action": (Action, 1),
     "target": (Target, 1),
     "proposal": (Proposal, 1),
@@ -51,10 +51,16 @@ def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _macro_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 may say of a step how it was healed (``MacroStep.healed``); older steps were not."""
+    return {**data, "steps": [{**s, "healed": None} if isinstance(s, dict) else s for s in data.get("steps") or []]}
+
+
 #: ``MIGRATIONS[kind][v]`` turns version ``v`` data into version ``v + 1`` data.
 MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "step": {1: _step_1_to_2},
     "episode": {1: _episode_1_to_2},
+    "macro": {1: _macro_1_to_2},
 }
 
 

@@ -118,6 +118,11 @@ def _named_score(proposal: Proposal, value: float) -> ShownConfidence:
                                        f"{max(agreeing)} of the model's {samples} samples chose this action")
     if any(line.startswith("assessment: ") for line in proposal.evidence):
         return ShownConfidence(value, "model's score", "the assessing model's own score for this step")
+    if proposal.planner == _MACRO_PLANNER and any(line.startswith("healed: ") for line in proposal.evidence):
+        return ShownConfidence(value, "the model's pick (healed)", "the recording's own clues did not find the "
+                                                                   "element; the model chose it")
     if proposal.planner == _MACRO_PLANNER:
         return ShownConfidence(value, "match with the recording", "how well this screen matches the recorded one")
+    if proposal.planner == "memory":  # agent.memory: the user's own decision on this screen, for this goal
+        return ShownConfidence(value, "your earlier decision", "you decided this step on this screen for this goal")
     return ShownConfidence(value, "model's score", "the model's own score for this step")

@@ -140,10 +140,13 @@ def call_model(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 def screen_png(screen: Screen, max_side: int = 1024) -> bytes:
-    """The screenshot as PNG, downscaled so its longer side is at most ``max_side``."""
+    """The screenshot as PNG, downscaled so its longer side is at most ``max_side``, with its
+    password fields painted over (a model never sees a password)."""
     from PIL import Image
 
-    img = Image.fromarray(screen.image)
+    from vision.secret_mask import mask_password_fields
+
+    img = Image.fromarray(mask_password_fields(screen).image)
     scale = max_side / max(img.size)
     if scale < 1:
         img = img.resize((round(img.width * scale), round(img.height * scale)))

@@ -24,7 +24,10 @@ a demonstration is executed as the step and told to the planner as a correction;
 two rejections on one screen the question offers other candidates to pick.  ``Working``
 events say which stage (and which model call of the step) is under way.
 
-Sensitive actions wait for approval unless allowed for the
+A planner that may recall the step (``Recalls``: the decision memory) is asked first, and
+a step it recalls is proposed with no latent estimate, model call or assessment
+(``agent.run_propose``).  A proposal whose evidence says ``ASK_USER`` waits for the user
+whatever the autonomy.  Sensitive actions wait for approval unless allowed for the
 task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
 as one step event carrying the stored ``Step`` (with where its time went).  A device
 failure ends the run with a fatal error event and the episode is kept.  On-screen text
@@ -63,7 +66,7 @@ from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
 from agent.latent import ChainedEstimator, LatentEstimator
 from agent.llm.base import CancelToken
-from agent.planners.base import Planner, Turn
+from agent.planners.base import ASK_USER, Planner, Turn
 from agent.run_propose import ProposingRun
 from agent.run_step import (
     Judge,
@@ -166,6 +169,9 @@ class _Run(ProposingRun):
             return (yield from self._finish_asking(EpisodeStatus.FAILED, stuck))
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
+        while decision.kind is DecisionKind.ESCALATE:  # "Ask the bigger model": the same step again
+            offer = yield from self._propose(work, escalate="you asked for the bigger model")
+            decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
 
     # ---- observe ---------------------------------------------------------------------------
@@ -256,6 +262,7 @@ class _Run(ProposingRun):
             reasons.append(f"sensitive action ({offer.sensitive})")
         if offer.blocked:
             reasons.append("the agent is stuck on this screen: please demonstrate the next step")
+        reasons.extend(e[len(ASK_USER):] for e in offer.proposal.evidence if e.startswith(ASK_USER))
         if mode is Autonomy.CONFIDENT:
             if offer.ask_reason:
                 reasons.append(offer.ask_reason)

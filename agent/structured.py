@@ -89,11 +89,19 @@ def is_editable(element: Element) -> bool:
     return element.kind is ElementKind.EDIT_TEXT or "edittext" in element.class_name.lower()
 
 
+def _switch_states() -> frozenset[str]:
+    """The words a switch shows for its state, in every language ("on", "off", "an", "aus" …)."""
+    from agent.knowledge.lexicon import ConventionWords
+
+    words = ConventionWords.load()
+    return words.merged("on_particle") | words.merged("off_particle")
+
+
 def element_name(element: Element) -> str:
     """Short words for an element: its text, else the first part of its label, else its kind."""
     words = element.text or element.label.split(" · ")[0] or element.display_name
     words = " ".join(words.replace('"', "'").replace("\\", "/").split())
-    if not words or (element.kind is ElementKind.SWITCH and words.upper() in ("ON", "OFF") and element.label):
+    if not words or (element.kind is ElementKind.SWITCH and words.casefold() in _switch_states() and element.label):
         words = " ".join(element.label.split(" · ")[0].split()) or words
     if not words:
         words = "list" if element.kind is ElementKind.CONTAINER else element.kind.value.replace("_", " ")

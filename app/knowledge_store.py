@@ -7,8 +7,9 @@ user and dotted path, JSON values), ``graph_nodes`` / ``graph_edges`` (the inter
 graph).  Documents are stored in a schema-versioned envelope built with
 ``agent.codec``'s converters.  App maps are kept under the keys
 ``agent.knowledge.map_language.map_id`` gives them (one per app and UI language); the
-user's answer to exploring a real phone's apps on its own is kept per phone.  Macros
-(with versions) are the ``Store``'s own methods, which already satisfy
+user's answer to exploring a real phone's apps on its own is kept per phone.
+``decision_memory`` keeps the decision memory (``agent.memory.store.DecisionStore``).
+Macros (with versions) are the ``Store``'s own methods, which already satisfy
 ``agent.knowledge.store.MacroStore``.  No Qt.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 from agent import codec
 from agent.knowledge.context import flatten
 from agent.knowledge.types import InstructionMapping, TaskRecord
+from agent.memory.types import Remembered
 from app.storage import Store, StoreError
 
 _DOC_VERSION = 1
@@ -178,3 +180,31 @@ class SqliteKnowledgeStore:
     def delete_app_map(self, package: str) -> None:
         with self.db.conn:
             self.db.table("context_library").delete_where("key = ?", [self._MAP_PREFIX + package])
+
+    # ---- decision memory (``agent.memory``: one document per remembered decision) ----
+    #: Created on first use with ``if_not_exists`` (no schema migration needed: a database
+    #: without the table simply has no memory yet, and an older Tapwise ignores the table).
+    _DECISIONS = "decision_memory"
+
+    def _decisions_table(self) -> None:
+        if not self.db.table(self._DECISIONS).exists():
+            with self.db.conn:
+                self.db.table(self._DECISIONS).create(
+                    {"id": str, "app": str, "goal": str, "screen": str, "at": float, "doc": str},
+                    pk="id", if_not_exists=True)
+
+    def save_decision(self, entry: Remembered) -> None:
+        self._decisions_table()
+        self.store.put_row(self._DECISIONS, {"id": entry.id, "app": entry.app, "goal": entry.goal,
+                                             "screen": entry.screen, "at": entry.at,
+                                             "doc": _wrap("remembered", entry)}, pk="id")
+
+    def decisions(self, app: str | None = None) -> list[Remembered]:
+        self._decisions_table()
+        rows = self.store.rows(self._DECISIONS, None if app is None else "app = ?", None if app is None else [app])
+        return sorted((_unwrap("remembered", Remembered, r["doc"]) for r in rows), key=lambda e: e.at)
+
+    def delete_decision(self, entry_id: str) -> None:
+        self._decisions_table()
+        with self.db.conn:
+            self.db.table(self._DECISIONS).delete_where("id = ?", [entry_id])

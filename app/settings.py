@@ -105,6 +105,35 @@ class DeviceSettings(BaseModel):
         "phone ('window': inside the window's process, also used when adb is missing)")
 
 
+class PrivacySettings(BaseModel):
+    """What may leave the machine when the model server is elsewhere (``agent.privacy``)."""
+
+    redact_remote: bool = Field(
+        True, title="Redact requests to remote servers",
+        description="Replace phone numbers, e-mail addresses and long digit runs with placeholders in every "
+        "request to a model server that is not on this machine, and ask before a run's first request")
+    redact_contact_names: bool = Field(
+        False, title="Redact contact names too", description="Also replace the names the phone's contacts hold")
+    min_digits: int = Field(6, ge=3, le=20, title="Digit runs from (digits)",
+                            description="A run of this many digits or more is replaced (account numbers, codes)")
+    treat_as_remote: bool = Field(
+        False, title="Treat the model server as remote",
+        description="Redact and ask even when the server runs on this machine (to see what would be sent)")
+
+
+class EscalationSettings(BaseModel):
+    """The bigger model one step can go to (``agent.planners.escalate``)."""
+
+    model: str = Field("", title="Bigger model", description="Its name on its server (empty: no escalation)")
+    backend: Literal["ollama", "openai"] = Field("openai", description="Ollama, or any OpenAI-compatible server")
+    base_url: str = Field("", title="Server URL", description="Its server (empty: the same server as the run's model)")
+    below_confidence: float = Field(
+        0.6, ge=0, le=1, title="Escalate below confidence",
+        description="A step whose named confidence is below this goes to the bigger model")
+    after_rejections: int = Field(2, ge=1, le=10, title="Escalate after rejections",
+                                  description="Rejections on one screen after which the step goes to the bigger model")
+
+
 class OverlaySettings(BaseModel):
     """Which overlay layers the mirror draws (the Layers tab's check boxes, kept across
     restarts).  One field per layer, named as ``widgets.overlays.Layer`` names it."""
@@ -131,6 +160,8 @@ class Settings(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     device: DeviceSettings = Field(default_factory=DeviceSettings)
     overlay: OverlaySettings = Field(default_factory=OverlaySettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    escalation: EscalationSettings = Field(default_factory=EscalationSettings)
 
     @classmethod
     def settings_customise_sources(

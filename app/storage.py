@@ -41,6 +41,7 @@ from agent.redact import redact_url
 from agent.sink import StepNotStored
 from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
 from app.store_schema import MIGRATIONS, SCHEMA_VERSION
+from vision.secret_mask import mask_password_fields
 from vision.types import Screen
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,9 @@ class Store:
 
     # ---- screenshots ----------------------------------------------------------------
     def save_screenshot(self, screen: Screen, name: str) -> ImageRef:
-        """Write ``screen`` as PNG under the media folder; identical images are stored once."""
+        """Write ``screen`` as PNG under the media folder, password fields painted over
+        (``vision.secret_mask``); identical images are stored once."""
+        screen = mask_password_fields(screen)
         buf = io.BytesIO()
         Image.fromarray(screen.image).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()

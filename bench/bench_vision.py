@@ -85,6 +85,7 @@ from bench.vision_scoring import (  # noqa: E402
     pressed,
     ratio,
     real_rows,
+    real_screens,
     real_targets,
     real_truth,
     stats,
@@ -346,13 +347,7 @@ def bench_real_speed(args) -> dict:
     stages: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     tallies = {name: Tally() for name in parsers}
     warmed = False
-    for row in rows:
-        sid = row.get("rico_id") or next(iter(row.values()))
-        img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
-        if not img_path.is_file() or not js.is_file():
-            continue
-        img = load_rgb(img_path)
-        size = Size(img.shape[1], img.shape[0])
+    for _row, img, size, js in real_screens(rows):
         tree_text = js.read_text(encoding="utf-8")
         targets, webviews, strings = real_truth(js, size)
         after, _ = pressed(img, targets)

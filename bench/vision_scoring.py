@@ -90,6 +90,19 @@ def real_rows(split: str = "all") -> list[dict[str, str]]:
     return [r for r in rows if r.get("package", "?") in keep]
 
 
+def real_screens(rows: list[dict[str, str]]):
+    """``(row, image, size, tree json path)`` of each index row whose screenshot and tree exist."""
+    from vision.imageio import load_rgb
+
+    for row in rows:
+        sid = row.get("rico_id") or next(iter(row.values()))
+        img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
+        if not img_path.is_file() or not js.is_file():
+            continue
+        img = load_rgb(img_path)
+        yield row, img, Size(img.shape[1], img.shape[0]), js
+
+
 def ocr_hits(parse, truth) -> tuple[int, int]:
     """(strings read, strings wanted) under the sim OCR-recall protocol."""
     strings = [(e.rect, e.text) for e in truth.elements

@@ -1,10 +1,11 @@
 """The knowledge browser: the app maps (``widgets.app_map_view``: explored screens and
-what leads where), the task repository (solved tasks and demonstrations), the user's
-context library (editable key/value records) and the interaction graph (pages and the
-elements that lead from one to another).
+what leads where), the decision memory (the steps the user approved, edited or
+demonstrated, per app, each deletable), the task repository (solved tasks and
+demonstrations), the user's context library (editable key/value records) and the
+interaction graph (pages and the elements that lead from one to another).
 
-Takes ``TaskRecord`` objects, the context as a nested dict and an ``InteractionGraph``;
-emits intents for edits and deletions.  No I/O.
+Takes ``TaskRecord`` and ``Remembered`` objects, the context as a nested dict and an
+``InteractionGraph``; emits intents for edits and deletions.  No I/O.
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from agent.knowledge.types import GraphPicture, TaskRecord
+from agent.memory.types import Remembered, when
 from widgets.app_map_view import AppMapView
 from widgets.icons import icon
 
@@ -62,6 +66,7 @@ def parse_value(text: str) -> Any:
 
 class KnowledgePanel(QWidget):
     taskDeleteRequested = Signal(str)  # task record id
+    memoryDeleteRequested = Signal(str)  # remembered decision id
     contextEdited = Signal(str, object)  # dotted path, value
     contextDeleted = Signal(str)  # dotted path
 
@@ -80,6 +85,11 @@ class KnowledgePanel(QWidget):
         # app maps
         self.maps = AppMapView()
         self.tabs.addTab(self.maps, "App maps")
+
+        # decision memory
+        self.memory = MemoryList()
+        self.tabs.addTab(self.memory, "Decision memory")
+        self.memory.deleteRequested.connect(self.memoryDeleteRequested)
 
         # task repository
         self.task_table = QTableWidget(0, 4)
@@ -252,3 +262,100 @@ class KnowledgePanel(QWidget):
 
 def _text(item: QTableWidgetItem | None) -> str:
     return item.text() if item is not None else ""
+
+
+def _details(e: Remembered, app: str) -> str:
+    """One decision in full, for the line under the list and the rows' tooltips."""
+    where = f"on the screen “{e.screen_words}”" if e.screen_words else f"on screen {e.screen}"
+    visit = f" (step {e.visit + 1} taken there)" if e.visit else ""
+    version = f", app version {e.app_version}" if e.app_version else ""
+    status = f"Retired: {e.retired}." if e.retired else "Proposed again with no model call."
+    return (f"{e.step.description or e.action.describe()} — {app}{version}, {where}{visit}, for “{e.goal}”; "
+            f"{e.how.value} on {when(e.at)}. {status}")
+
+
+class MemoryList(QWidget):
+    """The decision memory, one branch per app: each remembered step with its goal, the
+    screen it belongs to, how and when the user decided it, the app version, and whether
+    it is still proposed; "Forget" deletes the selected one."""
+
+    deleteRequested = Signal(str)  # remembered decision id
+    COLUMNS = ("step", "goal", "decided", "status")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(list(self.COLUMNS))
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setRootIsDecorated(True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column in (2, 3):  # "approved 27 Nov 2026", "proposed": short, shown whole
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.detail = QLabel("")  # the selected decision in full
+        self.detail.setWordWrap(True)
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.forget = QPushButton(icon("mdi6.delete"), "Forget this decision")
+        self.forget.setEnabled(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.note)
+        lay.addWidget(self.tree)
+        lay.addWidget(self.detail)
+        lay.addWidget(self.forget)
+        self.tree.currentItemChanged.connect(lambda *_: self._selected())
+        self.forget.clicked.connect(self._forget)
+        self.set_entries([])
+
+    def set_entries(self, entries: list[Remembered], labels: dict[str, str] | None = None) -> None:
+        """Show ``entries`` grouped by app (``labels``: package -> the app's name)."""
+        self.tree.clear()
+        by_app: dict[str, list[Remembered]] = {}
+        for e in entries:
+            by_app.setdefault(e.app, []).append(e)
+        for app in sorted(by_app):
+            rows = sorted(by_app[app], key=lambda e: (e.goal.casefold(), e.visit, -e.at))
+            name = (labels or {}).get(app) or app or "(unknown app)"
+            top = QTreeWidgetItem([f"{name} — {len(rows)} decision{'s' if len(rows) != 1 else ''}"])
+            self.tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)
+            for e in rows:
+                status = f"retired: {e.retired}" if e.retired else "proposed"
+                item = QTreeWidgetItem([e.step.description or e.action.describe(), e.goal,
+                                        f"{e.how.value} {when(e.at)}", status])
+                item.setData(0, ID_ROLE, e.id)
+                full = _details(e, name)
+                for c in range(len(self.COLUMNS)):
+                    item.setToolTip(c, full)
+                item.setData(1, ID_ROLE, full)
+                if e.retired:
+                    for c in range(len(self.COLUMNS)):
+                        item.setForeground(c, QColor("#9e9e9e"))
+                top.addChild(item)
+            top.setExpanded(True)
+        n = len(entries)
+        self.note.setText(f"{n} remembered step{'s' if n != 1 else ''}: on the same screen, for the same goal (or "
+                          "one that means the same), they are proposed again with no model call."
+                          if n else "Nothing remembered yet: the steps you approve, edit or demonstrate in a run are "
+                          "kept here and proposed again the next time.")
+        self.forget.setEnabled(False)
+        self.detail.setText("")
+
+    def _selected(self) -> None:
+        item = self.tree.currentItem()
+        self.forget.setEnabled(self.current() is not None)
+        self.detail.setText(str(item.data(1, ID_ROLE) or "") if item is not None else "")
+
+    def current(self) -> str | None:
+        item = self.tree.currentItem()
+        value = item.data(0, ID_ROLE) if item is not None else None
+        return str(value) if value else None
+
+    def _forget(self) -> None:
+        entry = self.current()
+        if entry is not None:
+            self.deleteRequested.emit(entry)

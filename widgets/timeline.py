@@ -1,14 +1,18 @@
 """The step timeline: one row per step (thumbnail, action, outcome); selecting a row
 shows that step's decision, latent state, prompts and raw LLM replies.
 
-Steps are grouped in sections, one per run or opened episode, each under a header row
-that says the goal and how the run ended; a new run adds a section instead of clearing
+Each row says where the step's proposal came from (memory, the recording, a heal, the
+model, the screen's evidence, the app map) when the window gives ``origin_of``.  Steps are
+grouped in sections, one per run or opened episode, each under a header row that says the
+goal and how the run ended (and what it cost); a new run adds a section instead of clearing
 the earlier ones.  Takes ``Step`` objects and optional RGB thumbnails; emits
 ``stepSelected(section, index)`` so the window can show that step's screen and parse on
 the mirror.  No I/O.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
@@ -39,14 +43,20 @@ OUTCOME_ICONS = {
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def step_summary(step: Step) -> str:
-    """One line: the executed (or proposed) action and the outcome."""
+#: How a step's origin (``agent.cost.ORIGINS``) is shown at the end of its row.
+ORIGIN_WORDS = {"memory": "from memory", "recording": "from the recording", "heal": "healed by the model",
+                "model": "by the model", "screen": "from the screen", "map": "from the app map"}
+
+
+def step_summary(step: Step, origin: str = "") -> str:
+    """One line: the executed (or proposed) action, the outcome and where the proposal came from."""
     action = step.executed or (step.proposal.action if step.proposal else None)
     what = action.describe() if action else "(no action)"
     how = ""
     if step.decision is not None:
         how = f" [{step.decision.kind.value}]"
-    return f"{step.index + 1}. {what}{how} — {step.outcome.value}"
+    came = f" · {ORIGIN_WORDS[origin]}" if origin in ORIGIN_WORDS else ""
+    return f"{step.index + 1}. {what}{how} — {step.outcome.value}{came}"
 
 
 class StepTimeline(QWidget):
@@ -54,8 +64,9 @@ class StepTimeline(QWidget):
 
     stepSelected = Signal(str, int)  # section key, step index
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, origin_of: Callable[[Step], str] | None = None) -> None:
         super().__init__(parent)
+        self.origin_of = origin_of  # where a step's proposal came from (memory, recording, heal, model …)
         self._steps: dict[tuple[str, int], Step] = {}
         self._headers: dict[str, QListWidgetItem] = {}
         self.section = ""  # where add_step puts steps
@@ -152,10 +163,11 @@ class StepTimeline(QWidget):
             item = QListWidgetItem()
             item.setData(INDEX_ROLE, (key, step.index))
             self.list.insertItem(self._insert_row(key, step.index), item)
-        item.setText(step_summary(step))
+        line = step_summary(step, self.origin_of(step) if self.origin_of is not None else "")
+        item.setText(line)
         name, color = OUTCOME_ICONS.get(step.outcome, ("mdi6.circle", "#888"))
         item.setIcon(icon(name, color) if thumbnail is None else _thumb_icon(thumbnail))
-        item.setToolTip(step.error or step_summary(step))
+        item.setToolTip(step.error or line)
         self.list.scrollToItem(item)
         if self.list.currentItem() is item:
             self._show(step)

@@ -34,6 +34,7 @@ from agent.knowledge.app_map import QUOTED, normalise
 from agent.knowledge.lexicon import ConventionWords
 from agent.knowledge.retrieval import LexicalScorer, Scorer, stems, tokens
 from agent.structured import choosable, element_name, takes_a_tap
+from vision.naming import is_description
 from vision.types import Element, ElementKind, ScreenParse
 
 #: The best element's score must reach this to be named at all.
@@ -89,7 +90,8 @@ def row_of(el: Element, pool: list[Element]) -> list[Element]:
 
 
 def _words(el: Element) -> str:
-    return normalise(element_name(el)) if el.text or el.label else ""
+    """The element's own words ("" for none: a described icon's neighbour is not its name)."""
+    return normalise(element_name(el)) if el.text or (el.label and not is_description(el.label)) else ""
 
 
 def _query(goal: str, app_label: str) -> str:

@@ -133,12 +133,22 @@ def held_out_figures(preds: Sequence[HeldOut], policy: Policy, judge: Judge = la
         "act_alone_precision": round(sum(judge(h.example, h.ranked.top) for h in alone) / max(len(alone), 1), 4),
         "done_alone_steps": len(done),
         "done_alone_precision": round(sum(_is_done(h.example) for h in done) / max(len(done), 1), 4),
+        "done_alone_recall": round(sum(_is_done(h.example) for h in done)
+                                   / max(sum(_is_done(h.example) for h in preds), 1), 4),
+        "done_curve": [(t, *_precision_recall(preds, t)) for t in (0.3, 0.5, 0.7, 0.9)],
         "done_withheld_steps": len(withheld),
         "done_withheld_wrongly": sum(_is_done(h.example) for h in withheld),
         "offered_mean": round(sum(len(s) for s in sets) / max(len(sets), 1), 2),
         "offered_recall": round(sum(any(_same(h.example, c) for c in s) for h, s in zip(element_steps, sets, strict=True))
                                 / max(len(sets), 1), 4),
     }
+
+
+def _precision_recall(preds: Sequence[HeldOut], t: float) -> tuple[float, float]:
+    """Precision and recall of "complete" said at probability ``t`` or more."""
+    said = [h for h in preds if h.ranked.p_done() >= t]
+    right = sum(_is_done(h.example) for h in said)
+    return round(right / max(len(said), 1), 4), round(right / max(sum(_is_done(h.example) for h in preds), 1), 4)
 
 
 def _is_done(ex: Example) -> bool:

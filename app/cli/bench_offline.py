@@ -117,10 +117,17 @@ def offline(
     fold_rankers = FoldRankers(tasks, db.parent / f"{db.stem}.folds" / run,
                                on_fit=lambda a: console.print(f"fitting the evidence without {escape(a)} …"))
 
+    from agent.llm.base import ReplyCache
+
+    # a fold cell often asks exactly what the plain cell asked (the same ranking): one reply for both
+    reply_cache = ReplyCache()
+
     def replayer_for(cell: Cell, app: str) -> StepReplayer:
         gold = oracle_for(cell)
         url = gold.url if gold is not None else llm["base_url"]
         client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
+        if folds == "app" and hasattr(client, "replies"):
+            client.replies = reply_cache
         bundle = planner_bundle(cell.planner, client, autonomy=Autonomy.AUTO, samples=samples, temperature=temperature,
                                 llm_grounder=False, constrained=cell.constrained)
         if evidence and gold is None:  # the scripted gold oracle is the ceiling of the model's path alone

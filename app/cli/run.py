@@ -107,8 +107,11 @@ def _print(console: Console, ev: Event, verbose: bool) -> None:
             console.print("[yellow]stopped at this step[/]")
         case ErrorEvent(message=message, fatal=fatal):
             console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {quoted(redact_url(message))}")
-        case Finished(status=status, note=note):
+        case Finished(status=status, note=note, episode=episode):
+            from agent.cost import run_cost
+
             console.rule(f"[bold]{status.value}[/]: {quoted(redact_url(note))}")
+            console.print(f"cost: {quoted(run_cost(episode).describe())}")
     if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
         console.print(f"[dim]time: {quoted(_timings(ev.record))}[/]")
 
@@ -199,8 +202,13 @@ def run(
         request = compose.RunRequest(goal, planner=planner, autonomy=mode, model=model, max_steps=max_steps,
                                      allow_sensitive=allow_sensitive or None, samples=samples, fused=fused,
                                      llm_grounder=llm_grounder, constrained=constrained)
+        from agent.secrets import MappingSource
+        from app.cli.consent_prompt import TerminalGate
+
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
-                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default())
+                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default(),
+                                  consent=compose.user_consent(TerminalGate(console)),
+                                  secrets=MappingSource(found.secrets) if found is not None and found.secrets else None)
     except ValueError as exc:
         console.print(f"[red]{quoted(redact_url(str(exc)))}[/]")
         _close(phone, sink)

@@ -37,6 +37,7 @@ class KnowledgeController:
         panel.contextEdited.connect(self.set_context)
         panel.contextDeleted.connect(self.delete_context)
         panel.taskDeleteRequested.connect(self.delete_task)
+        panel.memoryDeleteRequested.connect(self.forget_decision)
         panel.maps.exploreRequested.connect(self.explore_app)
         panel.maps.stopRequested.connect(self.stop_exploring)
         panel.maps.exportRequested.connect(self.export_map)
@@ -63,6 +64,25 @@ class KnowledgeController:
         self.w.session.misc.submit(load, on_done=lambda r: self.w.knowledge_panel.set_data(*r),
                            on_error=lambda f: self.w.notify_failure("Could not read the knowledge base", f))
         self.refresh_maps()
+        self.refresh_memory()
+
+    # ---- decision memory --------------------------------------------------------------------
+    def refresh_memory(self) -> None:
+        def load() -> list:
+            from agent.memory.memory import DecisionMemory
+
+            return DecisionMemory(self._kstore()).all()
+
+        self.w.session.misc.submit(load, on_done=lambda rows: self.w.knowledge_panel.memory.set_entries(
+            rows, _app_labels(rows)), on_error=lambda f: self.w.notify_failure("Could not read the decision memory", f))
+
+    def forget_decision(self, entry_id: str) -> None:
+        """Delete one remembered decision (it is never proposed again)."""
+        def forget() -> None:
+            self._kstore().delete_decision(entry_id)
+
+        self.w.session.misc.submit(forget, on_done=lambda _r: self.refresh_memory(),
+                                   on_error=lambda f: self.w.notify_failure("Could not forget the decision", f))
 
     # ---- app maps ----------------------------------------------------------------------------
     def _maps_store(self, language: str | None) -> Any:
@@ -243,3 +263,11 @@ class KnowledgeController:
     def delete_task(self, record_id: str) -> None:
         self._apply("Could not forget the task", lambda: self._kstore().delete_task(record_id))
         self.w.notify(Level.INFO, "The task was removed from the repository.")
+
+
+def _app_labels(rows: list) -> dict[str, str]:
+    """Package -> the app's usual name, for the memory list's branches."""
+    from agent.macros.recorder import is_launcher
+    from agent.screen_text import app_words
+
+    return {r.app: "Home screen" if is_launcher(r.app) else app_words(r.app) for r in rows if r.app}

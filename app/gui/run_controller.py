@@ -71,11 +71,12 @@ class RunEnd:
     status: EpisodeStatus
     reason: str
     episode_id: str = ""
+    cost: str = ""  # agent.cost.RunCost.describe(): model calls, interventions, wall time, origins
 
     def summary(self) -> str:
-        """How it ended and why: "✔ succeeded — the goal is reached"."""
+        """How it ended and why: "✔ succeeded — the goal is reached · 2 model calls · …"."""
         words = STATUS_WORDS.get(self.status, self.status.value)
-        return words + (f" — {self.reason}" if self.reason else "")
+        return words + (f" — {self.reason}" if self.reason else "") + (f" · {self.cost}" if self.cost else "")
 
     def text(self) -> str:
         return f"Finished: {self.summary()}"
@@ -212,6 +213,7 @@ class RunController:
         ui.timeline.begin_section(self._section, f"▶ {request.goal} — running")
         ui.timeline_dock.raise_()
         ui.model_status.setText(f"model: {request.model}")
+        ui.decision_bar.set_bigger_model(self.session.settings.escalation.model.strip())
         self._clear_panels()
         self.driver = GeneratorDriver(gen, self.session.poster, self._on_event, self._on_finished, self._on_error,
                                       on_stop=self._cancel_run, needs_decision=is_decision_request)
@@ -235,9 +237,18 @@ class RunController:
                                    model=request.model),
                         settings, device=self.session.agent_device(), parser=SessionParser(self.session),
                         store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
-                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True)
+                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True,
+                        consent=self._consent())
         self._client = run.client
         return run.events
+
+    def _consent(self) -> Any:
+        """The user's consent, asked in the window's dialog (``app.gui.guards``)."""
+        from app.compose import user_consent
+        from app.gui.guards import DialogConsentGate
+
+        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui)  # type: ignore[arg-type,return-value]
+        return user_consent(self.consent_gate)
 
     def _cancel_run(self) -> None:
         if self._cancel is not None:
@@ -385,7 +396,9 @@ class RunController:
 
     def _finish(self, status: EpisodeStatus, note: str, episode: Episode) -> None:
         self.episode_id = episode.id
-        self.end = RunEnd(EpisodeStatus(status), note, episode.id)
+        from agent.cost import run_cost
+
+        self.end = RunEnd(EpisodeStatus(status), note, episode.id, run_cost(episode).describe())
         # the stored steps are the truth: any step the loop did not announce is added here
         for step in episode.steps:
             if self.ui.timeline.step(step.index, self._section) is None:
@@ -423,6 +436,7 @@ class RunController:
         self.driver = None
         self.demonstrating = False
         ui.decisions.release(self)
+        ui.decision_bar.set_bigger_model("")
         self._clear_panels()
         if ui.view.mode is ViewMode.DEMONSTRATE:
             ui.view.set_mode(ViewMode.INSPECT)

@@ -117,10 +117,13 @@ class Session:
 
     # ---- the phone -------------------------------------------------------------------------
     def agent_device(self) -> SerializedDevice:
-        """The current device, with every call routed through its serial executor."""
+        """The current device, with every call routed through its serial executor, typing
+        ``{{secret:NAME}}`` from the user's vault (``app.compose.agent_device``)."""
         if self.device is None or self.executor is None:
             raise RuntimeError("no phone is connected")
-        return SerializedDevice(self.device, self.executor)
+        from app.compose import agent_device
+
+        return agent_device(SerializedDevice(self.device, self.executor))  # type: ignore[return-value]
 
     # ---- parsing ---------------------------------------------------------------------------
     def parser(self) -> Any:

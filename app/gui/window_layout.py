@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent.cost import origin
 from app.compose import PLANNERS
 from app.gui.window_actions import WindowActions
 from widgets.episodes_panel import EpisodesPanel
@@ -140,7 +141,7 @@ class WindowLayout(WindowActions):
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         self.inspector = ParseInspector()
         self.layer_panel = LayerPanel(self.view.layer_styles())
-        self.timeline = StepTimeline()
+        self.timeline = StepTimeline(origin_of=origin)
         self.episodes_panel = EpisodesPanel()
         self.macro_panel = MacroLibraryPanel()
         self.knowledge_panel = KnowledgePanel()
@@ -276,6 +277,7 @@ class WindowLayout(WindowActions):
         file_menu.addSeparator()
         s = file_menu.addAction(icon("mdi6.cog"), "Settings…", self.open_settings)
         s.setShortcut(QKeySequence("Ctrl+,"))
+        file_menu.addAction(icon("mdi6.lock"), "Secrets…", self.open_secrets)
         file_menu.addSeparator()
         q = file_menu.addAction("Quit", self.close)
         q.setShortcut(QKeySequence.StandardKey.Quit)

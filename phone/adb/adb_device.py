@@ -466,6 +466,12 @@ class AdbDevice:
         match = process.extractOne(low, {p: key(p) for p in packages}, scorer=fuzz.ratio, score_cutoff=85)
         return match[2] if match else None
 
+    def contact_names(self) -> list[str]:
+        """The names the phone's contacts hold (the contacts provider, through ``content query``)."""
+        out = self.shell("content query --uri content://com.android.contacts/contacts --projection display_name")
+        return [m.group(1).strip() for m in re.finditer(r"display_name=([^\n,]+)", out) if m.group(1).strip()
+                not in ("NULL", "")]
+
     def open_app(self, name_or_package: str) -> None:
         package = self.resolve_package(name_or_package)
         if package is not None:

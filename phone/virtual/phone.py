@@ -26,7 +26,7 @@ from phone.virtual.apps.base import App
 from phone.virtual.apps.clock import Clock
 from phone.virtual.apps.launcher import Launcher, Recents
 from phone.virtual.i18n import LANGUAGES, translate
-from phone.virtual.look import PALETTES, PROFILES
+from phone.virtual.look import LAYOUTS, PALETTES, PROFILES
 from phone.virtual.noise import NoiseConfig, make_rng
 from phone.virtual.phone_input import PhoneInput
 from phone.virtual.truth import GroundTruth, TruthElement
@@ -63,13 +63,16 @@ class VirtualPhone(PhoneInput):
     """An Android-like phone drawn with Pillow.  See the module docstring."""
 
     def __init__(self, profile: str = "phone", theme: str = "light", lang: str = "en", seed: int = 0,
-                 noise: NoiseConfig | None = None, state: dict | None = None) -> None:
+                 noise: NoiseConfig | None = None, state: dict | None = None, layout: str = "default") -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
         if theme not in PALETTES:
             raise ValueError(f"unknown theme {theme!r}; choose one of {sorted(PALETTES)}")
         if lang not in LANGUAGES:
             raise ValueError(f"unknown language {lang!r}; choose one of {sorted(LANGUAGES)}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; choose one of {list(LAYOUTS)}")
+        self.layout = layout
         self.profile = PROFILES[profile]
         self.seed = int(seed)
         self.noise = noise or NoiseConfig()
@@ -273,6 +276,11 @@ class VirtualPhone(PhoneInput):
                            dialog=translate(self.dialog.title, self.lang) if self.dialog else None,
                            keyboard=self.focus is not None)
 
+    def contact_names(self) -> list[str]:
+        """The names the Contacts app holds (what a redactor may replace)."""
+        return [" ".join(f"{p.get('first', '')} {p.get('last', '')}".split())
+                for p in self.state.get("contacts", {}).get("people", [])]
+
     def installed_apps(self) -> list[tuple[str, str]]:
         return [(translate(a.label, self.lang), a.package) for a in self.apps.values()]
 
@@ -409,6 +417,7 @@ class VirtualPhone(PhoneInput):
         st = self.state["settings"]
         palette = PALETTES["dark" if st.get("dark_theme") else "light"]
         ui = Ui(self.profile, palette, self.lang, _FONT_SCALES.get(st.get("font_size", "default"), 1.0), package)
+        ui.layout = self.layout
         if self.focus is not None:
             ui.keyboard_h = system.keyboard_height(ui)
         return ui

@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--theme", default="light")
     parser.add_argument("--lang", default="en")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layout", default="default", help="default, shifted or reordered (phone.virtual.look)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="virtual phone: %(levelname)s %(message)s")
 
@@ -38,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     from phone.virtual.wire import serve_phone
 
     try:
-        phone = VirtualPhone(profile=args.profile, theme=args.theme, lang=args.lang, seed=args.seed)
+        phone = VirtualPhone(profile=args.profile, theme=args.theme, lang=args.lang, seed=args.seed,
+                             layout=args.layout)
     except ValueError as exc:
         sys.stderr.write(f"no such virtual phone: {exc}\n")
         return 2

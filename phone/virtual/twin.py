@@ -1,8 +1,8 @@
 """A second virtual phone configured like the one the user sees, for work that must not
 touch the user's: automatic exploration taps through every app on the twin.
 
-``twin_of(device, lang)`` answers a phone of the same size profile, theme, state seed and
-installed apps, showing ``lang`` (the language the user's phone shows now: it may have
+``twin_of(device, lang)`` answers a phone of the same size profile, theme, layout, state
+seed and installed apps, showing ``lang`` (the language the user's phone shows now: it may have
 been switched in Settings since it started):
 
 * for a virtual phone served in its own process (``launcher.LaunchedDevice``, how the
@@ -33,14 +33,14 @@ def twin_of(device: object, lang: str = "", *, command_timeout_s: float = 15.0) 
         log.info("starting a twin of the served virtual phone %s (%s, %s, %s)", started.serial, started.profile,
                  started.theme, lang or started.lang)
         return launch_device(started.profile, started.theme, lang or started.lang, seed=started.seed,
-                             command_timeout_s=command_timeout_s)
+                             layout=started.layout, command_timeout_s=command_timeout_s)
     if isinstance(device, VirtualPhone):
         from phone.virtual.apps import OPTIONAL_APPS
 
         apps = {opt.key: copy.deepcopy(device.state[opt.key]) for opt in OPTIONAL_APPS if opt.key in device.state}
         theme = "dark" if device.state["settings"].get("dark_theme") else "light"
         return VirtualPhone(profile=device.profile.name, theme=theme, lang=lang or device.lang, seed=device.seed,
-                            state=apps or None)
+                            state=apps or None, layout=device.layout)
     return None
 
 

@@ -254,6 +254,8 @@ def test_the_decision_bar_is_clickable_at_the_smallest_window(win, qtbot):
     w.task_panel.start.click()
     _wait_proposal(qtbot, w)
     for button in w.decision_bar.buttons.values():
+        if not button.isVisibleTo(w):  # "Ask bigger model" shows only with a bigger model configured
+            continue
         centre = button.mapTo(w, button.rect().center())
         assert w.rect().contains(centre) and w.childAt(centre) is button, button.text()
     approve = w.decision_bar.buttons[DecisionKind.APPROVE]

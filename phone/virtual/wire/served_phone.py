@@ -85,6 +85,13 @@ class ServedPhone:
         with self.lock:
             return {"persist.sys.locale": str(fn())}
 
+    def contact_names(self) -> list[str]:
+        fn = getattr(self.phone, "contact_names", None)
+        if not callable(fn):
+            return []
+        with self.lock:
+            return [str(n) for n in fn()]
+
     def installed_apps(self) -> list[tuple[str, str]]:
         """(package, label) pairs."""
         fn = getattr(self.phone, "installed_apps", None)

@@ -527,6 +527,17 @@ class Shell:
     def cmd_svc(self, args: list[str], out: Output) -> int:
         return 0
 
+    def cmd_content(self, args: list[str], out: Output) -> int:
+        """``content query --uri content://com.android.contacts/... --projection display_name``:
+        the contacts' names, one ``Row: N display_name=NAME`` line each, as Android prints them."""
+        uri = _opt(args, "--uri") or ""
+        if args[:1] != ["query"] or "com.android.contacts" not in uri:
+            out.err("Error: the virtual phone answers only 'content query' on the contacts provider\n")
+            return 1
+        for i, name in enumerate(self.phone.contact_names()):
+            out.out(f"Row: {i} display_name={name}\n")
+        return 0
+
     def cmd_tapwise_bench(self, args: list[str], out: Output) -> int:
         """The benchmark side channel (``phone.virtual.wire.bench_control``)."""
         from phone.virtual.wire import bench_control
