@@ -154,13 +154,17 @@ class AutoExplorer(QObject):
             return
         agent_device = self.session.agent_device()
         self._in_flight = True
+        serial = self._serial
         self.worker.submit(lambda: survey(agent_device, self._open_store, max_steps=self.budget.max_steps,
                                           run_db=self._db),
-                           on_done=self._surveyed, on_error=self._survey_failed)
+                           on_done=lambda found: self._surveyed(found, serial), on_error=self._survey_failed)
 
-    def _surveyed(self, found: Survey) -> None:
+    def _surveyed(self, found: Survey, serial: str = "") -> None:
         self._in_flight = False
         if self._closing:
+            return
+        if serial != self._serial:  # another phone was connected meanwhile: look that one over
+            self._schedule(0)
             return
         language_changed = self.plan is None or self.plan.language != found.language
         self.plan = found
