@@ -428,6 +428,14 @@ class Proposal:
     #: Why this step went to the bigger model ("" when it did not; ``agent.planners.escalate``).
     escalated: str = ""
 
+    @property
+    def source(self) -> str:
+        """Where the step came from when no model chose it: "map" (the app maps) or "screen"
+        (the screen's evidence), as ``agent.knowledge.guided`` marks the planner's name
+        ("zeroshot-+map"); "" for a model's step."""
+        head, sep, tail = self.planner.rpartition("+")
+        return tail if sep and head and tail in ("map", "screen") else ""
+
 
 class DecisionKind(str, Enum):
     APPROVE = "approve"

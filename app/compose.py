@@ -149,17 +149,21 @@ def run_settings(settings: Settings, *, autonomy: Autonomy | str | None = None, 
 # ---- knowledge -----------------------------------------------------------------------------------
 
 
-def knowledge_for(store: object) -> Knowledge | None:
-    """The accumulated knowledge kept in the project database, or None without one."""
+def knowledge_for(store: object, language: str | None = None) -> Knowledge | None:
+    """The accumulated knowledge kept in the project database, or None without one.
+    ``language``: the phone's UI language; the app maps read and grown are that
+    language's (``agent.knowledge.map_language``); None: every stored map as it is kept."""
     from app.storage import Store
 
     if not isinstance(store, Store):
         return None
     from agent.knowledge.base import Knowledge
+    from agent.knowledge.map_language import LanguageMaps
     from app.knowledge_store import SqliteKnowledgeStore
 
     try:
-        return Knowledge(SqliteKnowledgeStore(store))
+        kstore = SqliteKnowledgeStore(store)
+        return Knowledge(kstore if language is None else LanguageMaps(kstore, language))
     except Exception:  # knowledge is an extra: a run never fails for it
         log.warning("knowledge store unavailable", exc_info=True)
         return None
@@ -423,9 +427,10 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     """Assemble ``run_episode`` for ``request``: client (unless given), planner bundle,
     run settings, and with a ``Store`` the knowledge (similar solved tasks become
     examples; a finished episode is learnt from, demonstrated steps of an unsuccessful
-    one kept, and ``on_learnt`` told).  The decision memory (``memory``, else the one in
-    ``store``) proposes the user's remembered steps and keeps their new decisions, unless
-    ``request.remember`` is off.  ``judge`` is the task's oracle where there is one
+    one kept, and ``on_learnt`` told; the app maps read and grown are those of the
+    language the phone shows, asked once here).  The decision memory (``memory``, else the
+    one in ``store``) proposes the user's remembered steps and keeps their new decisions,
+    unless ``request.remember`` is off.  ``judge`` is the task's oracle where there is one
     (a virtual-phone task): the phone then decides success.  ``recorded`` (``recording``)
     is the record of the run: it wraps ``store`` and the runner tells it each action.  Keywords in
     ``run_overrides`` are ``RunSettings`` fields.  ``ValueError`` for a bad planner,
@@ -455,7 +460,10 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
                             apps=app_names(device))
     rs = run_settings(settings, autonomy=autonomy, model=request.model, max_steps=request.max_steps,
                       allow_sensitive=request.allow_sensitive, **run_overrides)
-    knowledge = knowledge_for(store) if request.learn else None
+    from agent.knowledge.map_language import phone_language
+
+    language = phone_language(device) if store is not None else ""  # maps in the language the phone shows
+    knowledge = knowledge_for(store, language) if request.learn else None
     examples: tuple[str, ...] = ()
     if knowledge is not None:
         examples = knowledge.tasks.example_lines(request.goal)
@@ -465,7 +473,7 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     # Maps are read even when the run is not to be learnt from: they are what the user explored.
     from agent.knowledge.guided import with_maps
 
-    maps_from = knowledge if knowledge is not None else knowledge_for(store)
+    maps_from = knowledge if knowledge is not None else knowledge_for(store, language)
     from app.model_prefs import is_builtin
 
     planner_core = bundle.planner

@@ -5,9 +5,12 @@ Tables used: ``task_repository`` and ``demonstrations`` (task records, by source
 ``instruction_set`` (one row per step description), ``context_library`` (one row per
 user and dotted path, JSON values), ``graph_nodes`` / ``graph_edges`` (the interaction
 graph).  Documents are stored in a schema-versioned envelope built with
-``agent.codec``'s converters.  ``decision_memory`` keeps the decision memory
-(``agent.memory.store.DecisionStore``).  Macros (with versions) are the ``Store``'s own methods,
-which already satisfy ``agent.knowledge.store.MacroStore``.  No Qt.
+``agent.codec``'s converters.  App maps are kept under the keys
+``agent.knowledge.map_language.map_id`` gives them (one per app and UI language); the
+user's answer to exploring a real phone's apps on its own is kept per phone.
+``decision_memory`` keeps the decision memory (``agent.memory.store.DecisionStore``).
+Macros (with versions) are the ``Store``'s own methods, which already satisfy
+``agent.knowledge.store.MacroStore``.  No Qt.
 """
 
 from __future__ import annotations
@@ -160,6 +163,19 @@ class SqliteKnowledgeStore:
         prefix = self._MAP_PREFIX
         return sorted(r["key"][len(prefix):] for r in self.store.rows("context_library", "substr(key, 1, ?) = ?",
                                                                         [len(prefix), prefix]))
+
+    # ---- whether the user let Tapwise explore a real phone's apps on its own, per phone ----
+    _CONSENT_PREFIX = "_explore_consent/"
+
+    def explore_consent(self, serial: str) -> bool | None:
+        """The user's answer for this phone (None: never asked)."""
+        for r in self.store.rows("context_library", "key = ?", [self._CONSENT_PREFIX + serial]):
+            return bool(json.loads(r["value"]))
+        return None
+
+    def set_explore_consent(self, serial: str, allowed: bool) -> None:
+        self.store.put_row("context_library", {"key": self._CONSENT_PREFIX + serial, "value": json.dumps(allowed),
+                                               "source": "user", "updated_at": time.time()}, pk="key")
 
     def delete_app_map(self, package: str) -> None:
         with self.db.conn:

@@ -89,6 +89,10 @@ class AgentSettings(BaseModel):
         description="Act on clear screen evidence without asking the model (the element the goal names, the text "
         "it gives for a field, a switch or setting already showing the asked state, a dialog's OK just pressed); "
         "off: the model decides every step")
+    explore_automatically: bool = Field(
+        True, title="Explore apps automatically",
+        description="Map every app that has no map in the phone's language (or an outdated one) while no task "
+        "runs: on the virtual phone on a second, hidden one; on a real phone only after you agree, once per phone")
 
 
 class DeviceSettings(BaseModel):

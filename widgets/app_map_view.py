@@ -240,7 +240,8 @@ class AppMapView(QWidget):
         return (f"{c.get('screens', 0)} screens, {c.get('transitions', 0)} transitions; elements: "
                 f"{c.get('tried', 0)} tried, {c.get('untried', 0)} untried, not tried: {why}; "
                 f"{c.get('unreachable', 0)} screens unreachable · {m.steps_used} steps, {m.seconds_used:.0f} s, "
-                f"{state}" + (f" · version {m.app_version}" if m.app_version else ""))
+                f"{state}" + (f" · version {m.app_version}" if m.app_version else "")
+                + (f" · in {m.language}" if m.language else ""))
 
     # ---- the graph ---------------------------------------------------------------------------
     def _show(self, m: MapPicture | None) -> None:

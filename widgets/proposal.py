@@ -6,7 +6,8 @@ grounding margin"); the caller says which (``agent.explain.confidence_of``), and
 one the row is hidden, never left empty.  While the model works the card says so: the stage, which model call of the step, the
 seconds so far and the reply as it streams in.  After repeated rejections it offers
 other candidates, each one click (``alternativePicked``).  When the question is "Is the
-task done?" the bar's Approve and Reject answer yes and no.
+task done?" the bar's Approve and Reject answer yes and no.  The planner line says when no
+model chose the step (``Proposal.source``: the app map, the screen's evidence).
 
 Every line shows text as text: what comes from a model, a recording or the user (an
 action's words, a reason, a streamed reply) is never read as markup; the card's own
@@ -77,6 +78,18 @@ class Confidence(Protocol):
 
     @property
     def detail(self) -> str: ...
+
+
+#: A step no model chose, in the card's words (``Proposal.source``).
+SOURCE_WORDS = {"map": "from the app map, no model call", "screen": "from the screen's evidence, no model call"}
+
+
+def planner_line(proposal: Proposal) -> str:
+    """"planner: zeroshot-+map · from the app map, no model call" ("" without a planner)."""
+    if not proposal.planner:
+        return ""
+    source = SOURCE_WORDS.get(proposal.source, "")
+    return f"planner: {proposal.planner}" + (f" · {source}" if source else "")
 
 
 class ProposalCard(QFrame):
@@ -189,7 +202,7 @@ class ProposalCard(QFrame):
             "<b>Future plan</b><ol>" + "".join(f"<li>{_esc(s)}</li>" for s in proposal.plan) + "</ol>"
             if proposal.plan else ""
         )
-        self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
+        self.planner.setText(planner_line(proposal))
 
     def _show_source(self, proposal: Proposal) -> None:
         """A remembered step says whose decision it repeats and when; a healed macro step says

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from agent.types import Step, StepOutcome
 from widgets.frames import thumbnail_pixmap
 from widgets.icons import icon
+from widgets.proposal import planner_line
 from widgets.video_player import VideoPlayer
 
 OUTCOME_ICONS = {
@@ -293,6 +294,11 @@ def step_html(step: Step) -> str:
         rows.append(("Proposed", step.proposal.action.describe()))
         if step.proposal.rationale:
             rows.append(("Rationale", step.proposal.rationale))
+        if step.proposal.planner:
+            rows.append(("Planner", planner_line(step.proposal).removeprefix("planner: ")))
+        for line in step.proposal.evidence:
+            if line != step.proposal.rationale:
+                rows.append(("Evidence", line))
     if step.decision is not None:
         d = step.decision
         rows.append(("Decision", d.kind.value + (f" — “{d.feedback}”" if d.feedback else "")))

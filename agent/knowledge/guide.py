@@ -9,7 +9,8 @@ and the planner plans as it would without a map — when the screen is not on an
 screen matches the goal, there is no known path, or the path's first element cannot be
 found again on this screen.  On a screen outside every mapped app (the launcher) it names
 the app to open and the path from that app's first screen.  ``AppMaps`` loads the stored
-maps and forgets those made for another version of their app.
+maps and forgets those made for another version of their app; it saves a map under its
+app and language (given a ``map_language.LanguageMaps``, it reads one language's maps).
 
 No LLM; reads maps given to it; no device.
 """
@@ -27,6 +28,7 @@ from agent.knowledge.focus import (
 )
 from agent.knowledge.lexicon import Words, same_word
 from agent.knowledge.map_build import sure_match
+from agent.knowledge.map_language import map_id, split_map_id
 from agent.knowledge.retrieval import Scorer, make_scorer, tokens
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
@@ -69,8 +71,13 @@ class AppMaps:
 
     def load(self, package: str, app_version: str = "") -> AppMap | None:
         """The map of ``package``, or None when there is none or it is for another version
-        (a stale map is deleted: the app changed, its screens may have too)."""
+        (a stale map is deleted: the app changed, its screens may have too).  In a store of
+        every language's maps, a package with no map of unknown language gets its first
+        language's (read one language through ``map_language.LanguageMaps``)."""
         data = self.store.load_app_map(package)
+        if data is None and "/" not in package:
+            package = next((k for k in self.store.app_map_packages() if split_map_id(k)[0] == package), package)
+            data = self.store.load_app_map(package) if "/" in package else None
         if data is None:
             return None
         try:
@@ -86,7 +93,8 @@ class AppMaps:
         return m
 
     def save(self, m: AppMap) -> None:
-        self.store.save_app_map(m.package, m.to_data())
+        """Store ``m`` as the map of its app in its language (``map_language.map_id``)."""
+        self.store.save_app_map(map_id(m.package, m.language), m.to_data())
 
     def all(self) -> list[AppMap]:
         return [m for m in (self.load(p) for p in self.store.app_map_packages()) if m is not None]

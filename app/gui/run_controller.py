@@ -441,7 +441,7 @@ class RunController:
         level = Level.INFO if end.status is EpisodeStatus.SUCCEEDED else Level.WARNING
         self.ui.notify(level, f"Task {end.summary()}", key="run-finished")
         self.ui.episodes_panel.request_refresh()
-        self.ui.knowledge_changed()
+        self.ui.task_ended()
 
     def _on_error(self, failure: Failure) -> None:
         self._close_client()

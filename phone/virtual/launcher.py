@@ -37,6 +37,11 @@ class LaunchedPhone:
     serial: str
     process: subprocess.Popen[bytes]
     started_s: float = 0.0  # seconds from launch to ready
+    profile: str = "phone"  # the configuration it was started with (``serve_command``'s arguments)
+    theme: str = "light"
+    lang: str = "en"
+    seed: int = 0
+    layout: str = "default"
     _stopped: bool = field(default=False, repr=False)
 
     @property
@@ -105,6 +110,7 @@ class PendingPhone:
     process: subprocess.Popen[bytes]
     started_at: float = field(default_factory=time.perf_counter)
     layout: str = "default"
+    seed: int = 0
 
     def matches(self, profile: str, theme: str, lang: str, layout: str = "default") -> bool:
         return ((self.profile, self.theme, self.lang, self.layout) == (profile, theme, lang, layout)
@@ -114,7 +120,8 @@ class PendingPhone:
         from phone.adb.discovery import connect
 
         serial = _read_ready_line(self.process, timeout)
-        phone = LaunchedPhone(serial, self.process)
+        phone = LaunchedPhone(serial, self.process, profile=self.profile, theme=self.theme, lang=self.lang,
+                              seed=self.seed, layout=self.layout)
         try:
             connect(serial, timeout=timeout)
             _wait_online(serial, timeout)
@@ -141,7 +148,7 @@ def start(profile: str = "phone", theme: str = "light", lang: str = "en", *, see
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(serve_command(profile, theme, lang, seed, layout), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    return PendingPhone(profile, theme, lang, proc, layout=layout)
+    return PendingPhone(profile, theme, lang, proc, layout=layout, seed=seed)
 
 
 def launch(profile: str = "phone", theme: str = "light", lang: str = "en", *, seed: int = 0,

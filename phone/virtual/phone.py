@@ -291,6 +291,10 @@ class VirtualPhone(PhoneInput):
     def lang(self) -> str:
         return self.state["settings"].get("language", self._lang)
 
+    def ui_language(self) -> str:
+        """The language the phone shows now (Settings > Languages changes it)."""
+        return self.lang
+
     # ---- used by apps -----------------------------------------------------------------
     def find_app(self, name_or_package: str) -> App | None:
         q = name_or_package.strip().lower()

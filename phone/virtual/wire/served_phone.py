@@ -81,6 +81,15 @@ class ServedPhone:
             return self._changes
         return int(fid() if callable(fid) else fid)
 
+    def live_props(self) -> dict[str, str]:
+        """System properties that follow the phone's state: its UI language as
+        ``persist.sys.locale`` (changed in Settings > Languages, as on a phone)."""
+        fn = getattr(self.phone, "ui_language", None)
+        if not callable(fn):
+            return {}
+        with self.lock:
+            return {"persist.sys.locale": str(fn())}
+
     def contact_names(self) -> list[str]:
         fn = getattr(self.phone, "contact_names", None)
         if not callable(fn):

@@ -266,10 +266,11 @@ class Shell:
 
     # -- properties and settings -------------------------------------------------------
     def cmd_getprop(self, args: list[str], out: Output) -> int:
+        props = {**self.state.props, **self.phone.live_props()}
         if args:
-            out.out(self.state.props.get(args[0], args[1] if len(args) > 1 else "") + "\n")
+            out.out(props.get(args[0], args[1] if len(args) > 1 else "") + "\n")
         else:
-            for k, v in sorted(self.state.props.items()):
+            for k, v in sorted(props.items()):
                 out.out(f"[{k}]: [{v}]\n")
         return 0
 
@@ -449,6 +450,12 @@ class Shell:
             for pkg, _label in self._packages():
                 if needle in pkg:
                     out.out(f"package:{pkg}\n")
+            return 0
+        if args[:1] == ["query-activities"]:  # the launchable apps, as `--brief` prints them
+            if "android.intent.category.LAUNCHER" in args:
+                for pkg, _label in self._packages():
+                    out.out(f"priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n"
+                            f"{pkg}/.MainActivity\n")
             return 0
         if args[:1] == ["path"] and len(args) > 1:
             if self._known(args[1]):
