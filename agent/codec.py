@@ -24,8 +24,8 @@ T = TypeVar("T")
 #: Kinds of stored documents and their current schema versions.
 SCHEMAS: dict[str, tuple[type, int]] = {
     "episode": (Episode, 2),
-    "step": (Step, 2),
-    "macro": (Macro, 1),
+    "step": (Step, 3),
+    "macro": (Macro, 2),
     "action": (Action, 1),
     "target": (Target, 1),
     "proposal": (Proposal, 1),
@@ -41,6 +41,11 @@ def _step_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "timings_ms": data.get("timings_ms") or []}
 
 
+def _step_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 keeps what flashed on the screen after a step; older steps saw nothing."""
+    return {**data, "transients": data.get("transients") or []}
+
+
 def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     """Version 2 spells the ask-every-step autonomy ``approve`` (version 1: ``approve_all``)
     and times its steps."""
@@ -51,10 +56,16 @@ def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _macro_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 may say of a step how it was healed (``MacroStep.healed``); older steps were not."""
+    return {**data, "steps": [{**s, "healed": None} if isinstance(s, dict) else s for s in data.get("steps") or []]}
+
+
 #: ``MIGRATIONS[kind][v]`` turns version ``v`` data into version ``v + 1`` data.
 MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
-    "step": {1: _step_1_to_2},
+    "step": {1: _step_1_to_2, 2: _step_2_to_3},
     "episode": {1: _episode_1_to_2},
+    "macro": {1: _macro_1_to_2},
 }
 
 

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 RunGenerator = Generator[Event, Decision | None, Episode]
 #: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
-STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute")
+STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute", "record")
 Phase = Generator[Event, Decision | None, Any]
 
 
@@ -112,6 +112,14 @@ class StepWork:
     def time(self, stage: str, since: float) -> None:
         self.timings.append((stage, (time.perf_counter() - since) * 1000.0))
 
+    def add(self, stage: str, ms: float) -> None:
+        """``ms`` more spent in ``stage`` (one entry per stage)."""
+        for i, (name, before) in enumerate(self.timings):
+            if name == stage:
+                self.timings[i] = (stage, before + ms)
+                return
+        self.timings.append((stage, ms))
+
     def stored(self, outcome: StepOutcome, *, executed: Action | None = None, error: str | None = None,
                proposal: Proposal | None = None) -> Step:
         timings = list(self.timings)
@@ -151,10 +159,13 @@ def call_model(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 def screen_png(screen: Screen, max_side: int = 1024) -> bytes:
-    """The screenshot as PNG, downscaled so its longer side is at most ``max_side``."""
+    """The screenshot as PNG, downscaled so its longer side is at most ``max_side``, with its
+    password fields painted over (a model never sees a password)."""
     from PIL import Image
 
-    img = Image.fromarray(screen.image)
+    from vision.secret_mask import mask_password_fields
+
+    img = Image.fromarray(mask_password_fields(screen).image)
     scale = max_side / max(img.size)
     if scale < 1:
         img = img.resize((round(img.width * scale), round(img.height * scale)))

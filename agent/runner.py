@@ -25,9 +25,15 @@ a demonstration is executed as the step and told to the planner as a correction;
 two rejections on one screen the question offers other candidates to pick.  ``Working``
 events say which stage (and which model call of the step) is under way.
 
-Sensitive actions wait for approval unless allowed for the
+A planner that may recall the step (``Recalls``: the decision memory) is asked first, and
+a step it recalls is proposed with no latent estimate, model call or assessment
+(``agent.run_propose``).  A proposal whose evidence says ``ASK_USER`` waits for the user
+whatever the autonomy.  Sensitive actions wait for approval unless allowed for the
 task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
-as one step event carrying the stored ``Step`` (with where its time went).  A device
+as one step event carrying the stored ``Step`` (with where its time went).  With a ``record``
+(``agent.transient``) each action is announced to it, and what flashed on the screen after
+an action (a toast, a snackbar) is kept in that step (``Amended`` when found after the
+step was stored) and named in the next screen's fenced description.  A device
 failure ends the run with a fatal error event and the episode is kept.  On-screen text
 only ever reaches models inside a fenced data block.  This module never imports the
 application layer, Qt or a concrete device.
@@ -45,6 +51,7 @@ from agent.device import Device, DeviceError, DeviceGone
 from agent.effects import screen_identity, screen_signature, unchanged_note
 from agent.events import (
     Aborted,
+    Amended,
     Autonomy,
     AwaitingDecision,
     ErrorEvent,
@@ -60,11 +67,12 @@ from agent.events import (
 )
 from agent.execute import NotExecutable, execute
 from agent.feedback import NOT_DONE_NOTE, OFFER_AFTER, choice_of, correction_note
+from agent.flash_steps import with_steps
 from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
 from agent.latent import ChainedEstimator, LatentEstimator
 from agent.llm.base import CancelToken
-from agent.planners.base import Planner, Turn
+from agent.planners.base import ASK_USER, Planner, Turn
 from agent.run_propose import ProposingRun
 from agent.run_step import (
     Judge,
@@ -81,6 +89,7 @@ from agent.run_step import (
     to_sink,
 )
 from agent.screen_text import description, fenced
+from agent.transient import RunRecord
 from agent.types import (
     Action,
     ActionType,
@@ -112,12 +121,16 @@ def run_episode(
     assessor: Assessor | None = None,
     cancel: CancelToken | None = None,
     judge: Judge | None = None,
+    record: RunRecord | None = None,
     look_again: LookAgain | None = None,
 ) -> RunGenerator:
     """Drive one episode; see the module docstring.  Returns the final ``Episode``.
 
     ``judge(final_action)`` is the task's oracle where there is one (the virtual phone):
     True when the goal is met on the phone now, False when not, None when it cannot say.
+    ``record`` is the record of the run (``agent.transient``): it is told when each action
+    goes out, and what it saw flash on the screen goes into the steps and the next screen's
+    description.
     ``look_again`` reads the screen again, closer, when the parse shows none of the goal's
     words (pixel parses); what it found is in the parse the planner gets and in the step's evidence."""
     if not goal.strip():
@@ -128,7 +141,7 @@ def run_episode(
             raise ValueError(f"planner {planner.name!r} uses latent state: pass an estimator")
         estimator = ChainedEstimator(client)
     run = _Run(goal, device, parser, planner, store, settings or RunSettings(), estimator,
-               grounder or ElementGrounder(), assessor, cancel, judge, look_again)
+               grounder or ElementGrounder(), assessor, cancel, judge, record, look_again)
     return (yield from run.loop())
 
 
@@ -171,6 +184,9 @@ class _Run(ProposingRun):
             return (yield from self._finish_asking(EpisodeStatus.FAILED, stuck))
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
+        while decision.kind is DecisionKind.ESCALATE:  # "Ask the bigger model": the same step again
+            offer = yield from self._propose(work, escalate="you asked for the bigger model")
+            decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
 
     # ---- observe ---------------------------------------------------------------------------
@@ -205,7 +221,12 @@ class _Run(ProposingRun):
         work.time("parse", t0)
         work.parse = parse
         yield Parsed(work.index, parse)
-        work.screen_text = fenced(description(parse, app=work.foreground))
+        pulled = self.flashes.pull(self.episode, self.last_action_step, parse)
+        if self.flashes.record is not None:
+            work.add("record", pulled.ms)
+        for step in self._amend(pulled.amended):
+            yield Amended(step.index, step)
+        work.screen_text = fenced(description(parse, app=work.foreground) + ("\n" + pulled.note if pulled.note else ""))
         work.images = (screen_png(screen),) if self.settings.send_screenshot else ()
         mem = self.memory
         work.screen_id = screen_key = screen_identity(parse, work.foreground)
@@ -267,6 +288,7 @@ class _Run(ProposingRun):
             reasons.append(f"sensitive action ({offer.sensitive})")
         if offer.blocked:
             reasons.append("the agent is stuck on this screen: please demonstrate the next step")
+        reasons.extend(e[len(ASK_USER):] for e in offer.proposal.evidence if e.startswith(ASK_USER))
         if mode is Autonomy.CONFIDENT:
             if offer.ask_reason:
                 reasons.append(offer.ask_reason)
@@ -307,6 +329,8 @@ class _Run(ProposingRun):
                 raise StepFailed(f"cannot ground the chosen action: {exc.message}", exc.calls) from None
         if action.is_terminal:
             return (yield from self._finish_with(work, action))
+        sent = time.time()
+        record_ms = self.flashes.action_begins(work.index, sent, action)
         t0 = time.perf_counter()
         try:
             execute(action, self.device, wait_ms=self.settings.settle_ms, max_wait_s=self.settings.max_wait_s)
@@ -318,6 +342,11 @@ class _Run(ProposingRun):
             raise StepFailed(f"\"{action.describe()}\" failed on the phone: {exc.message}",
                               refused=action) from None
         work.time("execute", t0)
+        record_ms += self.flashes.action_sent(work.index, sent, time.time(), action)
+        if self.flashes.record is not None:
+            work.add("record", record_ms)
+        if action.type is not ActionType.WAIT:  # what flashes next follows this step's action
+            self.last_action_step = work.index
         self._remember(work, action, decision)
         rec = self._record(work, work.stored(StepOutcome.EXECUTED, executed=action))
         yield Executed(work.index, action, rec)
@@ -449,7 +478,18 @@ class _Run(ProposingRun):
         self.episode = self.episode.with_step(step)
         return step
 
+    def _amend(self, amended: tuple[Step, ...]) -> tuple[Step, ...]:
+        """Stored steps that gained what flashed after them: stored again, kept in the episode."""
+        for step in amended:
+            if self.store is not None and hasattr(self.store, "amend_step"):
+                to_sink(self.store, "amend_step", self.episode.id, step)
+        self.episode = with_steps(self.episode, amended)
+        return amended
+
     def _finish(self, status: EpisodeStatus, note: str) -> Finished:
+        if self.last_action_step is not None:  # what flashed after the last action, before the record stops
+            self.flashes.settle(self.settings.record_settle_s)
+            self._amend(self.flashes.pull(self.episode, None, None).amended)
         self.episode = replace(self.episode, status=status, note=note, finished_at=time.time())
         to_sink(self.store, "finish_episode", self.episode.id, status, note)
         return Finished(status, note, self.episode)

@@ -41,6 +41,7 @@ from agent.redact import redact_url
 from agent.sink import StepNotStored
 from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
 from app.store_schema import MIGRATIONS, SCHEMA_VERSION
+from vision.secret_mask import mask_password_fields
 from vision.types import Screen
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,9 @@ class Store:
 
     # ---- screenshots ----------------------------------------------------------------
     def save_screenshot(self, screen: Screen, name: str) -> ImageRef:
-        """Write ``screen`` as PNG under the media folder; identical images are stored once."""
+        """Write ``screen`` as PNG under the media folder, password fields painted over
+        (``vision.secret_mask``); identical images are stored once."""
+        screen = mask_password_fields(screen)
         buf = io.BytesIO()
         Image.fromarray(screen.image).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
@@ -362,6 +365,10 @@ class Store:
 
             self._write(write, f"store step {step.index + 1} of run {episode_id}")
             return step
+
+    def amend_step(self, episode_id: str, step: Step) -> Step:
+        """Store ``step`` over the one stored with its index (it gained what flashed after its action)."""
+        return self.append_step(episode_id, step)
 
     def _insert_step(self, episode_id: str, step: Step, doc: dict[str, Any]) -> None:
         self.db.table("steps").insert(
@@ -498,8 +505,20 @@ class Store:
 
     # ---- generic knowledge rows -------------------------------------------------------
     def put_row(self, table: str, row: dict[str, Any], pk: str | tuple[str, ...]) -> None:
-        with self._lock, self.db.conn:
-            self.db.table(table).upsert(row, pk=pk)
+        def write() -> None:
+            with self._lock, self.db.conn:
+                self.db.table(table).upsert(row, pk=pk)
+        self._write(write, f"store a row in {table}")
+
+    def ensure_table(self, table: str, columns: dict[str, type], pk: str) -> None:
+        """Create ``table`` if it is missing, waiting out another program's lock like every write."""
+        if self.db.table(table).exists():
+            return
+
+        def write() -> None:
+            with self._lock, self.db.conn:
+                self.db.table(table).create(columns, pk=pk, if_not_exists=True)
+        self._write(write, f"create the table {table}")
 
     def rows(self, table: str, where: str | None = None, args: list[Any] | None = None) -> Iterator[dict[str, Any]]:
         with self._lock:

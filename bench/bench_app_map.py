@@ -29,7 +29,7 @@ knows the way: the map must not add steps), free-text replies.
         --maps /tmp/maps.json --tasks yardstick --model qwen2.5-coder-0.5b --constrained
     nice .venv/bin/python bench/bench_app_map.py paired --maps /tmp/maps.json --tasks yardstick --oracle
 
-Nothing is asserted; figures go to docs/benchmarks.md with the command that made them.
+Nothing is asserted; figures go to docs/results/ with the command that made them.
 """
 
 from __future__ import annotations

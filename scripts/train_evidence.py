@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent.knowledge.ranker import L2
 from agent.knowledge.ranker_train import train
 from evaluation.offline.datasets import load_dataset
 from evaluation.offline.evidence_data import examples, judge
@@ -31,7 +32,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dataset", help="a folder of DroidTask apps (<app>/task*.yaml)")
     ap.add_argument("--out", default=str(DEFAULT_OUT))
-    ap.add_argument("--l2", type=float, default=1.0, help="L2 penalty of the fit")
+    ap.add_argument("--l2", type=float, default=L2, help="L2 penalty of the fit")
     args = ap.parse_args()
     t0 = time.time()
     _kind, tasks, problems = load_dataset(args.dataset, "droidtask")
@@ -44,7 +45,7 @@ def main() -> None:
                    on_fold=lambda g: print(f"  held out: {g}", file=sys.stderr, flush=True))
     dataset = Path(args.dataset)
     ranker.meta["command"] = f"scripts/train_evidence.py {dataset.parent.name}/{dataset.name}" + \
-        (f" --l2 {args.l2}" if args.l2 != 1.0 else "")
+        (f" --l2 {args.l2}" if args.l2 != L2 else "")
     ranker.save(args.out)
     print(json.dumps({"policy": ranker.to_data()["policy"], "held_out": ranker.meta["held_out"]}, indent=1))
     print(f"wrote {args.out} ({time.time() - t0:.0f} s)", file=sys.stderr)

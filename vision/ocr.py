@@ -46,7 +46,7 @@ class RapidOcrBackend:
 
     def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0,
                  *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False,
-                 det_min_scale: float = 0.0) -> None:
+                 det_min_scale: float = 0.0, memory_arena: bool = True) -> None:
         self.min_confidence = min_confidence
         self.det_max_side = det_max_side
         #: the detector never shrinks a frame below this share of its size (small text on a
@@ -65,7 +65,8 @@ class RapidOcrBackend:
             "Rec.rec_batch_num": max(1, rec_batch),
             # keep onnxruntime's memory arena: text lines differ in width, and re-allocating
             # every batch's buffers cost about a tenth of the recognition CPU time here
-            "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+            # (a reader of small crops that must stay small in memory turns it off)
+            "EngineConfig.onnxruntime.enable_cpu_mem_arena": memory_arena,
         }
         if threads > 0:
             self._params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
@@ -202,10 +203,10 @@ def changed_regions(prev: np.ndarray, cur: np.ndarray, *, threshold: int = 18, m
         for x, y, cw, ch, _ in stats[1:n]
     ]
     changed = sum(r.area for r in rects) / max(1, w * h)
-    return ChangeMap(tuple(_merge_rects(rects)), float(min(1.0, changed)))
+    return ChangeMap(tuple(merge_rects(rects)), float(min(1.0, changed)))
 
 
-def _merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
+def merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
     """Union overlapping (or nearly touching) boxes until none overlap."""
     out = list(rects)
     merged = True
@@ -254,7 +255,7 @@ def incremental_read(
                 if s.rect.intersection(g):
                     g = g.union(s.rect)
             grown.append(Rect(max(0, g.left - 8), max(0, g.top - 8), min(w, g.right + 8), min(h, g.bottom + 8)))
-        grown = _merge_rects(grown)
+        grown = merge_rects(grown)
         if grown == regions:
             break
         regions = grown

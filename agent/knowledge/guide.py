@@ -9,7 +9,8 @@ and the planner plans as it would without a map — when the screen is not on an
 screen matches the goal, there is no known path, or the path's first element cannot be
 found again on this screen.  On a screen outside every mapped app (the launcher) it names
 the app to open and the path from that app's first screen.  ``AppMaps`` loads the stored
-maps and forgets those made for another version of their app.
+maps and forgets those made for another version of their app; it saves a map under its
+app and language (given a ``map_language.LanguageMaps``, it reads one language's maps).
 
 No LLM; reads maps given to it; no device.
 """
@@ -27,10 +28,12 @@ from agent.knowledge.focus import (
 )
 from agent.knowledge.lexicon import Words, same_word
 from agent.knowledge.map_build import sure_match
+from agent.knowledge.map_language import map_id, split_map_id
 from agent.knowledge.retrieval import Scorer, make_scorer, tokens
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
+from agent.secrets.refs import REFERENCE
 from agent.types import Action, ActionType, Target
 from vision.types import Screen, ScreenParse
 
@@ -69,8 +72,13 @@ class AppMaps:
 
     def load(self, package: str, app_version: str = "") -> AppMap | None:
         """The map of ``package``, or None when there is none or it is for another version
-        (a stale map is deleted: the app changed, its screens may have too)."""
+        (a stale map is deleted: the app changed, its screens may have too).  In a store of
+        every language's maps, a package with no map of unknown language gets its first
+        language's (read one language through ``map_language.LanguageMaps``)."""
         data = self.store.load_app_map(package)
+        if data is None and "/" not in package:
+            package = next((k for k in self.store.app_map_packages() if split_map_id(k)[0] == package), package)
+            data = self.store.load_app_map(package) if "/" in package else None
         if data is None:
             return None
         try:
@@ -86,7 +94,8 @@ class AppMaps:
         return m
 
     def save(self, m: AppMap) -> None:
-        self.store.save_app_map(m.package, m.to_data())
+        """Store ``m`` as the map of its app in its language (``map_language.map_id``)."""
+        self.store.save_app_map(map_id(m.package, m.language), m.to_data())
 
     def all(self) -> list[AppMap]:
         return [m for m in (self.load(p) for p in self.store.app_map_packages()) if m is not None]
@@ -152,20 +161,22 @@ class MapGuide:
         """The words naming what the goal is about that no explored screen of any app shows,
         and that this screen does not show either; [] when any of them is reachable, or
         nothing is mapped.  The goal's object is
-        its words less the first (the verb), state and "go there" words, quoted texts, numbers,
+        its words less the first (the verb), state and "go there" words, quoted texts and secrets,
+        numbers and the words of times and amounts,
         people's names (two capitalised words) and the app's name: "Show the weather forecast in
         the Clock app" -> ['weather', 'forecast'] when no Clock screen says either."""
         if not self.maps:
             return []
         words = Words.load()
         pool = list(self.maps.values())  # an app the goal names may not be the one to use
-        text = QUOTED.sub(" ", goal)
+        text = QUOTED.sub(" ", REFERENCE.sub(" ", goal))  # typed values and secrets' names say no place
         text = re.sub(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+\b", " ", text)
         first = words.words(goal)[:1]
         app_names = {w for m in self.maps.values() for w in words.words(m.label)}
         state = set(words.on_end) | set(words.off_end)
         objects = [w for w in dict.fromkeys(words.content(text)) if w not in first and w not in app_names
-                   and w not in state and not any(ch.isdigit() for ch in w) and len(w) > 2]
+                   and w not in state and w not in words.amounts and not any(ch.isdigit() for ch in w)
+                   and len(w) > 2]
         if not objects:
             return []
         seen = {w for m in pool for w in words.words(m.app_document())}

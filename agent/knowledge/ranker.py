@@ -187,7 +187,13 @@ def _ui_word(feature: str) -> bool:
     return word.isalpha() and len(word) >= 2
 
 
-def fit(examples: Iterable[Example], *, l2: float = 1.0, min_apps: int = 3, steps: int = 600,
+#: The fit's L2 penalty, chosen by leave-one-app-out accuracy on the development folds
+#: (1: 75.2 % held out, 79.6 % in sample; 2: 76.1 / 78.5; 4: 73.2 / 76.4): the smallest
+#: gap between the two without losing held-out accuracy.
+L2 = 2.0
+
+
+def fit(examples: Iterable[Example], *, l2: float = L2, min_apps: int = 3, steps: int = 600,
         lr: float = 0.05) -> StepRanker:
     """Weights maximising the recorded steps' likelihood (softmax per step, L2 penalty
     ``l2``), learned word features kept only when seen in ``min_apps`` groups or more."""

@@ -169,9 +169,13 @@ def accepts_schema(client: object) -> bool:
     """True when ``client`` passes a request's JSON schema to a server that enforces it.
 
     Only the project's own backends say so; other clients and adapters get free-text
-    prompts and the free-text parsers.
+    prompts and the free-text parsers.  A client that wraps another (``wrapped``: the
+    redacting client for remote servers) passes the schema on, so it answers for that one.
     """
-    return isinstance(client, RetryingClient) and client.schemas
+    if isinstance(client, RetryingClient):
+        return client.schemas
+    inner = getattr(client, "wrapped", None)
+    return inner is not None and inner is not client and accepts_schema(inner)
 
 
 def parse_json_reply(text: str) -> Any:

@@ -436,6 +436,7 @@ def export_gold(
 
 
 # the commands in their own modules register themselves on ``bench_app``
+from app.cli import bench_escalation as _bench_escalation  # noqa: E402,F401
 from app.cli import bench_grounding as _bench_grounding  # noqa: E402,F401
 from app.cli import bench_offline as _bench_offline  # noqa: E402,F401
 from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401

@@ -31,6 +31,7 @@ from app.gui.run_start import SessionParser
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
 from widgets.notifications import Level
+from widgets.proposal import MACRO_ADVICE
 
 if TYPE_CHECKING:
     from agent.macros.complete import Completion
@@ -106,7 +107,7 @@ class MacroController(MacroRecording):
             return
         self._start(macro_id, approve_each, {})
     def run_on_dialog(self, macro_id: str) -> None:
-        """Pick a virtual phone (profile, theme, language), switch to it and replay there."""
+        """Pick a virtual phone (profile, theme, language, layout), switch to it and replay there."""
         from widgets.macro_panel import RunOnDialog
 
         macro = self.ui.macro_panel.macro(macro_id)
@@ -118,14 +119,15 @@ class MacroController(MacroRecording):
         self.dialog = dlg
         dlg.open()
 
-    def run_on(self, macro_id: str, profile: str, theme: str, lang: str, approve_each: bool = False) -> None:
+    def run_on(self, macro_id: str, profile: str, theme: str, lang: str, approve_each: bool = False,
+               layout: str = "default") -> None:
         from app.gui.devices import virtual_choice
 
         if self.ui_busy() or self.recorder is not None:
             self.ui.notify(Level.WARNING, "Stop any task, replay or recording first.", key="macro-busy")
             return
         self._after_connect = lambda: self.run(macro_id, approve_each)
-        self.ui.connect_device(virtual_choice(profile, theme, lang))
+        self.ui.connect_device(virtual_choice(profile, theme, lang, layout))
 
     def device_ready(self) -> None:
         """The window connected a phone: a waiting "Run on…" goes ahead."""
@@ -142,7 +144,11 @@ class MacroController(MacroRecording):
 
             macro = session.store().load_macro(macro_id)
             self._cancel = CancelToken()
-            replayer = Replayer(session.agent_device(), SessionParser(session), approve_each=approve_each)
+            from app.compose import macro_healer
+
+            # a step the recording cannot find again is healed by one model call, and asked
+            replayer = Replayer(session.agent_device(), SessionParser(session), approve_each=approve_each,
+                                healer=macro_healer(session.settings))
             # MissingParameter says which value is missing; the run is stored like a task's
             return macro, replayer.start(macro, params, store=session.store(), cancel=self._cancel)
 
@@ -189,7 +195,10 @@ class MacroController(MacroRecording):
                     self._add_step(record)
                 ui.notify(Level.WARNING, f"The macro's step {index + 1} failed", message, key="macro-step-failed")
             case Finished(status=status, note=note, episode=episode):
-                ui.timeline.set_section_title(self._section, f"macro — {status.value}: {note}")
+                from agent.cost import run_cost
+
+                ui.timeline.set_section_title(self._section, f"macro — {status.value}: {note} · "
+                                                             f"{run_cost(episode).describe()}")
                 ui.episodes_panel.runStored.emit(self._section, episode)  # its frames, like an opened run's
             case _:
                 log.debug("replay event not shown: %r", event)
@@ -208,11 +217,7 @@ class MacroController(MacroRecording):
             bar.set_failed_step(True)
             bar.buttons[DecisionKind.EDIT].setEnabled(False)
             bar.feedback.setPlaceholderText("Reject skips this step")
-            card.set_failed(question.reason)
-            card.title.setText(f"Macro step {question.index + 1} needs you")
-            card.rationale.setText(f"{_esc(question.reason)}<br><br><b>Demonstrate</b> the step on the mirror "
-                                   "(it replaces the recorded one in the next version); <b>Reject</b> skips it; "
-                                   "<b>Abort</b> stops the replay.")
+            card.set_failed(question.reason, title=f"Macro step {question.index + 1} needs you", advice=MACRO_ADVICE)
             ui.view.set_proposal(None)
             ui.notify(Level.WARNING, f"Macro step {question.index + 1} needs you: {question.reason}",
                       "Show the step on the mirror (tap, hold or drag), Reject to skip it, or Abort.",
@@ -312,6 +317,3 @@ class MacroController(MacroRecording):
             driver.stop()
             driver.join(timeout)
 
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -176,11 +176,15 @@ class MacroLibraryActions:
 
         def work() -> Completion:
             from agent.knowledge.guide import AppMaps
+            from agent.knowledge.map_language import LanguageMaps
             from agent.macros.complete import complete
             from app.knowledge_store import SqliteKnowledgeStore
 
             store = session.store()
-            return complete(store.load_macro(macro_id), AppMaps(SqliteKnowledgeStore(store)).all(), goal)
+            maps = SqliteKnowledgeStore(store)
+            language = session.maps_language  # the maps of the language the phone shows
+            return complete(store.load_macro(macro_id),
+                            AppMaps(maps if language is None else LanguageMaps(maps, language)).all(), goal)
 
         def done(c: Completion) -> None:
             if self.dialog is not dlg:

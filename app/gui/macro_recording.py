@@ -93,7 +93,7 @@ class MacroRecording(MacroLibraryActions):
                 return
             from agent.macros.recorder import Recorder
 
-            self.recorder = Recorder()
+            self.recorder = Recorder(secret_name=self._secret_namer())
             self._last_obs = None
             self._rec_first = None
             self._rec_afters = []
@@ -109,9 +109,11 @@ class MacroRecording(MacroLibraryActions):
         if recorder is None or not recorder.steps:
             ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
             return
-        from agent.macros.start import start_problem
+        from agent.macros.start import app_label, start_problem
 
-        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters)
+        device = self.session.device
+        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters,
+                                label_of=lambda package: app_label(device, package))
         if problem is None:
             self._name_and_save(recorder)
             return
@@ -160,7 +162,7 @@ class MacroRecording(MacroLibraryActions):
             from agent.macros.recorder import Recorder
 
             self.ui.busy("")
-            again = Recorder()
+            again = Recorder(secret_name=self._secret_namer())
             again.begin_with(step, app)
             self.recorder = again
             self._last_obs = obs
@@ -175,6 +177,12 @@ class MacroRecording(MacroLibraryActions):
 
         self.ui.busy("Putting the phone in the known state…")
         self.session.misc.submit(reach, on_done=reached, on_error=self._record_failed)
+
+    def _secret_namer(self) -> Any:
+        """Typing into a password field while recording asks for the secret's name (``app.gui.guards``)."""
+        from app.gui.guards import secret_namer
+
+        return secret_namer(self.session.poster, lambda: self.ui.macro_panel)
 
     def ui_busy(self) -> bool:
         return self.ui.run_active() or self.active

@@ -108,6 +108,11 @@ class MainWindow(WindowLayout):
         self.macros = MacroController(self)
         self.macros.refresh()
         self.knowledge = KnowledgeController(self)
+        from app.gui.auto_explore import AutoExplorer
+
+        # every app of the phone gets a map in its language, by itself (issue 40)
+        self.auto_explore = AutoExplorer(self, busy=self._busy_for_maps, on_language=self.knowledge.set_language,
+                                         on_maps_changed=self.knowledge_changed, parent=self)
         self.episodes = EpisodeController(self)
         from app.gui.model_controller import ModelController
 
@@ -134,6 +139,7 @@ class MainWindow(WindowLayout):
         self.episodes_dock.visibilityChanged.connect(self._episodes_shown)
         self.deviceReady.connect(lambda _serial: self.macros.device_ready())
         self.phone.deviceReady.connect(self.deviceReady)
+        self.phone.deviceReady.connect(self.auto_explore.device_ready)
         self.phone.firstFrame.connect(self._on_first_frame)
         self.phone.liveFrame.connect(self._on_live_frame)
         if discover:
@@ -174,6 +180,16 @@ class MainWindow(WindowLayout):
         if self.knowledge_dock.isVisible():
             self.knowledge.refresh()
 
+    def task_ended(self) -> None:
+        """A task ended: what it learnt is shown, and the phone is looked over for maps again."""
+        self.knowledge_changed()
+        self.auto_explore.task_finished()
+
+    def _busy_for_maps(self) -> bool:
+        """Something uses the phone or the decision bar: automatic exploration waits."""
+        return (self.run.active or self.macros.active or self.macros.recorder is not None
+                or self.knowledge.exploring or self.decisions.owner is not None)
+
     def store(self) -> Any:
         """The episode database (opened on first use)."""
         return self.session.store()
@@ -199,6 +215,8 @@ class MainWindow(WindowLayout):
         self.task_panel.set_models(list(dict.fromkeys([*([default] if default else []), *builtin])), current=default)
 
         def failed(f: Failure) -> None:
+            if self.models.offering_builtin:
+                return  # the Models tab says no Ollama answers, with the built-in model in one click
             self.notify(Level.WARNING, f"No model list from the LLM server: {f.message}",
                         getattr(f.error, "hint", "") or f.detail, key="model-list")
 
@@ -239,6 +257,7 @@ class MainWindow(WindowLayout):
     # ---- shutdown --------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
+        self.auto_explore.shutdown()
         self.mcp.shutdown()
         self.run.shutdown(timeout=15.0)
         self.macros.shutdown()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QRectF, Signal
@@ -275,6 +275,14 @@ class WindowActions(QMainWindow):
         self._editor.raise_()
 
     # ---- settings ------------------------------------------------------------------------
+    def open_secrets(self) -> Any:
+        """The Secrets dialog (``app.gui.guards.VaultController``): names in the vault, add, replace, delete."""
+        from app.gui.guards import VaultController
+
+        if getattr(self, "vault_controller", None) is None:
+            self.vault_controller = VaultController(lambda: self)
+        return self.vault_controller.show()
+
     def open_settings(self) -> None:
         if self.session.settings is None:
             self.notify(Level.WARNING, "No settings model is loaded.")
@@ -294,6 +302,7 @@ class WindowActions(QMainWindow):
         self.models.settings_changed()
         for layer in Layer:  # the dialog's overlay check boxes drive the Layers tab's
             self.layer_panel.checks[layer].setChecked(bool(getattr(settings.overlay, layer.value)))
+        self.layer_panel.set_kind_tags(settings.overlay.kind_tags)
 
         def save() -> Path:
             from app.settings import save_settings

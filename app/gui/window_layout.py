@@ -10,6 +10,8 @@ Which overlay layers are drawn is a setting and survives a restart.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent.cost import origin
 from app.compose import PLANNERS
 from app.gui.window_actions import WindowActions
 from widgets.episodes_panel import EpisodesPanel
@@ -125,8 +128,8 @@ class WindowLayout(WindowActions):
             scroll.setWidget(panel)
             scroll.setMinimumHeight(60)
             self.agent_split.addWidget(scroll)
-        self.agent_split.setStretchFactor(0, 3)
-        self.agent_split.setStretchFactor(1, 2)
+        self.agent_split.setStretchFactor(0, 1)  # the estimates get as much room as the card:
+        self.agent_split.setStretchFactor(1, 1)  # showing them at every step is the point
         agent_box = QWidget()
         al = QVBoxLayout(agent_box)
         al.setContentsMargins(2, 2, 2, 2)
@@ -140,7 +143,7 @@ class WindowLayout(WindowActions):
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         self.inspector = ParseInspector()
         self.layer_panel = LayerPanel(self.view.layer_styles())
-        self.timeline = StepTimeline()
+        self.timeline = StepTimeline(origin_of=origin)
         self.episodes_panel = EpisodesPanel()
         self.macro_panel = MacroLibraryPanel()
         self.knowledge_panel = KnowledgePanel()
@@ -215,14 +218,21 @@ class WindowLayout(WindowActions):
         """Draw the layers the user's settings leave on, and only those."""
         shown = self.session.settings.overlay
         for layer in Layer:
-            self.view.set_layer_visible(layer, bool(getattr(shown, layer.value)))
+            style = self.view.layer_style(layer)
+            tagged = shown.kind_tags if layer in (Layer.WIDGETS, Layer.BLOCKS) else style.tags
+            self.view.set_layer_style(layer, replace(style, visible=bool(getattr(shown, layer.value)), tags=tagged))
 
     def _layer_style_changed(self, layer: Layer, style: LayerStyle) -> None:
         self.view.set_layer_style(layer, style)
         settings = self.session.settings
-        if getattr(settings.overlay, layer.value) == style.visible:
+        update: dict[str, bool] = {}
+        if getattr(settings.overlay, layer.value) != style.visible:
+            update[layer.value] = style.visible
+        if layer is Layer.WIDGETS and settings.overlay.kind_tags != style.tags:
+            update["kind_tags"] = style.tags
+        if not update:
             return  # a colour or opacity change: not a setting
-        overlay = settings.overlay.model_copy(update={layer.value: style.visible})
+        overlay = settings.overlay.model_copy(update=update)
         self.session.settings = settings.model_copy(update={"overlay": overlay})
         self.persist_settings()
 
@@ -276,6 +286,7 @@ class WindowLayout(WindowActions):
         file_menu.addSeparator()
         s = file_menu.addAction(icon("mdi6.cog"), "Settings…", self.open_settings)
         s.setShortcut(QKeySequence("Ctrl+,"))
+        file_menu.addAction(icon("mdi6.lock"), "Secrets…", self.open_secrets)
         file_menu.addSeparator()
         q = file_menu.addAction("Quit", self.close)
         q.setShortcut(QKeySequence.StandardKey.Quit)

@@ -25,8 +25,9 @@ from phone.virtual.apps import APP_CLASSES, OPTIONAL_APPS
 from phone.virtual.apps.base import App
 from phone.virtual.apps.clock import Clock
 from phone.virtual.apps.launcher import Launcher, Recents
+from phone.virtual.flashes import Flashes
 from phone.virtual.i18n import LANGUAGES, translate
-from phone.virtual.look import PALETTES, PROFILES
+from phone.virtual.look import LAYOUTS, PALETTES, PROFILES
 from phone.virtual.noise import NoiseConfig, make_rng
 from phone.virtual.phone_input import PhoneInput
 from phone.virtual.truth import GroundTruth, TruthElement
@@ -63,13 +64,17 @@ class VirtualPhone(PhoneInput):
     """An Android-like phone drawn with Pillow.  See the module docstring."""
 
     def __init__(self, profile: str = "phone", theme: str = "light", lang: str = "en", seed: int = 0,
-                 noise: NoiseConfig | None = None, state: dict | None = None) -> None:
+                 noise: NoiseConfig | None = None, state: dict | None = None, layout: str = "default",
+                 timed_flashes: bool = False) -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
         if theme not in PALETTES:
             raise ValueError(f"unknown theme {theme!r}; choose one of {sorted(PALETTES)}")
         if lang not in LANGUAGES:
             raise ValueError(f"unknown language {lang!r}; choose one of {sorted(LANGUAGES)}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; choose one of {list(LAYOUTS)}")
+        self.layout = layout
         self.profile = PROFILES[profile]
         self.seed = int(seed)
         self.noise = noise or NoiseConfig()
@@ -77,6 +82,7 @@ class VirtualPhone(PhoneInput):
         self._lang = lang
         self._closed = False
         self.frame_id = 0
+        self.flashes = Flashes(timed_flashes)  # toasts and snackbars (``phone.virtual.flashes``)
         self.reset(state)
 
     # ---- lifecycle --------------------------------------------------------------------
@@ -105,8 +111,7 @@ class VirtualPhone(PhoneInput):
         self.recent: list[str] = []
         self.dialog: system.Dialog | None = None
         self.focus: _Focus | None = None
-        self.toast: str | None = None
-        self._toast_ttl = 0
+        self.flashes.clear()
         self.shifted = False
         self.symbols = False
         self._tick = 0
@@ -150,6 +155,7 @@ class VirtualPhone(PhoneInput):
 
     def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
         self._check()
+        self.tick_flashes()
         if self.noise.dynamic_content:
             self._tick += 1
             self.state["clock_minutes"] += 1 if self._tick % 3 == 0 else 0
@@ -273,12 +279,21 @@ class VirtualPhone(PhoneInput):
                            dialog=translate(self.dialog.title, self.lang) if self.dialog else None,
                            keyboard=self.focus is not None)
 
+    def contact_names(self) -> list[str]:
+        """The names the Contacts app holds (what a redactor may replace)."""
+        return [" ".join(f"{p.get('first', '')} {p.get('last', '')}".split())
+                for p in self.state.get("contacts", {}).get("people", [])]
+
     def installed_apps(self) -> list[tuple[str, str]]:
         return [(translate(a.label, self.lang), a.package) for a in self.apps.values()]
 
     @property
     def lang(self) -> str:
         return self.state["settings"].get("language", self._lang)
+
+    def ui_language(self) -> str:
+        """The language the phone shows now (Settings > Languages changes it)."""
+        return self.lang
 
     # ---- used by apps -----------------------------------------------------------------
     def find_app(self, name_or_package: str) -> App | None:
@@ -322,8 +337,19 @@ class VirtualPhone(PhoneInput):
         self.dialog = None
 
     def show_toast(self, text: str) -> None:
-        self.toast = text
-        self._toast_ttl = 2
+        self.flashes.show_toast(text, translate(text, self.lang))
+
+    def show_snackbar(self, text: str, action: str = "", on_action: Callable[[], Any] | None = None) -> None:
+        """A snackbar on the app's current page (it goes when the page is left)."""
+        self.flashes.show_snackbar(text, action, on_action, page=self._front_app().page,
+                                   on_screen=translate(text, self.lang))
+
+    def tick_flashes(self) -> bool:
+        """A timed phone hides toasts and snackbars whose time is up; True when the screen changed."""
+        if self.flashes.tick():
+            self._settle()
+            return True
+        return False
 
     def focus_field(self, holder: dict, key: str, *, on_submit: Callable[[], Any] | None = None,
                     multiline: bool = False, select_all: bool = False) -> None:
@@ -366,10 +392,7 @@ class VirtualPhone(PhoneInput):
                 self.dialog = ad_dialog(self, self._rng_ads.randrange(1000))
 
     def _after_input(self, changed: bool = True) -> None:
-        if self.toast is not None:
-            self._toast_ttl -= 1
-            if self._toast_ttl <= 0:
-                self.toast = None
+        self.flashes.after_input(self._front_app().page)
         if self.noise.dynamic_content:
             self.state["clock_minutes"] += 1
         self._maybe_ad()
@@ -394,7 +417,8 @@ class VirtualPhone(PhoneInput):
         ui_state["foreground"] = app.package
         ui_state["page"] = app.page.name
         ui_state["dialog"] = self.dialog.title if self.dialog else None
-        ui_state["toast"] = self.toast
+        ui_state["toast"] = self.flashes.toast.text if self.flashes.toast is not None else None
+        ui_state["shown"] = self.flashes.oracle_view()
         ui_state["keyboard"] = self.focus is not None
         ui_state["text"] = str(self.focus.holder.get(self.focus.key, "")) if self.focus else ""
         for mark in (app.package, f"{app.package}/{app.page.name}"):
@@ -405,6 +429,7 @@ class VirtualPhone(PhoneInput):
         st = self.state["settings"]
         palette = PALETTES["dark" if st.get("dark_theme") else "light"]
         ui = Ui(self.profile, palette, self.lang, _FONT_SCALES.get(st.get("font_size", "default"), 1.0), package)
+        ui.layout = self.layout
         if self.focus is not None:
             ui.keyboard_h = system.keyboard_height(ui)
         return ui
@@ -423,8 +448,9 @@ class VirtualPhone(PhoneInput):
             content.ops = content.ops[1:]  # the canvas starts in the background colour
         content.package = app.package
         root.add(content)
-        if self.toast and self.dialog is None:
-            root.add(system.toast_node(ui, self.toast))
+        for n in self.flashes.nodes(ui, dialog_open=self.dialog is not None):
+            n.package = n.package or (app.package if n.block and n.block[0] == "snackbar" else "")
+            root.add(n)
         note = self.state["ui"].get("notification")
         if note and self.dialog is None:  # a heads-up notification, set through state["ui"]["notification"]
             card = system.notification_node(ui, note, lambda: self._notification_tapped(True),

@@ -92,6 +92,7 @@ class Ui:
         self.nav_h = self.dp(48)
         self.keyboard_h = 0
         self.dark = palette.name == "dark"
+        self.layout = "default"  # look.LAYOUTS
 
     # -- units ---------------------------------------------------------------------
     def dp(self, v: float) -> int:

@@ -14,7 +14,7 @@ from app.gui.window import MainWindow
 from vision.geometry import Point, Rect
 from vision.types import Disagreement, ScreenParse, StageTiming
 from widgets.notifications import Level, NotificationArea
-from widgets.overlays import Layer
+from widgets.overlays import Layer, LayerStyle
 from widgets.parse_inspector import ParseInspector
 from widgets.screen_view import ScreenView, ViewMode
 
@@ -212,6 +212,8 @@ def test_set_of_marks_ids_never_cover_the_ocr_words_tags(qtbot):
 
 def test_icon_names_never_cover_the_widget_kind_tags(qtbot):
     v = _view_with(qtbot, {Layer.WIDGETS, Layer.ICON_LABELS})
+    assert v.layer_item(Layer.WIDGETS).placed == [], "kind words are off by default"
+    v.set_layer_style(Layer.WIDGETS, LayerStyle(True, "#1e88e5", 0.85, tags=True))
     kinds, names = v.layer_item(Layer.WIDGETS).placed, v.layer_item(Layer.ICON_LABELS).placed
     assert kinds and names
     assert _overlapping(kinds, names) == []

@@ -71,4 +71,8 @@ def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
 
     build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
               device=VirtualPhone(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
-    assert isinstance(seen["planner"], GuidedPlanner)
+    from agent.memory.planner import RememberingPlanner
+
+    # the user's decisions (the decision memory) sit outside the maps and the screen's evidence
+    assert isinstance(seen["planner"], RememberingPlanner)
+    assert isinstance(seen["planner"].inner, GuidedPlanner)

@@ -118,3 +118,27 @@ def test_a_macro_that_begins_at_home_replays_from_wherever_the_phone_is():
     result = run_unattended(Replayer(phone, TreeParser(), start_in_app=False), macro)
     assert result.succeeded, result
     assert "clock" in phone.foreground()[0]
+
+
+def test_the_start_warning_names_the_app_as_the_phone_does():
+    from agent.device import app_label
+
+    phone = sim.VirtualPhone()
+    _left_inside_settings(phone)
+    rec = Recorder()
+    first, after1 = _tap(phone, rec, "Settings")
+    inside = start_problem(after1, rec.steps[1:] or rec.steps, [None], label_of=lambda p: app_label(phone, p))
+    assert inside is not None and "starts inside Settings" in inside.message
+    assert SETTINGS not in inside.message
+
+
+def test_a_phone_that_names_only_some_apps_names_those_and_leaves_the_rest_as_packages():
+    from agent.device import app_label
+
+    class Named:
+        def label_of(self, package: str) -> str | None:
+            return {"com.android.settings": "Settings"}.get(package)
+
+    assert app_label(Named(), "com.android.settings") == "Settings"
+    assert app_label(Named(), "org.example.notes") == "org.example.notes"
+    assert app_label(object(), "com.android.settings") == "com.android.settings"

@@ -174,9 +174,14 @@ class Clock(App):
         return card
 
     def _delete(self, a: dict) -> None:
+        at = next((i for i, x in enumerate(self.s["alarms"]) if x["id"] == a["id"]), 0)
         self.s["alarms"] = [x for x in self.s["alarms"] if x["id"] != a["id"]]
         self.page.args["expanded"] = None
-        self.toast("Alarm deleted")
+
+        def undo() -> None:
+            self.s["alarms"].insert(min(at, len(self.s["alarms"])), a)
+
+        self.phone.show_snackbar("Alarm deleted", "Undo", undo)
 
     def _label_dialog(self, a: dict) -> None:
         holder = {"label": a["label"]}

@@ -331,7 +331,7 @@ class Shop(App):
             w.remove(pid)
         else:
             w.append(pid)
-            self.toast("Added to wishlist")
+            self.phone.show_snackbar("Added to wishlist")
 
     def _qty_dialog(self) -> None:
         opts = [str(i) for i in range(1, 6)]
