@@ -114,6 +114,12 @@ def grounding(
     console.print(table)
     if chooser == "model":
         console.print("decided by: " + "; ".join(f"{who} {n} ({ok} inside)" for who, n, ok in summary.deciders(verdicts)))
+    targets, offered = summary.naming_counts(verdicts)
+    for what, counts in (("elements under the targets", targets), ("elements offered", offered)):
+        total = sum(counts.values())
+        if total:
+            console.print(f"{what}: " + ", ".join(f"{k} {n} ({100 * n / total:.1f} %)" for k, n in counts.items())
+                          + f" of {total}")
     looked = [v for v in verdicts if v.looked_again]
     console.print(f"second look on {len(looked)} instructions ({sum(v.inside for v in looked)} taps inside)")
     console.print(f"results: {out}")
