@@ -41,10 +41,7 @@ def closed_port() -> int:
 
 
 def main() -> int:
-    started = start_app()
-    if started is None:
-        return 2
-    app, tmp, size, width, height = started
+    app, tmp, size, width, height = start_app()
     from agent.types import DecisionKind
     from app.settings import LLMSettings, Settings, VisionSettings
     from tests.agent.fake_ollama import FakeLLMServer

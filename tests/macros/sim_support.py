@@ -36,9 +36,10 @@ def observer(phone: Any) -> Callable[[], Observation]:
     return lambda: observe(phone)
 
 
-def record_taps(phone: Any, words: Iterable[str]) -> Recorder:
-    """Tap the elements whose text is each of ``words`` in turn, recording every tap."""
-    rec = Recorder()
+def record_taps(phone: Any, words: Iterable[str], rec: Recorder | None = None) -> Recorder:
+    """Tap the elements whose text is each of ``words`` in turn, recording every tap (into
+    ``rec`` when given: a recording already begun)."""
+    rec = rec if rec is not None else Recorder()
     for w in words:
         before = observe(phone)
         el = [e for e in before.parse.elements if e.text == w][0]
