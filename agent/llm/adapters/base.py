@@ -149,6 +149,26 @@ def stop_action(intent: Intent) -> Action:
     return Action(ActionType.WAIT)
 
 
+def swipe_between(a: Point, b: Point, name: str) -> Action:
+    """A swipe from ``a`` to ``b``; the same point twice is a misread reply, not a swipe."""
+    if a == b:
+        raise AdapterError(f"{name} from and to the same point")
+    return Action.swipe(a.x, a.y, b.x, b.y)
+
+
+def typing(text: object, needs: str) -> Action:
+    """Typing ``text``; nothing to type is an error that says what the reply lacked (``needs``)."""
+    text = str(text)
+    if not text:
+        raise AdapterError(needs)
+    return Action.type_text(text)
+
+
+def launch(app: object) -> Action:
+    """Opening the app the reply names ("?" when it names none: the user sees the step fail)."""
+    return Action.open_app(str(app or "").strip() or "?")
+
+
 def swipe_toward(direction: str, screen: Size, at: Point | None = None, *, finger: bool) -> Action:
     """A quarter-screen swipe from ``at`` (default: the centre).  With ``finger`` the
     direction is where the finger moves ("swipe up"); without, where the content comes

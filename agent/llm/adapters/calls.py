@@ -30,9 +30,12 @@ from agent.llm.adapters.base import (
     AdapterError,
     AdapterReply,
     Intent,
+    launch,
     point_of,
     stop_action,
+    swipe_between,
     swipe_toward,
+    typing,
 )
 from agent.llm.adapters.mobile_use import thought_of
 from agent.types import Action, ActionType, Point
@@ -134,12 +137,9 @@ class UITarsAdapter(Adapter):
             origin = at("point", "start_box") if ("point" in kw or "start_box" in kw) else None
             return out(swipe_toward(str(kw.get("direction", "down")), screen, origin, finger=False))
         if n in ("drag", "swipe"):
-            a, b = at("start_point", "start_box"), at("end_point", "end_box")
-            if a == b:
-                raise AdapterError(f"{name} from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("start_point", "start_box"), at("end_point", "end_box"), name))
         if n == "open_app":
-            return out(Action.open_app(str(kw.get("app_name", "")).strip() or "?"))
+            return out(launch(kw.get("app_name")))
         if n == "press_home":
             return out(Action(ActionType.HOME))
         if n == "press_back":
@@ -197,17 +197,11 @@ class UIVenusAdapter(Adapter):
             if "direction" in kw:
                 origin = at("start") if "start" in kw else None
                 return out(swipe_toward(str(kw["direction"]), screen, origin, finger=False))
-            a, b = at("start"), at("end")
-            if a == b:
-                raise AdapterError(f"{name} from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("start"), at("end"), name))
         if n == "type":
-            content = str(kw.get("content", ""))
-            if not content:
-                raise AdapterError("Type needs content")
-            return out(Action.type_text(content))
+            return out(typing(kw.get("content", ""), "Type needs content"))
         if n == "launch":
-            return out(Action.open_app(str(kw.get("app", "")).strip() or "?"))
+            return out(launch(kw.get("app")))
         if n == "wait":
             return out(Action(ActionType.WAIT))
         simple = {"pressback": ActionType.BACK, "presshome": ActionType.HOME, "pressenter": ActionType.ENTER}
@@ -270,17 +264,11 @@ class AutoGLMAdapter(Adapter):
             p = at("element")
             return out(Action.long_press(p.x, p.y))
         if act in ("type", "type name"):
-            text = str(kw.get("text", ""))
-            if not text:
-                raise AdapterError("Type needs text")
-            return out(Action.type_text(text))
+            return out(typing(kw.get("text", ""), "Type needs text"))
         if act == "swipe":
-            a, b = at("start"), at("end")
-            if a == b:
-                raise AdapterError("Swipe from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("start"), at("end"), "Swipe"))
         if act == "launch":
-            return out(Action.open_app(str(kw.get("app", "")).strip() or "?"))
+            return out(launch(kw.get("app")))
         if act == "back":
             return out(Action(ActionType.BACK))
         if act == "home":

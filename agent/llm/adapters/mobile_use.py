@@ -23,7 +23,9 @@ from agent.llm.adapters.base import (
     Intent,
     point_of,
     stop_action,
+    swipe_between,
     swipe_toward,
+    typing,
 )
 from agent.types import Action, ActionType
 from vision.geometry import Size
@@ -131,18 +133,13 @@ class MobileUseAdapter(Adapter):
             if "coordinate2" in args or "end_coordinate" in args:
                 start = at("coordinate" if "coordinate" in args else "start_coordinate")
                 end = at("coordinate2" if "coordinate2" in args else "end_coordinate")
-                if start == end:
-                    raise AdapterError(f"{kind} from and to the same point")
-                return reply_with(Action.swipe(start.x, start.y, end.x, end.y))
+                return reply_with(swipe_between(start, end, kind))
             if "direction" in args:
                 origin = at() if "coordinate" in args else None
                 return reply_with(swipe_toward(str(args["direction"]), screen, origin, finger=k != "scroll"))
             raise AdapterError(f"{kind} needs coordinate2 or a direction")
         if k == "type":
-            text = str(args.get("text", ""))
-            if not text:
-                raise AdapterError("type needs non-empty \"text\"")
-            return reply_with(Action.type_text(text))
+            return reply_with(typing(args.get("text", ""), "type needs non-empty \"text\""))
         if k in ("open", "open_app", "awake", "launch"):
             app = str(args.get("text") or args.get("app") or args.get("app_name") or "").strip()
             if not app:
