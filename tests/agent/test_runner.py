@@ -101,13 +101,20 @@ def _estimate(done: bool) -> str:
             f' "completed": {"true" if done else "false"}, "completion_reason": "{"Wi-Fi is off" if done else ""}"}}')
 
 
-def test_fused_estimator_stops_before_planning(server, ollama, phone):
+def _fused_wifi_run(server, ollama, phone, *, first_done: bool) -> list:  # type: ignore[no-untyped-def]
+    """"Turn off Wi-Fi" in auto mode with zeroshot+ and the fused estimator: the model plans
+    "open Settings" and estimates the task done on the second screen (on the first too when
+    ``first_done``); the run's events."""
     wifi(phone)
-    server.on("Estimate the hidden state", _estimate(False), _estimate(True))
+    server.on("Estimate the hidden state", _estimate(first_done), _estimate(True))
     server.on("Next action:", "open Settings")
     gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot+", ollama), None,
                       settings=RunSettings(mode="auto"), estimator=FusedEstimator(ollama))
-    events = list(drive(gen))
+    return list(drive(gen))
+
+
+def test_fused_estimator_stops_before_planning(server, ollama, phone):
+    events = _fused_wifi_run(server, ollama, phone, first_done=False)
     assert events[-1].status is EpisodeStatus.SUCCEEDED
     assert len(server.prompts("Next action:")) == 1  # the second screen's estimate ended the run, no planning
     assert len(server.requests) == 3
@@ -116,12 +123,7 @@ def test_fused_estimator_stops_before_planning(server, ollama, phone):
 def test_a_claim_of_done_on_the_first_screen_is_not_taken(server, ollama, phone):
     """Small models say a fresh task is already done: on the first screen the planner still
     proposes a step (with the claim in its evidence); the estimate can end the run after it."""
-    wifi(phone)
-    server.on("Estimate the hidden state", _estimate(True), _estimate(True))
-    server.on("Next action:", "open Settings")
-    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot+", ollama), None,
-                      settings=RunSettings(mode="auto"), estimator=FusedEstimator(ollama))
-    events = list(drive(gen))
+    events = _fused_wifi_run(server, ollama, phone, first_done=True)
     first = next(e for e in events if isinstance(e, Proposed))
     assert first.proposal.action.type is ActionType.OPEN_APP
     assert any("already done before any step" in line for line in first.proposal.evidence)
