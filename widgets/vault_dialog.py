@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.icons import icon
+from widgets.icons import button, icon
 
 
 def reference_of(name: str) -> str:
@@ -77,8 +77,8 @@ class VaultDialog(QDialog):
         self.names.setObjectName("vaultNames")
         self.empty = QLabel("No secrets yet: add one below.")
         self.empty.setStyleSheet("color:#777")
-        self.copy = QPushButton(icon("mdi6.content-copy"), "Copy reference")
-        self.copy.setToolTip("Copy {{secret:NAME}} of the selected secret, to paste into a goal")
+        self.copy = button("mdi6.content-copy", "Copy reference",
+                           "Copy {{secret:NAME}} of the selected secret, to paste into a goal")
         self.delete = QPushButton(icon("mdi6.delete-outline", "#c62828"), "Delete")
         row = QHBoxLayout()
         row.addWidget(self.copy)
