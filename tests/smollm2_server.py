@@ -10,7 +10,6 @@ server is not installed; never downloads anything.
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from phone.ports import free_port
 
 #: The name the server gives the model (what a client asks for).
 ALIAS = "SmolLM2-135M-Instruct"
@@ -31,12 +32,6 @@ def gguf() -> Path | None:
         return None
     found = sorted(Path(spec.submodule_search_locations[0]).glob("*.gguf"))
     return found[0] if found else None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def serve(log: Path, up_s: float = 90.0) -> Iterator[str]:
