@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent.types import Macro
+from widgets.dialog_buttons import ok_cancel
 from widgets.icons import button, icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -375,11 +376,7 @@ class ParametersDialog(QDialog):
         self.error = QLabel("")
         self.error.setStyleSheet("color:#b00020")
         form.addRow(self.error)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
-        box.accepted.connect(self._ok)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        form.addRow(ok_cancel(self, self._ok, "Run"))
 
     def values(self) -> dict[str, str]:
         return {name: edit.text() for name, edit in self.fields.items()}
@@ -415,11 +412,7 @@ class RunOnDialog(QDialog):
         form.addRow("Language", self.language)
         form.addRow("Layout", self.layout_choice)
         form.addRow(self.approve)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
-        box.accepted.connect(self.accept)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        form.addRow(ok_cancel(self, self.accept, "Run"))
 
     def choice(self) -> tuple[str, str, str, bool, str]:
         return (self.profile.currentData(), self.theme.currentData(), self.language.currentData(),
@@ -563,10 +556,7 @@ class MacroEditDialog(QDialog):
         form.addRow("Description", self.description)
         form.addRow("Parameters", self.parameters)
         form.addRow(self.error)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.accepted.connect(self._ok)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        form.addRow(ok_cancel(self, self._ok))
 
     def edited(self) -> Macro:
         params = tuple(p.strip() for p in self.parameters.text().split(",") if p.strip())

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.dialog_buttons import ok_cancel
 from widgets.icons import button, icon
 
 
@@ -184,11 +185,7 @@ class SecretNameDialog(QDialog):
         self.problem = QLabel("")
         self.problem.setStyleSheet("color:#b00020")
         self.problem.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Keep and record")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Do not record this step")
-        buttons.accepted.connect(self._ok)
-        buttons.rejected.connect(self.reject)
+        buttons = ok_cancel(self, self._ok, "Keep and record", "Do not record this step")
         lay = QVBoxLayout(self)
         lay.addWidget(text)
         lay.addWidget(self.name)
