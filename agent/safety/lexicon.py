@@ -270,21 +270,20 @@ class Lexicon:
         """Categories whose warning words appear in ``text`` (each once, first language wins)."""
         return self._by_category(text, "warn")
 
-    def is_dismiss(self, text: str) -> Hit | None:
-        """Whether the whole of ``text`` is a backing-out word ("Cancel", "Abbrechen")."""
+    def _whole(self, text: str, pick: str) -> Hit | None:
         norm = normalise(text)
         for lang in self.languages:
-            if norm and norm in lang.dismiss_set:
+            if norm and norm in getattr(lang, pick):
                 return Hit(norm, lang.name)
         return None
 
+    def is_dismiss(self, text: str) -> Hit | None:
+        """Whether the whole of ``text`` is a backing-out word ("Cancel", "Abbrechen")."""
+        return self._whole(text, "dismiss_set")
+
     def is_confirm(self, text: str) -> Hit | None:
         """Whether the whole of ``text`` is an agreeing word ("OK", "Weiter")."""
-        norm = normalise(text)
-        for lang in self.languages:
-            if norm and norm in lang.confirm_set:
-                return Hit(norm, lang.name)
-        return None
+        return self._whole(text, "confirm_set")
 
     def secret(self, text: str) -> Hit | None:
         return self._first(normalise(text), "secret")

@@ -245,12 +245,18 @@ def test_step_budget_ends_the_run(server, ollama, phone):
     assert events[-1].status is EpisodeStatus.FAILED and "step budget of 2" in events[-1].note
 
 
-def test_malformed_replies_become_step_errors_and_the_episode_is_kept(server, ollama, phone):
+def _unreadable_model_run(server, ollama, phone):  # type: ignore[no-untyped-def]
+    """"Turn off Wi-Fi" with a model server that answers every request with an HTML page:
+    the run's events, its error events and the sink that stored its steps."""
     wifi(phone)
     server.on("", Reply(raw_body="<html>oops</html>"))
     sink = RecordingSink()
     events = run("Turn off Wi-Fi", phone, ollama, store=sink)
-    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    return events, [e for e in events if isinstance(e, ErrorEvent)], sink
+
+
+def test_malformed_replies_become_step_errors_and_the_episode_is_kept(server, ollama, phone):
+    events, errors, sink = _unreadable_model_run(server, ollama, phone)
     assert len(errors) == 3 and not any(e.fatal for e in errors)
     assert "no usable reply" in errors[0].message and errors[0].calls
     assert events[-1].status is EpisodeStatus.ERROR
@@ -403,11 +409,7 @@ def test_every_stored_step_arrives_as_one_event_carrying_it(server, ollama, phon
 
 
 def test_failed_steps_arrive_as_error_events_carrying_the_stored_step(server, ollama, phone):
-    wifi(phone)
-    server.on("", Reply(raw_body="<html>oops</html>"))
-    sink = RecordingSink()
-    events = run("Turn off Wi-Fi", phone, ollama, store=sink)
-    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    events, errors, sink = _unreadable_model_run(server, ollama, phone)
     assert [e.record for e in errors] == [s for _, s, _ in sink.steps]
     assert all(e.record.outcome is StepOutcome.ERROR and e.record.error == e.message for e in errors)
     assert events[-1].note.startswith("3 failed steps in a row; last: ")
