@@ -23,6 +23,7 @@ from agent.llm.adapters.base import (
     AdapterError,
     AdapterReply,
     Intent,
+    Replying,
     launch,
     point_of,
     stop_action,
@@ -64,9 +65,7 @@ class AgentCPMAdapter(Adapter):
         raw = reply[start:start + end]
         thought = str(obj.get("thought", ""))
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message)
-
+        out = Replying(thought, raw)
         status = str(obj.get("STATUS", "")).strip().lower()
         if status in ("finish", "satisfied"):
             return out(stop_action(Intent.DONE), Intent.DONE)
@@ -136,13 +135,9 @@ class GELabAdapter(Adapter):
         raw = "\t".join(f"{k}:{v}" for k, v in fields.items() if k not in ("summary",))
 
         def at(key: str) -> Point:
-            if key not in fields:
-                raise AdapterError(f"{kind} needs {key}")
-            x, y = point_of(fields[key], key)
-            return self.point(x, y, screen)
+            return self.point_in(fields, key, screen, f"{kind} needs {key}")
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought or fields.get("explain", ""), raw, message)
+        out = Replying(thought or fields.get("explain", ""), raw)
 
         if kind == "CLICK":
             p = at("point")

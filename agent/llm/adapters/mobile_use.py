@@ -21,13 +21,13 @@ from agent.llm.adapters.base import (
     AdapterError,
     AdapterReply,
     Intent,
-    point_of,
+    Replying,
     stop_action,
     swipe_between,
     swipe_toward,
     typing,
 )
-from agent.types import Action, ActionType
+from agent.types import Action, ActionType, Point
 from vision.geometry import Size
 
 _TOOL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
@@ -113,14 +113,10 @@ class MobileUseAdapter(Adapter):
         kind = str(args.get("action", "")).strip()
         k = kind.lower()
 
-        def at(key: str = "coordinate"):  # type: ignore[no-untyped-def]
-            if key not in args:
-                raise AdapterError(f"{kind} needs \"{key}\"")
-            x, y = point_of(args[key], key)
-            return self.point(x, y, screen)
+        def at(key: str = "coordinate") -> Point:
+            return self.point_in(args, key, screen, f"{kind} needs \"{key}\"")
 
-        def reply_with(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message)
+        reply_with = Replying(thought, raw)
 
         if k in ("click", "left_click", "tap", "double_click"):
             p = at()
