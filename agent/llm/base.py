@@ -116,6 +116,22 @@ class ChatRequest:
     #: the request's ``CancelToken`` when someone listens there).
     on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
+    def messages(self, user: dict[str, Any]) -> list[dict[str, Any]]:
+        """The chat's messages for a server: the system prompt (when there is one), then ``user``."""
+        return ([{"role": "system", "content": self.system}] if self.system else []) + [user]
+
+    def sampling(self, max_tokens_key: str) -> dict[str, Any]:
+        """The sampling settings that are set, by the names both server APIs use (only the
+        token limit's name differs between them: ``max_tokens_key``)."""
+        out: dict[str, Any] = {"temperature": self.temperature}
+        if self.max_tokens:
+            out[max_tokens_key] = self.max_tokens
+        if self.stop:
+            out["stop"] = list(self.stop)
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class LLMReply:
