@@ -22,18 +22,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from agent.types import LLMCall
+from vision.errors import HintedError
 
 log = logging.getLogger(__name__)
 
 
-class LLMError(RuntimeError):
+class LLMError(HintedError):
     """An LLM request failed for good; ``calls`` records every attempt that was made."""
 
     def __init__(self, message: str, calls: tuple[LLMCall, ...] = (), hint: str = "") -> None:
-        super().__init__(message if not hint else f"{message} — {hint}")
-        self.message = message
+        super().__init__(message, hint)
         self.calls = calls
-        self.hint = hint
 
 
 class Cancelled(LLMError):
