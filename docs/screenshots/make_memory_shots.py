@@ -27,7 +27,7 @@ OUT = Path(__file__).resolve().parent
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 sys.path.insert(0, str(OUT))
-from make_screenshots import grab, start_app  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import finish, grab, start_app  # noqa: E402  (the sibling script; run from anywhere)
 from make_screenshots import pump as _pump  # noqa: E402
 
 pump = functools.partial(_pump, must=False)  # a state not reached is seen in the shot, not raised
@@ -179,10 +179,7 @@ def main() -> int:
     win.macro_dock.raise_()
     pump(5, lambda: mp.versions.count() >= 2)
     grab(win, f"{size}-macro-healed-version.png")
-    win.close()
-    server.__exit__(None, None, None)
-    app.processEvents()
-    return 0
+    return finish(win, lambda: server.__exit__(None, None, None))
 
 
 if __name__ == "__main__":

@@ -111,6 +111,18 @@ def start_and_approve_first(win, wait_s: float):  # type: ignore[no-untyped-def]
     return bar
 
 
+def finish(win, *stops) -> int:  # type: ignore[no-untyped-def]
+    """The end of a shots script: close the window, call each of ``stops`` (the scripted
+    servers' stop or shutdown) and let Qt handle what the closing posted; 0, the exit status."""
+    from PySide6.QtWidgets import QApplication
+
+    win.close()
+    for stop in stops:
+        stop()
+    QApplication.processEvents()
+    return 0
+
+
 def pump(seconds: float, until=None, *, must: bool = True) -> bool:  # type: ignore[no-untyped-def]
     """Run the event loop for ``seconds`` or until ``until()`` holds (then True); a state not
     reached raises ``TimeoutError`` when ``must``, else gives False."""

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import grab, pump, start_and_approve_first, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import finish, grab, pump, start_and_approve_first, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
@@ -121,9 +121,7 @@ def main() -> int:
     pump(0.5)
     grab(win, f"{size}-shortcuts.png")
     dlg.close()
-    win.close()
-    server.stop()
-    return 0
+    return finish(win, server.stop)
 
 
 if __name__ == "__main__":
