@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agent.execute import execute
-from agent.types import Action
+from agent.types import Action, ActionType
 from phone.record.capture import default_reader
 from phone.record.flashes import FlashTracker
 from phone.record.ring import FrameRing, RingFrame
@@ -155,3 +155,22 @@ def test_a_dialog_that_closes_by_itself_is_a_flash(read):
     f.feed(after=1.5)  # nobody touched the phone
     assert len(f.found) == 1, f.found
     assert "Saving your alarm" in f.found[0].text and f.found[0].step == 0
+
+
+def test_a_toast_that_came_with_a_new_page_belongs_to_the_step_that_showed_it(read):
+    """The toast shows as the action's new page comes (the page is not read), then the next
+    action changes the page under it: the toast still belongs to the step that showed it."""
+    f = Feeder(read, "toasts.copy_link_speaker")
+    f.feed()
+    for i, action in enumerate(f.actions):  # the last one: the sheet closes, "Link copied" shows
+        f.act(i, action)
+    copied = len(f.actions) - 1
+    f.feed(after=0.8)
+    f.act(copied + 1, Action.simple(ActionType.BACK))  # another page comes under the toast
+    f.feed(after=0.5)
+    f.expire()
+    assert len(f.found) == 1, f.found
+    t = f.found[0]
+    assert "Link copied" in t.text
+    assert t.step == copied
+    assert t.seconds >= 1.5  # on the screen since it came, not since the page under it changed
