@@ -101,7 +101,6 @@ def exported_in_a_browser(w, section: str, tmp_path: Path) -> None:
     import json
     import shutil
     import subprocess
-    import time
 
     from app.episode_html import export_html
     from app.run_record import video_of
@@ -124,11 +123,8 @@ def exported_in_a_browser(w, section: str, tmp_path: Path) -> None:
     browser = Chromium(binary, 1024, 700)
     try:
         browser.open(page)
-        for _ in range(100):
-            if browser.evaluate("document.getElementById('run-video').readyState") >= 1:
-                break
-            time.sleep(0.1)
-        assert abs(browser.evaluate("document.getElementById('run-video').duration") - wall) <= 1.0
+        duration = browser.video_duration("run-video")
+        assert duration is not None and abs(duration - wall) <= 1.0
         assert browser.evaluate("document.querySelectorAll('.marker').length") == len(episode.steps)
     finally:
         browser.close()
