@@ -108,13 +108,17 @@ def default_reader(models_of: Any = None) -> Read:
 
 
 def reader_beside(parser: Any) -> Read:
-    """``default_reader`` sharing the models of ``parser``'s OCR when that is PP-OCR
-    (``vision.ocr.RapidOcrBackend``; a ``vision.pipeline.ScreenParser``'s ``ocr_backend``):
-    the window parses with it by default, so the record adds no second copy of the weights
-    (about 70 MB).  Any other parser, or none: a reader of its own."""
+    """``default_reader`` sharing the models of ``parser``'s OCR when the parser reads the
+    screen with PP-OCR (``vision.ocr.RapidOcrBackend``; a ``vision.pipeline.ScreenParser``
+    not in tree mode): the window parses so by default, so the record adds no second copy
+    of the weights (about 70 MB).  A parser that reads only the accessibility tree, or
+    another OCR, or none: a reader of its own (a tree parser's OCR would be loaded for the
+    record alone, with the parser's larger settings)."""
     from vision.ocr import RapidOcrBackend
 
     backend = None
+    if getattr(getattr(parser, "config", None), "mode", "tree") == "tree":
+        return default_reader()
     try:
         ocr = getattr(parser, "ocr_backend", None)
         backend = ocr() if callable(ocr) else None

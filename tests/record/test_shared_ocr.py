@@ -61,6 +61,10 @@ def test_the_records_reader_beside_the_parser_reads_as_its_own_would_even_at_onc
     assert any("Alarm deleted" in x for x in out["parser"]) and out["record"] == expected
 
 
-def test_a_parser_without_pp_ocr_leaves_the_record_its_own_reader(snackbar):
-    read = reader_beside(ScreenParser(PipelineConfig(mode="tree", ocr="none")))
-    assert any("Alarm deleted" in s.text for s in read(snackbar))
+def test_a_parser_that_reads_no_pixels_leaves_the_record_its_own_reader(snackbar):
+    for parser in (ScreenParser(PipelineConfig(mode="tree")), ScreenParser(PipelineConfig(mode="fusion", ocr="none"))):
+        read = reader_beside(parser)
+        assert any("Alarm deleted" in s.text for s in read(snackbar))
+    tree = ScreenParser(PipelineConfig(mode="tree"))
+    reader_beside(tree)
+    assert tree._ocr is None  # the tree parser's OCR is not loaded for the record's sake
