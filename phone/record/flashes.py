@@ -10,8 +10,10 @@ the frame before and the frame after:
   itself (a dialog closing, a splash screen ending) both frames are read whole;
 * in a smaller change, only the changed region (padded, and grown over text being
   followed) is read by OCR, before and after.  Text found only after *appeared* and is
-  followed; text found only before *went away*.  Text replaced at the same place (a clock
-  ticking, a counter, letters typed into a field) is an update, not a flash.
+  followed; text found only before *went away*.  Text replaced at the same place by text
+  like it (a clock ticking, a counter, letters typed into a field) is an update, not a
+  flash; replaced there by unlike text (a toast read together with a fragment of the line
+  beneath it, then that line alone) it went away.
 
 Text that went away counts as a flash (a ``Transient``) when nothing the user or agent
 did caused it — no action was under way from ``lead_s`` before to ``caused_s`` after the
@@ -254,7 +256,7 @@ class FlashTracker:
         log.debug("read %s: before %s, after %s", r, [b.text for b in before], [a.text for a in after])
         gone = [b for b in before if not any(self._same_text(b.text, a.text) for a in after)]
         new = [a for a in after if not any(self._same_text(a.text, b.text) for b in before)]
-        updated = [g for g in gone if any(_same_place(g.rect, n.rect) for n in new)]
+        updated = [g for g in gone if any(_same_place(g.rect, n.rect) and _alike(g.text, n.text) for n in new)]
         found: list[Transient] = []
         for g in gone:
             followed = self._match(g)
@@ -342,6 +344,18 @@ def _norm(text: str) -> str:
 def _wordy(text: str) -> bool:
     """Worth following: at least two letters in a row (not a lone digit or an icon's glyph)."""
     return bool(_WORDY.search(text))
+
+
+def _alike(old: str, new: str) -> bool:
+    """``new`` can be ``old`` updated in place: numbers ticking (no letters in either), one
+    containing the other (letters typed or deleted), or mostly the same letters ("Connecting"
+    and "Connected").  A message read together with a fragment of the text beneath it
+    ("Mir Link copied") and that text once the message has gone ("Mini from our audio ran")
+    are not alike: the message went away."""
+    a, b = _norm(old), _norm(new)
+    if not _wordy(a) or not _wordy(b) or a in b or b in a:
+        return True
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
 
 
 def _same_place(a: Rect, b: Rect) -> bool:
