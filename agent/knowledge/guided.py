@@ -47,7 +47,7 @@ from agent.knowledge.ranker_train import kept
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.step_features import Candidate, Move, step_view
 from agent.knowledge.store import AppMapStore
-from agent.planners.base import PlanContext, Planner, Turn
+from agent.planners.base import PlanContext, Planner, Turn, Wrapping
 from agent.screen_text import app_words
 from agent.types import Action, ActionType, Proposal
 from vision.types import ElementKind, Screen
@@ -55,12 +55,13 @@ from vision.types import ElementKind, Screen
 log = logging.getLogger(__name__)
 
 
-class GuidedPlanner:
+class GuidedPlanner(Wrapping):
     """A planner that sees the app maps and the ranked screen; see the module docstring."""
 
     def __init__(self, planner: Planner, guide: MapGuide, device: Any = None, *, check_versions: bool = False,
                  evidence: bool = True, ranker: StepRanker | None = None, small_model: bool = False) -> None:
-        self.inner, self.guide, self.device = planner, guide, device
+        super().__init__(planner)
+        self.guide, self.device = guide, device
         # a small built-in model: the ranker and the map act alone where they beat it, and it picks
         # from a short list; any other model decides every step itself, with them as advice
         self.small_model = small_model
@@ -75,17 +76,6 @@ class GuidedPlanner:
         self._visited: list[str] = []  # the map keys of the screens this run was on, in order
         self._keys: dict[int, str] = {}  # the structural key of the screen each step was planned on
         self._advice: list[str] = []  # notes for the model found before it is asked (this step only)
-
-    def __getattr__(self, name: str) -> Any:  # client, samples, ... of the wrapped planner
-        return getattr(self.inner, name)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def uses_latent(self) -> bool:
-        return self.inner.uses_latent
 
     # ---- the step ------------------------------------------------------------------------
     def propose(self, ctx: PlanContext) -> Proposal:

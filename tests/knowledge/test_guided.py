@@ -9,21 +9,10 @@ from agent.knowledge.guide import MapGuide
 from agent.knowledge.guided import GuidedPlanner
 from agent.knowledge.ranker import Policy, StepRanker
 from agent.planners.base import PlanContext, Turn
-from agent.types import Action, ActionType, Proposal
+from agent.types import Action, ActionType
+from tests.knowledge.recording_planner import Recorder
 from vision.geometry import Rect, Size
 from vision.types import Element, ElementKind, ScreenParse
-
-
-class Recorder:
-    name = "recorder"
-    uses_latent = False
-
-    def __init__(self) -> None:
-        self.seen: list[PlanContext] = []
-
-    def propose(self, ctx: PlanContext) -> Proposal:
-        self.seen.append(ctx)
-        return Proposal(Action.simple(ActionType.BACK), planner=self.name)
 
 
 def screen(*names: str, kind: ElementKind = ElementKind.BUTTON) -> ScreenParse:
