@@ -239,12 +239,12 @@ class McpController:
 
         def record() -> Any:
             from app.run_record import streams
-            from phone.record.capture import default_reader
+            from phone.record.capture import reader_beside
 
             if not streams(phone):
                 return None
             if not read:
-                read.append(default_reader())
+                read.append(reader_beside(ui.session.parser()))  # the parser's OCR models, not a second copy
             return recording(settings, phone, store, read=read[0])
 
         records = SessionRecords(store, record)  # when the phone streams
