@@ -1,7 +1,7 @@
 """The online benchmark's cells: glue between the measures (``evaluation``) and the virtual phone (``phone.virtual``).
 
 ``run_cell(job)`` plays one benchmark cell headless: a fresh ``VirtualPhone`` set up for
-the task, the agent loop (``agent.runner.run_episode``) driven with every proposal
+the task in the job's language, the goal in the job's wording (``Task.wording``), the agent loop (``agent.runner.run_episode``) driven with every proposal
 approved, and the phone's oracle consulted after every executed action (success,
 checkpoints) and before every proposal (the truth the latent-state estimates are judged
 against).  Grounding noise is applied here, by ``evaluation.truth_device.TruthRecordingDevice``, so the true
@@ -140,9 +140,9 @@ def describe_condition(cond: dict[str, Any]) -> str:
     return " ".join(words or path).replace("_", " ")
 
 
-def gold_trajectories(source: str, task_ids: list[str]) -> tuple[list[Any], list[tuple[str, str]]]:
-    """Replay each task's reference solution on a fresh phone and record it in AITW form:
-    the action with the screen's element boxes before it, plus a final ``complete``."""
+def gold_trajectories(source: str, task_ids: list[str], language: str = "en") -> tuple[list[Any], list[tuple[str, str]]]:
+    """Replay each task's reference solution on a fresh phone (in ``language``) and record it
+    in AITW form: the action with the screen's element boxes before it, plus a final ``complete``."""
     from agent.types import ActionType
     from evaluation.aitw import AitwAction, AitwStep, Trajectory, boxes_from_rects
     from phone.virtual.phone import VirtualPhone
@@ -153,7 +153,7 @@ def gold_trajectories(source: str, task_ids: list[str]) -> tuple[list[Any], list
     for tid in task_ids:
         task = find_task(source, tid)
         phone = VirtualPhone(seed=0)
-        task.setup(phone)
+        task.setup(phone, language)
         steps: list[Any] = []
         at = 0
         try:
@@ -204,13 +204,13 @@ def check_planners(names: list[str]) -> None:
         raise ValueError(f"unknown planner(s) {', '.join(bad)}; choose from {', '.join(PLANNER_NAMES)}")
 
 
-def _aitw_match(source: str, task_id: str, episode: Any, size: Any) -> float | None:
+def _aitw_match(source: str, task_id: str, episode: Any, size: Any, language: str = "en") -> float | None:
     """The episode's executed actions against the task's reference solution (AITW rule)."""
     from evaluation.aitw import score
     from evaluation.loaders import LoadError, trajectory_from_episode
 
     try:
-        gold, failures = _gold_cached(source, task_id)
+        gold, failures = _gold_cached(source, task_id, language)
         if gold is None:
             return None
         pred = trajectory_from_episode(episode, size)
@@ -221,8 +221,8 @@ def _aitw_match(source: str, task_id: str, episode: Any, size: Any) -> float | N
 
 
 @functools.cache
-def _gold_cached(source: str, task_id: str) -> tuple[Any, tuple[tuple[str, str], ...]]:
-    gold, failures = gold_trajectories(source, [task_id])
+def _gold_cached(source: str, task_id: str, language: str) -> tuple[Any, tuple[tuple[str, str], ...]]:
+    gold, failures = gold_trajectories(source, [task_id], language)
     return (gold[0] if gold else None), tuple(failures)
 
 
@@ -374,10 +374,10 @@ def _cell_phone(job: Any, task: Any, arena: Any) -> tuple[Any, Any]:
 
     profile = NOISE_PROFILES[job.noise]
     if arena is not None:
-        task.setup(arena.phone)
+        task.setup(arena.phone, job.language)
         return arena.phone, arena.device
     phone = VirtualPhone(seed=job.seed, noise=NoiseConfig(**profile.get("phone", {})))
-    task.setup(phone)
+    task.setup(phone, job.language)
     return phone, TruthRecordingDevice(phone, seed=job.seed, tap_sd_px=profile.get("tap_sd_px", 0.0),
                                        drop=profile.get("drop", 0.0))
 
@@ -407,7 +407,7 @@ def _cell_run(job: Any, task: Any, phone: Any, device: Any) -> Any:
                                          detector="none" if tree else "auto", icons="none" if tree else "auto"))
     settings = RunSettings(mode=Autonomy.AUTO, model=model, allow_sensitive=True, max_wait_s=0.2,
                            max_steps=int(s.get("max_steps") or task.step_budget))
-    goal = task.goals[job.seed % len(task.goals)]
+    goal = task.wording(job.wording, job.language)
     return goal, run_episode(goal, device, parser, bundle.planner, None, settings=settings,
                              estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor)
 
@@ -439,7 +439,8 @@ def run_cell(job: Any, arena: Any = None) -> Any:
         note = fin.note if fin else "the run ended without a Finished event"
         aitw_match = None
         if fin is not None and s.get("aitw", True):
-            aitw_match = _aitw_match(s.get("tasks_source", "all"), job.task_id, fin.episode, phone.screen_size())
+            aitw_match = _aitw_match(s.get("tasks_source", "all"), job.task_id, fin.episode, phone.screen_size(),
+                                     job.language)
         return EpisodeResult(
             planner=job.planner, task_id=job.task_id, seed=job.seed, noise=job.noise, model=str(s.get("model", "")),
             success=success, checkpoints_total=len(task.checkpoints), checkpoints_reached=len(rec.reached_ever),
@@ -448,7 +449,7 @@ def run_cell(job: Any, arena: Any = None) -> Any:
             llm_calls=rec.llm_calls, prompt_tokens=rec.prompt_tokens, completion_tokens=rec.completion_tokens,
             wall_s=time.perf_counter() - t0, stage_ms={k: round(v, 1) for k, v in rec.stage_ms.items()},
             step_records=tuple(rec.records), note=note, goal=goal, aitw_match=aitw_match,
-            unparseable_replies=rec.unparseable,
+            unparseable_replies=rec.unparseable, wording=job.wording, language=job.language,
         )
     finally:
         phone.close()

@@ -16,8 +16,10 @@ the same screen, the model's seconds, the user's waiting time (from an answer to
 next question) and Approve -> next proposal times.  The run's oracle (``judge``) is the
 task's own success check, so a run ends "succeeded" when the phone says so.
 
-Qt-free and app-free: the caller passes ``make_run``, which assembles the run the way the
-window does (``app.compose.build_run``).
+The goal is any of the task's wordings (``wording``) in the phone's language: on a phone in
+German the run gets the task's German goal and the supervisor resolves the reference steps
+on the German screens.  Qt-free and app-free: the caller passes ``make_run``, which
+assembles the run the way the window does (``app.compose.build_run``).
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ class SupervisedResult:
     completed: bool
     status: str
     note: str
+    wording: int = 0  # which of the task's wordings in ``language`` the run was given
+    language: str = "en"  # the phone's UI language (and the goal's)
+    goal: str = ""
     approvals: int = 0
     rejections: int = 0
     edits: int = 0
@@ -76,14 +81,14 @@ def _place(phone: Any) -> tuple[object, ...]:
     return (phone.foreground(), tuple(rows))
 
 
-def _after(phone: Any, action: Action, task: Task, done: list[Action]) -> Any | None:
-    """A fresh phone brought to where ``phone`` is (the task's start, then the actions
-    ``done`` so far) with ``action`` performed on it; None when it cannot be performed.
-    (A copy of the phone object would share its apps' callbacks with the original.)"""
+def _after(phone: Any, action: Action, task: Task, done: list[Action], language: str = "en") -> Any | None:
+    """A fresh phone in ``language`` brought to where ``phone`` is (the task's start, then
+    the actions ``done`` so far) with ``action`` performed on it; None when it cannot be
+    performed.  (A copy of the phone object would share its apps' callbacks with the original.)"""
     from phone.virtual.phone import VirtualPhone
 
     clone = VirtualPhone(seed=getattr(phone, "seed", 0))
-    task.setup(clone)
+    task.setup(clone, language)
     try:
         for earlier in done:
             perform(clone, earlier)
@@ -101,6 +106,7 @@ class ScriptedSupervisor:
 
     task: Task
     phone: Any
+    language: str = "en"  # the phone's language at the task's start (its copies are set up in it)
     next_ref: int = 0
     rejected: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
     ever_rejected: dict[tuple[object, ...], set[str]] = field(default_factory=dict)
@@ -130,7 +136,7 @@ class ScriptedSupervisor:
             return bool(self.task.is_success(self.phone, action))
         if t is ActionType.IMPOSSIBLE:
             return self.task.impossible
-        after = _after(self.phone, action, self.task, self.done)
+        after = _after(self.phone, action, self.task, self.done, self.language)
         if after is None:
             return False
         try:
@@ -144,7 +150,7 @@ class ScriptedSupervisor:
             for j, ref in self._reference():
                 if ref is None:
                     continue
-                ref_after = _after(self.phone, ref, self.task, self.done)
+                ref_after = _after(self.phone, ref, self.task, self.done, self.language)
                 if ref_after is not None:
                     same = _place(ref_after) == there
                     ref_after.close()
@@ -199,12 +205,16 @@ def _reason(action: Action) -> str:
     return f"\"{action.describe()}\" does not help with this task"
 
 
-def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *,
+def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *, wording: int = 0,
               on_event: Callable[[Event], None] | None = None) -> SupervisedResult:
-    """Run ``task`` under the scripted supervisor on a phone already set up for it."""
-    supervisor = ScriptedSupervisor(task, phone)
+    """Run ``task`` under the scripted supervisor on a phone already set up for it, the
+    goal given in the task's wording ``wording`` in the phone's language (``Task.wording``
+    raises ``WordingError`` when the task has no such wording)."""
+    language = str(getattr(phone, "lang", "en"))
+    goal = task.wording(wording, language)
+    supervisor = ScriptedSupervisor(task, phone, language)
     judge = lambda final: bool(task.is_success(phone, final))  # noqa: E731
-    gen = make_run(task.goal, device, judge)
+    gen = make_run(goal, device, judge)
     finished: Finished | None = None
     answered_at: float | None = None
     approved_at: float | None = None
@@ -243,7 +253,7 @@ def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *,
     edits = sum(1 for s in steps if s.decision is not None and s.decision.kind is DecisionKind.EDIT)
     status = finished.status if finished is not None else EpisodeStatus.ERROR
     return SupervisedResult(
-        task_id=task.id, completed=status in (EpisodeStatus.SUCCEEDED, EpisodeStatus.IMPOSSIBLE) and bool(
+        task_id=task.id, wording=wording, language=language, goal=goal, completed=status in (EpisodeStatus.SUCCEEDED, EpisodeStatus.IMPOSSIBLE) and bool(
             task.is_success(phone, steps[-1].executed if steps else None)),
         status=status.value, note=finished.note if finished is not None else "no Finished event",
         approvals=supervisor.approvals, rejections=supervisor.rejections, edits=edits,

@@ -5,14 +5,20 @@ the user).  ``--paired`` runs every task twice: with decision feedback and witho
 (rejections not remembered, not told to the planner).  ``--scripted`` uses the scripted
 listening model (no LLM server); otherwise the configured or named model.
 
-Prints one line per task and a summary per arm; writes nothing but an optional JSON file.
+``--wording`` (``0``, ``0,1,2``, ``all``) and ``--language`` (``en``, ``de``, ``en,de``)
+choose how each task is asked (``evaluation.wordings``): a task without goals in the
+language, or without that many wordings, is skipped with a message.  ``--out FILE`` is
+rewritten after every task (each result with its wording, language and goal) and an
+existing file resumes the run: the cells it holds are read back, not run again.
+
+Prints one line per task and a summary per arm, per language and wording beside the tuned
+wording 0 when there are several; writes nothing but the ``--out`` file.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from app.cli.bench import bench_app
+from app.cli.bench_tables import print_axes
 
 if TYPE_CHECKING:
     from app.storage import Store
@@ -42,6 +49,10 @@ def supervised(
     out: Path | None = typer.Option(None, help="Write every task's figures to this JSON file."),
     maps: Path | None = typer.Option(None, help="App maps (JSON, as `bench/bench_app_map.py explore --maps` writes "
                                      "them) the runs may use, as if the user had explored those apps."),
+    wording: str = typer.Option("0", "--wording", help="Which wording of each goal: 0 (the tuned one), a list such "
+                                "as 0,1,2, or 'all'. A task without that wording is skipped with a message."),
+    language: str = typer.Option("en", "--language", help="The phone's language and the goals': en, de, or en,de. "
+                                 "A task without goals in the language is skipped with a message."),
 ) -> None:
     """Supervise the agent with a scripted user: interventions per task, rejected actions
     proposed again, model seconds, the user's waiting time, Approve -> next proposal."""
@@ -51,6 +62,8 @@ def supervised(
     from evaluation.online_bench import select_tasks
     from evaluation.scripted_model import ScriptedLLMServer
     from evaluation.supervised import listening_model, summarise, supervise
+    from evaluation.supervised_log import MEASURES, SupervisedLog
+    from evaluation.wordings import parse_languages, parse_wordings, plan_cells
     from phone.virtual.phone import VirtualPhone
     from phone.virtual.tasks import load_tasks, tasks_by_id
 
@@ -58,12 +71,15 @@ def supervised(
     settings, problem = load_settings()
     if problem:
         console.print(f"[yellow]{escape(problem)}[/yellow]")
+    by_id = tasks_by_id(load_tasks())
     try:
         ids, _ = select_tasks(tasks)
+        cells, skipped = plan_cells([by_id[i] for i in ids], parse_wordings(wording), parse_languages(language))
     except ValueError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
+        console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
-    by_id = tasks_by_id(load_tasks())
+    for msg in skipped:
+        console.print(f"[yellow]{escape(msg)}[/yellow]", soft_wrap=True)
     map_store = _map_store(maps, console) if maps is not None else None
     llm = settings.llm.model_copy(update={k: v for k, v in (("model", model), ("timeout_s", timeout_s)) if v})
     if backend:
@@ -72,11 +88,25 @@ def supervised(
         key = "ollama_host" if llm.backend == "ollama" else "openai_base_url"
         llm = llm.model_copy(update={key: base_url})
     settings = settings.model_copy(update={"llm": llm})
-    server = ScriptedLLMServer(responder=listening_model, models=("scripted",)).__enter__() if scripted else None
+    arms = (True, False) if paired else (feedback,)
+    what = {"model": "scripted" if scripted else (builtin or llm.model), "planner": planner or settings.agent.planner,
+            "maps": str(maps) if maps is not None else "", "budget": budget}
+    try:
+        log = SupervisedLog.open(out, what) if out is not None else SupervisedLog(None, what)
+    except ValueError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    todo = [(arm, c) for arm in arms for c in cells if not log.has(arm, c)]
+    if len(todo) < len(arms) * len(cells):
+        console.print(f"resuming from {escape(str(out))}: {len(arms) * len(cells) - len(todo)} of "
+                      f"{len(arms) * len(cells)} cells already there", soft_wrap=True)
+    server = ScriptedLLMServer(responder=listening_model, models=("scripted",)).__enter__() if scripted and todo \
+        else None
     if server is not None:
         settings = settings.model_copy(update={"llm": llm.model_copy(update={
             "backend": "ollama", "ollama_host": server.url, "model": "scripted"})})
-    if builtin:
+    own = None
+    if builtin and todo:
         from app.builtin_model.catalog import ModelFileError, by_alias
         from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
 
@@ -94,53 +124,50 @@ def supervised(
     prefs = PrefsStore.default()
     chosen = planner_for_model(planner or settings.agent.planner, settings.llm.model, prefs)
     console.print(f"model {escape(settings.llm.model)}, planner {escape(chosen)}"
-                  f"{' (fused latent estimate)' if slow_model(settings.llm.model, prefs) else ''}")
-    arms = (True, False) if paired else (feedback,)
-    summary_rows = []
+                  f"{' (fused latent estimate)' if slow_model(settings.llm.model, prefs) else ''}; {len(cells)} cells "
+                  f"({len(ids)} tasks × wording {escape(wording)} × language {escape(language)})")
     try:
-        for arm in arms:
-            results = []
-            for tid in ids:
-                task = by_id[tid]
-                phone = VirtualPhone(seed=0)
-                task.setup(phone)
+        for arm, cell in todo:
+            task = by_id[cell.task_id]
+            phone = VirtualPhone(seed=0, lang=cell.language)
+            task.setup(phone)
 
-                def make_run(goal, device, judge, task=task, arm=arm):  # type: ignore[no-untyped-def]
-                    return build_run(
-                        RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
-                                   constrained=False if scripted else None,
-                                   max_steps=max(1, round(task.step_budget * budget))),
-                        settings, device=device, parser=parser, judge=judge, ask_on_error=True, prefs=prefs,
-                        store=map_store,
-                        confirm_done=True, feedback=arm, max_wait_s=0.2).events
+            def make_run(goal, device, judge, task=task, arm=arm):  # type: ignore[no-untyped-def]
+                return build_run(
+                    RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
+                               constrained=False if scripted else None,
+                               max_steps=max(1, round(task.step_budget * budget))),
+                    settings, device=device, parser=parser, judge=judge, ask_on_error=True, prefs=prefs,
+                    store=map_store,
+                    confirm_done=True, feedback=arm, max_wait_s=0.2).events
 
-                t0 = time.perf_counter()
-                try:
-                    r = supervise(task, phone, phone, make_run)
-                finally:
-                    phone.close()
-                results.append(r)
-                console.print(f"{'with' if arm else 'without'} feedback  {tid:32} "
-                              f"{'done' if r.completed else 'NOT done':8} interventions {r.interventions} "
-                              f"(rej {r.rejections}, dem {r.demonstrations}, edit {r.edits})  again "
-                              f"{r.proposed_again}  model {r.model_s:.1f} s  wall {time.perf_counter() - t0:.1f} s  "
-                              f"approve->next {_seconds(r.approve_to_next_s)}",
-                              soft_wrap=True)
-            s = summarise(results)
-            summary_rows.append((arm, s, results))
-            median = "—" if s.approve_to_next_median_s is None else f"{s.approve_to_next_median_s:.1f} s"
-            console.print(f"[bold]{'with' if arm else 'without'} feedback:[/bold] {s.completed}/{s.tasks} completed, "
-                          f"mean interventions {s.mean_interventions:.2f}, rejected proposed again "
-                          f"{s.proposed_again}, Approve→next proposal median {median}, model {s.model_s:.1f} s, "
-                          f"waiting {s.waiting_s:.1f} s", soft_wrap=True)
+            t0 = time.perf_counter()
+            try:
+                r = supervise(task, phone, phone, make_run, wording=cell.wording)
+            finally:
+                phone.close()
+            log.add(arm, r)
+            console.print(f"{'with' if arm else 'without'} feedback  {cell.task_id:32} {cell.language} w{cell.wording}  "
+                          f"{'done' if r.completed else 'NOT done':8} interventions {r.interventions} "
+                          f"(rej {r.rejections}, dem {r.demonstrations}, edit {r.edits})  again "
+                          f"{r.proposed_again}  model {r.model_s:.1f} s  wall {time.perf_counter() - t0:.1f} s  "
+                          f"approve->next {_seconds(r.approve_to_next_s)}",
+                          soft_wrap=True)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
-        if builtin:
+        if own is not None:
             own.stop()
+    for arm in arms:
+        results = log.results(arm, cells)
+        s = summarise(results)
+        median = "—" if s.approve_to_next_median_s is None else f"{s.approve_to_next_median_s:.1f} s"
+        console.print(f"[bold]{'with' if arm else 'without'} feedback:[/bold] {s.completed}/{s.tasks} completed, "
+                      f"mean interventions {s.mean_interventions:.2f}, rejected proposed again "
+                      f"{s.proposed_again}, Approve→next proposal median {median}, model {s.model_s:.1f} s, "
+                      f"waiting {s.waiting_s:.1f} s", soft_wrap=True)
+        print_axes(console, results, MEASURES, f"{'with' if arm else 'without'} feedback, per wording")
     if out is not None:
-        out.write_text(json.dumps([{"feedback": arm, "summary": asdict(s), "tasks": [asdict(r) for r in rs]}
-                                   for arm, s, rs in summary_rows], indent=2), encoding="utf-8")
         console.print(f"written: {out}")
 
 
