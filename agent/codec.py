@@ -11,7 +11,7 @@ This module does no I/O.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -24,8 +24,8 @@ T = TypeVar("T")
 #: Kinds of stored documents and their current schema versions.
 SCHEMAS: dict[str, tuple[type, int]] = {
     "episode": (Episode, 2),
-    "step": (Step, 2),
-    "macro": (Macro, 1),
+    "step": (Step, 3),
+    "macro": (Macro, 2),
     "action": (Action, 1),
     "target": (Target, 1),
     "proposal": (Proposal, 1),
@@ -41,6 +41,11 @@ def _step_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "timings_ms": data.get("timings_ms") or []}
 
 
+def _step_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 keeps what flashed on the screen after a step; older steps saw nothing."""
+    return {**data, "transients": data.get("transients") or []}
+
+
 def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     """Version 2 spells the ask-every-step autonomy ``approve`` (version 1: ``approve_all``)
     and times its steps."""
@@ -51,10 +56,16 @@ def _episode_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _macro_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 may say of a step how it was healed (``MacroStep.healed``); older steps were not."""
+    return {**data, "steps": [{**s, "healed": None} if isinstance(s, dict) else s for s in data.get("steps") or []]}
+
+
 #: ``MIGRATIONS[kind][v]`` turns version ``v`` data into version ``v + 1`` data.
 MIGRATIONS: dict[str, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
-    "step": {1: _step_1_to_2},
+    "step": {1: _step_1_to_2, 2: _step_2_to_3},
     "episode": {1: _episode_1_to_2},
+    "macro": {1: _macro_1_to_2},
 }
 
 
@@ -152,11 +163,12 @@ def _no_constant(name: str) -> Any:
     raise CodecError(f"not valid JSON: {name} is not a number JSON allows")
 
 
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[``/``{`` in ``text``, outside strings (cheap, no recursion)."""
-    depth = deepest = 0
+def outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of ``text`` from ``start`` on, leaving out what lies inside a
+    JSON string (its quotes too): the characters that give the text its structure."""
     in_string = escaped = False
-    for ch in text:
+    for i in range(start, len(text)):
+        ch = text[i]
         if in_string:
             if escaped:
                 escaped = False
@@ -166,7 +178,15 @@ def nesting_depth(text: str) -> int:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "[{":
+        else:
+            yield i, ch
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in ``text``, outside strings (cheap, no recursion)."""
+    depth = deepest = 0
+    for _i, ch in outside_strings(text):
+        if ch in "[{":
             depth += 1
             deepest = max(deepest, depth)
         elif ch in "]}":

@@ -100,3 +100,25 @@ def app_names(device: object) -> list[str]:
     except Exception as exc:  # a phone that went away: the reply form then takes any app name
         log.warning("could not list the phone's apps: %s", exc)
         return []
+
+
+@runtime_checkable
+class NamesApps(Protocol):
+    """A phone that can name some of its apps without listing them all (adb: the names it
+    was told or knows for the common system apps)."""
+
+    def label_of(self, package: str) -> str | None: ...
+
+
+def app_label(device: object, package: str) -> str:
+    """The app's name as the phone gives it (its app list, else the names it knows), else the package."""
+    try:
+        if isinstance(device, KnowsApps):
+            for name, pkg in device.installed_apps():
+                if pkg == package:
+                    return name
+        if isinstance(device, NamesApps):
+            return device.label_of(package) or package
+    except Exception as exc:  # a phone that cannot say: the package will do
+        log.info("could not name the phone's app %s: %s", package, exc)
+    return package

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from agent.types import Action, ActionType
-from vision.types import Element, ElementKind, ScreenParse
+from vision.types import KEYBOARD_ROLE, Element, ElementKind, ScreenParse
 
 #: Actions from which no visible change is expected (or that end the run).
 _NO_EFFECT_EXPECTED = frozenset({ActionType.WAIT, ActionType.COMPLETE, ActionType.IMPOSSIBLE})
@@ -55,12 +55,14 @@ _STATUS_STRIP = 0.045
 def screen_identity(parse: ScreenParse, foreground: str | None = None) -> str:
     """A short key that stays the same while only things that do not matter change: a clock
     ticking, a status-bar icon, a battery level, a switch being flipped, a list scrolled by
-    a few pixels.  Two screens of one app that offer different words get different keys."""
+    a few pixels, the soft keyboard coming up or going away (its keys are another window's).
+    Two screens of one app that offer different words get different keys."""
     bars = [e for e in parse.elements if e.kind is ElementKind.STATUS_BAR]
     strip = parse.screen_size.height * _STATUS_STRIP
+    keys = {i for b in parse.blocks if b.role == KEYBOARD_ROLE for i in b.element_ids}
     rows = set()
     for e in parse.elements:
-        if _in_status_bar(e, bars) or e.rect.bottom <= strip or e.covered:
+        if _in_status_bar(e, bars) or e.rect.bottom <= strip or e.covered or e.id in keys:
             continue
         words = _DIGITS.sub("#", " ".join(f"{e.text} {e.label}".lower().split()))
         if words:

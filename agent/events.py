@@ -19,7 +19,7 @@ from agent.types import Action, Autonomy, Episode, EpisodeStatus, LatentState, L
 from vision.types import Screen, ScreenParse
 
 __all__ = [
-    "Aborted", "Autonomy", "AwaitingDecision", "ErrorEvent", "Estimated", "Event", "Executed", "Finished",
+    "Aborted", "Amended", "Autonomy", "AwaitingDecision", "ErrorEvent", "Estimated", "Event", "Executed", "Finished",
     "Observed", "Parsed", "Proposed", "Rejected", "RunSettings", "StepEvent", "StepSink", "Working",
 ]
 
@@ -58,6 +58,9 @@ class RunSettings:
     #: When the agent says the task is done (or the run stops without a verdict from the
     #: phone), ask the user "Is the task done?" (``AwaitingDecision.confirm_done``).
     confirm_done: bool = False
+    #: At the end of a run, how long the record of the run may take to see what the last
+    #: action made flash (a toast lasts up to 3.5 s); never spent on a step's path.
+    record_settle_s: float = 5.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.mode, Autonomy):
@@ -154,6 +157,16 @@ class Aborted:
 
 
 @dataclass(frozen=True, slots=True)
+class Amended:
+    """A step stored earlier gained what flashed on the screen after its action (toasts,
+    snackbars, short dialogs: ``record.transients``); ``record`` is the step as stored now.
+    Not a step event: the step was announced when it was stored first."""
+
+    step: int
+    record: Step
+
+
+@dataclass(frozen=True, slots=True)
 class Finished:
     status: EpisodeStatus
     note: str
@@ -176,4 +189,4 @@ class ErrorEvent:
 StepEvent = Executed | Rejected | Aborted | ErrorEvent
 
 Event = (Observed | Parsed | Working | Estimated | Proposed | AwaitingDecision | Executed | Rejected | Aborted | Finished
-         | ErrorEvent)
+         | ErrorEvent | Amended)

@@ -4,7 +4,7 @@ A generator: it yields frozen events (``agent.events``) and, at ``AwaitingDecisi
 receives the user's ``Decision`` through ``send()``.  Each step goes through four phases,
 one method each: *observe* (screenshot, parse), *propose* (latent state, plan, ground,
 assess), *decide* (ask the user or approve) and *execute*.  Any phase that fails raises
-``_StepFailed``, and one failure path stores the step, yields its ``ErrorEvent``, counts
+``StepFailed``, and one failure path stores the step, yields its ``ErrorEvent``, counts
 the error and maybe finishes the run.
 
 Stop rules: with latent state, stop when the completion estimate says yes — but not on
@@ -24,9 +24,15 @@ a demonstration is executed as the step and told to the planner as a correction;
 two rejections on one screen the question offers other candidates to pick.  ``Working``
 events say which stage (and which model call of the step) is under way.
 
-Sensitive actions wait for approval unless allowed for the
+A planner that may recall the step (``Recalls``: the decision memory) is asked first, and
+a step it recalls is proposed with no latent estimate, model call or assessment
+(``agent.run_propose``).  A proposal whose evidence says ``ASK_USER`` waits for the user
+whatever the autonomy.  Sensitive actions wait for approval unless allowed for the
 task.  Every step is handed to the ``StepSink`` the moment it completes and then arrives
-as one step event carrying the stored ``Step`` (with where its time went).  A device
+as one step event carrying the stored ``Step`` (with where its time went).  With a ``record``
+(``agent.transient``) each action is announced to it, and what flashed on the screen after
+an action (a toast, a snackbar) is kept in that step (``Amended`` when found after the
+step was stored) and named in the next screen's fenced description.  A device
 failure ends the run with a fatal error event and the episode is kept.  On-screen text
 only ever reaches models inside a fenced data block.  This module never imports the
 application layer, Qt or a concrete device.
@@ -37,39 +43,51 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import replace
 
 from agent.commands import action_key
 from agent.device import Device, DeviceError, DeviceGone
 from agent.effects import screen_identity, screen_signature, unchanged_note
 from agent.events import (
     Aborted,
+    Amended,
     Autonomy,
     AwaitingDecision,
     ErrorEvent,
-    Estimated,
     Event,
     Executed,
     Finished,
     Observed,
     Parsed,
-    Proposed,
     Rejected,
     RunSettings,
     StepSink,
     Working,
 )
 from agent.execute import NotExecutable, execute
-from agent.feedback import NOT_DONE_NOTE, OFFER_AFTER, Feedback, choice_of, correction_note
+from agent.feedback import NOT_DONE_NOTE, OFFER_AFTER, choice_of, correction_note
+from agent.flash_steps import with_steps
 from agent.grounding.assessment import Assessor
 from agent.grounding.base import ElementGrounder, GroundContext, Grounder, GroundingError, needs_grounding
-from agent.latent import ChainedEstimator, LatentEstimator, LatentInput
-from agent.llm.base import CancelToken, LLMError
-from agent.planners.base import PlanContext, PlanError, Planner, Turn
-from agent.safety import sensitivity
+from agent.latent import ChainedEstimator, LatentEstimator
+from agent.llm.base import CancelToken
+from agent.planners.base import ASK_USER, Planner, Turn
+from agent.run_propose import ProposingRun
+from agent.run_step import (
+    Judge,
+    Offer,
+    Phase,
+    RunGenerator,
+    ScreenParserLike,
+    StepFailed,
+    StepWork,
+    await_decision,
+    error_proposal,
+    screen_png,
+    to_sink,
+)
 from agent.screen_text import description, fenced
-from agent.sink import StepNotStored
+from agent.transient import RunRecord
 from agent.types import (
     Action,
     ActionType,
@@ -77,106 +95,15 @@ from agent.types import (
     DecisionKind,
     Episode,
     EpisodeStatus,
-    LatentState,
-    LLMCall,
     Proposal,
     Step,
     StepOutcome,
 )
-from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)
 
-#: Evidence on a first step whose completion estimate said "done" before anything was done.
-_EARLY_DONE = "completion estimate said the task is already done before any step; not taken on the first screen"
-
-RunGenerator = Generator[Event, Decision | None, Episode]
-#: The stages a step's time is split into (``Step.timings_ms``), in the order they happen.
-STAGES = ("frame", "hierarchy", "parse", "llm", "decide", "execute")
-_Phase = Generator[Event, Decision | None, Any]
-
-
-#: The task's oracle: called with the final action (or None after an ordinary step).
-Judge = Callable[[Action | None], bool | None]
 #: The note of a run the phone itself confirmed.
 CHECKED_ON_PHONE = "done — checked on the phone"
-
-
-class ScreenParserLike(Protocol):
-    def parse(self, screen: Screen) -> ScreenParse: ...
-
-
-class _StepFailed(Exception):
-    """A step could not go on.  ``fatal``: the device is gone.  ``refused``: the phone
-    refused this action (the planner hears about it on this screen)."""
-
-    def __init__(self, message: str, calls: tuple[LLMCall, ...] = (), *, fatal: bool = False,
-                 refused: Action | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.calls = calls
-        self.fatal = fatal
-        self.refused = refused
-
-
-@dataclass
-class _Memory:
-    """What the loop carries from one step to the next."""
-
-    history: list[Turn] = field(default_factory=list)
-    performed: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # for the current screen
-    failed: list[Action] = field(default_factory=list)  # options rejected on the current screen
-    prev_screen_text: str = ""
-    prev_parse: ScreenParse | None = None  # the screen the last executed action was taken on
-    last_screen_key: str = ""
-    errors_in_row: int = 0
-    feedback: Feedback = field(default_factory=Feedback)
-    corrections: list[str] = field(default_factory=list)  # told to the planner on the next screen
-    unchanged: list[str] = field(default_factory=list)  # keys of the agent's own actions that changed nothing, in a row
-
-
-@dataclass
-class _Work:
-    """One step while it is being built; ``stored`` turns it into the ``Step`` to record."""
-
-    index: int
-    started: float = field(default_factory=time.time)
-    screen: Screen | None = None
-    parse: ScreenParse | None = None
-    screen_id: str = ""
-    foreground: str | None = None
-    screen_text: str = ""
-    images: tuple[bytes, ...] = ()
-    calls: list[LLMCall] = field(default_factory=list)
-    latent: LatentState | None = None
-    proposal: Proposal | None = None
-    decision: Decision | None = None
-    timings: list[tuple[str, float]] = field(default_factory=list)
-
-    def time(self, stage: str, since: float) -> None:
-        self.timings.append((stage, (time.perf_counter() - since) * 1000.0))
-
-    def stored(self, outcome: StepOutcome, *, executed: Action | None = None, error: str | None = None,
-               proposal: Proposal | None = None) -> Step:
-        timings = list(self.timings)
-        if self.calls:
-            timings.append(("llm", sum(c.latency_ms for c in self.calls)))
-        timings.sort(key=lambda t: STAGES.index(t[0]) if t[0] in STAGES else len(STAGES))
-        return Step(self.index, parse=self.parse, proposal=proposal or self.proposal, decision=self.decision,
-                    executed=executed, outcome=outcome, error=error, foreground_package=self.foreground,
-                    started_at=self.started, finished_at=time.time(), timings_ms=tuple(timings))
-
-
-@dataclass(frozen=True, slots=True)
-class _Offer:
-    """The propose phase's result: the proposal and why the user may need to be asked."""
-
-    proposal: Proposal
-    confidence: float | None
-    ask_reason: str = ""  # from the assessment
-    blocked: bool = False
-    sensitive: str | None = None  # why the action is sensitive
 
 
 def run_episode(
@@ -192,11 +119,15 @@ def run_episode(
     assessor: Assessor | None = None,
     cancel: CancelToken | None = None,
     judge: Judge | None = None,
+    record: RunRecord | None = None,
 ) -> RunGenerator:
     """Drive one episode; see the module docstring.  Returns the final ``Episode``.
 
     ``judge(final_action)`` is the task's oracle where there is one (the virtual phone):
-    True when the goal is met on the phone now, False when not, None when it cannot say."""
+    True when the goal is met on the phone now, False when not, None when it cannot say.
+    ``record`` is the record of the run (``agent.transient``): it is told when each action
+    goes out, and what it saw flash on the screen goes into the steps and the next screen's
+    description."""
     if not goal.strip():
         raise ValueError("the goal is empty: say what the agent should do")
     if planner.uses_latent and estimator is None:
@@ -205,43 +136,27 @@ def run_episode(
             raise ValueError(f"planner {planner.name!r} uses latent state: pass an estimator")
         estimator = ChainedEstimator(client)
     run = _Run(goal, device, parser, planner, store, settings or RunSettings(), estimator,
-               grounder or ElementGrounder(), assessor, cancel, judge)
+               grounder or ElementGrounder(), assessor, cancel, judge, record)
     return (yield from run.loop())
 
 
-class _Run:
-    """One episode's collaborators and state; ``loop`` is the generator behind ``run_episode``."""
-
-    def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
-                 store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
-                 grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None,
-                 judge: Judge | None = None) -> None:
-        self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
-        self.store, self.settings, self.estimator = store, settings, estimator
-        self.grounder, self.assessor, self.cancel, self.judge = grounder, assessor, cancel, judge
-        self.calls_expected = _calls_per_step(planner, estimator, assessor)
-        self.memory = _Memory()
-        self.index = 0
-        try:
-            serial = device.info.serial
-        except Exception:  # a dead device is reported at the first screenshot
-            serial = "?"
-        self.episode = Episode(goal=goal, planner=planner.name, model=settings.model, device=serial,
-                               autonomy=settings.mode)
+class _Run(ProposingRun):
+    """A run's loop (``loop`` is the generator behind ``run_episode``): observe, propose
+    (``ProposingRun``), decide and execute, and the one failure path."""
 
     # ---- the loop ------------------------------------------------------------------------
     def loop(self) -> RunGenerator:
-        _sink(self.store, "begin_episode", self.episode)
+        to_sink(self.store, "begin_episode", self.episode)
         while True:
             end = self._end_reason()
             if end is not None:
                 yield (yield from self._finish_asking(*end))
                 return self.episode
-            work = _Work(self.index)
+            work = StepWork(self.index)
             self.index += 1
             try:
                 finished = yield from self._step(work)
-            except _StepFailed as exc:
+            except StepFailed as exc:
                 finished = yield from self._failed(work, exc)
             if finished is not None:
                 yield finished
@@ -256,7 +171,7 @@ class _Run:
             return EpisodeStatus.ERROR, f"{self.memory.errors_in_row} failed steps in a row"
         return None
 
-    def _step(self, work: _Work) -> _Phase:
+    def _step(self, work: StepWork) -> Phase:
         """One step through the four phases; returns a ``Finished`` when the run ends."""
         yield from self._observe(work)
         stuck = self._stuck()
@@ -264,17 +179,20 @@ class _Run:
             return (yield from self._finish_asking(EpisodeStatus.FAILED, stuck))
         offer = yield from self._propose(work)
         decision = yield from self._decide(work, offer)
+        while decision.kind is DecisionKind.ESCALATE:  # "Ask the bigger model": the same step again
+            offer = yield from self._propose(work, escalate="you asked for the bigger model")
+            decision = yield from self._decide(work, offer)
         return (yield from self._execute(work, decision))
 
     # ---- observe ---------------------------------------------------------------------------
-    def _observe(self, work: _Work) -> _Phase:
+    def _observe(self, work: StepWork) -> Phase:
         t0 = time.perf_counter()
         try:
             screen = self.device.screenshot(with_hierarchy=True)
         except DeviceGone as exc:
-            raise _StepFailed(f"device failure: {exc}", fatal=True) from None
+            raise StepFailed(f"device failure: {exc}", fatal=True) from None
         except DeviceError as exc:
-            raise _StepFailed(f"screenshot failed: {exc}") from None
+            raise StepFailed(f"screenshot failed: {exc}") from None
         device_times = [(name, ms) for name, ms in screen.timings_ms if name in ("frame", "hierarchy")]
         if device_times:
             work.timings.extend(device_times)
@@ -288,12 +206,17 @@ class _Run:
             parse = self.parser.parse(screen)
         except Exception as exc:  # a parser bug must not kill the run
             log.exception("screen parse failed")
-            raise _StepFailed(f"screen parse failed: {exc}") from None
+            raise StepFailed(f"screen parse failed: {exc}") from None
         work.time("parse", t0)
         work.parse = parse
         yield Parsed(work.index, parse)
-        work.screen_text = fenced(description(parse, app=work.foreground))
-        work.images = (_png(screen),) if self.settings.send_screenshot else ()
+        pulled = self.flashes.pull(self.episode, self.last_action_step, parse)
+        if self.flashes.record is not None:
+            work.add("record", pulled.ms)
+        for step in self._amend(pulled.amended):
+            yield Amended(step.index, step)
+        work.screen_text = fenced(description(parse, app=work.foreground) + ("\n" + pulled.note if pulled.note else ""))
+        work.images = (screen_png(screen),) if self.settings.send_screenshot else ()
         mem = self.memory
         work.screen_id = screen_key = screen_identity(parse, work.foreground)
         if screen_key != mem.last_screen_key:
@@ -324,117 +247,8 @@ class _Run:
                     f"{self.memory.history[-1].action.describe()}")
         return ""
 
-    # ---- propose ---------------------------------------------------------------------------
-    def _propose(self, work: _Work) -> _Phase:
-        """Latent state (if the planner uses it), plan and ground, then the assessment."""
-        if self.planner.uses_latent and self.estimator is not None:
-            proposal = yield from self._plan_with_latent(work, self.estimator)
-        else:
-            yield self._working(work, "planning the next action")
-            proposal = self._plan_and_ground(work)
-        if self.assessor is not None and not proposal.action.is_terminal:
-            yield self._working(work, "checking the proposal")
-        offer = self._assess(work, proposal)
-        sensitive = sensitivity(offer.proposal.action, work.parse, work.foreground, risk=offer.proposal.risk)
-        proposal = replace(offer.proposal, sensitive=sensitive is not None, confidence=offer.confidence,
-                           llm_calls=tuple(work.calls),
-                           latent=work.latent if work.latent is not None else offer.proposal.latent)
-        work.proposal = proposal
-        yield Proposed(work.index, proposal)
-        return replace(offer, proposal=proposal, sensitive=sensitive)
-
-    def _plan_with_latent(self, work: _Work, estimator: LatentEstimator) -> _Phase:
-        mem = self.memory
-        linput = LatentInput(
-            goal=self.goal, screen=work.screen_text, previous_screen=mem.prev_screen_text,
-            commanded=mem.history[-1].command if mem.history else "",
-            commanded_history=tuple(t.command for t in mem.history), performed_history=tuple(mem.performed))
-        yield self._working(work, "estimating progress")
-        est = _llm(estimator.estimate, linput, self.cancel)
-        work.calls.extend(est.calls)
-        work.latent = latent = est.latent
-        if mem.history:
-            mem.performed.append(latent.performed_action or mem.history[-1].command)
-            linput = replace(linput, performed_history=tuple(mem.performed[:-1]))
-        yield Estimated(work.index, latent, est.calls)
-        first = not mem.history  # nothing done yet in this run
-        if est.complete and not first:
-            return Proposal(Action.simple(ActionType.COMPLETE), rationale=latent.completion_reason,
-                            latent=latent, planner=self.planner.name)
-        yield self._working(work, "planning the next action")
-        proposal = self._plan_and_ground(work)
-        if getattr(estimator, "calls_per_step", 2) > 1:
-            yield self._working(work, "checking whether the task is done")
-        comp = _llm(estimator.completion, linput, latent, proposal.action.describe(), self.cancel)
-        work.calls.extend(comp.calls)
-        work.latent = comp.latent
-        if comp.complete and not first:
-            proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE),
-                               rationale=comp.latent.completion_reason)
-        elif est.complete or comp.complete:
-            proposal = replace(proposal, evidence=(*proposal.evidence, _EARLY_DONE))
-        return replace(proposal, latent=comp.latent)
-
-    def _plan_and_ground(self, work: _Work) -> Proposal:
-        """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
-        assert work.parse is not None
-        notes = list(self.memory.notes)
-        evidence: list[str] = []
-        history = tuple(self.memory.history)
-        feedback = self.memory.feedback if self.settings.feedback else Feedback()
-        rejected = feedback.excluded(work.screen_id, work.parse)
-        for attempt in range(self.settings.max_replans + 1):
-            ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=history,
-                              latent=work.latent, notes=tuple(notes), examples=self.settings.examples,
-                              step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected)
-            try:
-                proposal = self.planner.propose(ctx)
-            except PlanError as exc:
-                raise _StepFailed(exc.message, exc.calls) from None
-            work.calls.extend(proposal.llm_calls)
-            evidence.extend(proposal.evidence)
-            try:
-                g = self.grounder.ground(proposal.action, GroundContext(
-                    self.goal, work.parse, tuple(t.command for t in history), self.cancel))
-            except GroundingError as exc:
-                work.calls.extend(exc.calls)
-                if exc.blocked:
-                    return replace(proposal, evidence=(*evidence, f"blocked: {exc.message}"))
-                evidence.append(f"re-plan {attempt + 1}: {exc.message}")
-                notes.append(f"\"{proposal.action.describe()}\" is not possible: {exc.message}. "
-                             f"Elements available on this screen:\n{exc.available}")
-                continue
-            work.calls.extend(g.calls)
-            again = feedback.matching(work.screen_id, g.action, work.parse)
-            if again is not None:  # the free-text path can name a rejected action: ask again
-                evidence.append(f"re-plan {attempt + 1}: \"{again.shown}\" was rejected on this screen")
-                notes.append(f"\"{again.shown}\" was rejected by the user on this screen: propose something else.")
-                continue
-            return replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
-        raise _StepFailed(f"no new groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
-
-    def _assess(self, work: _Work, proposal: Proposal) -> _Offer:
-        blocked = any(e.startswith("blocked") for e in proposal.evidence)
-        if self.assessor is None or proposal.action.is_terminal or blocked:
-            return _Offer(proposal, proposal.confidence, blocked=blocked)
-        a = _llm(self.assessor.assess, self.goal, tuple(t.command for t in self.memory.history),
-                      proposal.action, work.screen_text, tuple(self.memory.failed), self.cancel)
-        work.calls.extend(a.calls)
-        proposal = replace(proposal, evidence=(*proposal.evidence, f"assessment: {a.verdict} ({a.reason})"))
-        confidence = a.confidence if a.confidence is not None else (1.0 if a.confident else 0.0)
-        ask = ""
-        if a.verdict == "retract":
-            proposal = replace(proposal, action=Action.simple(ActionType.BACK))
-        elif a.verdict == "finish":
-            proposal = replace(proposal, action=Action.simple(ActionType.COMPLETE))
-        elif a.verdict == "change":
-            ask = f"the assessment suggests a different action: {a.reason}"
-        if not a.confident:
-            ask = ask or f"the assessment is not confident: {a.reason}"
-        return _Offer(proposal, confidence, ask)
-
     # ---- decide ----------------------------------------------------------------------------
-    def _decide(self, work: _Work, offer: _Offer) -> _Phase:
+    def _decide(self, work: StepWork, offer: Offer) -> Phase:
         reasons = self._ask_reasons(offer)
         done_claim = offer.proposal.action.type is ActionType.COMPLETE
         confirm = done_claim and self.settings.confirm_done and self.judge is None
@@ -449,12 +263,12 @@ class _Run:
                 and feedback.count(work.screen_id) >= OFFER_AFTER):
             alternatives = feedback.alternatives(work.screen_id, work.parse, self.goal, offer.proposal.action)
         t0 = time.perf_counter()
-        work.decision = yield from _await(AwaitingDecision(work.index, offer.proposal, "; ".join(reasons),
+        work.decision = yield from await_decision(AwaitingDecision(work.index, offer.proposal, "; ".join(reasons),
                                                            alternatives=alternatives, confirm_done=confirm))
         work.time("decide", t0)
         return work.decision
 
-    def _ask_reasons(self, offer: _Offer) -> list[str]:
+    def _ask_reasons(self, offer: Offer) -> list[str]:
         mode = self.settings.mode
         reasons = []
         if mode is Autonomy.APPROVE:
@@ -463,6 +277,7 @@ class _Run:
             reasons.append(f"sensitive action ({offer.sensitive})")
         if offer.blocked:
             reasons.append("the agent is stuck on this screen: please demonstrate the next step")
+        reasons.extend(e[len(ASK_USER):] for e in offer.proposal.evidence if e.startswith(ASK_USER))
         if mode is Autonomy.CONFIDENT:
             if offer.ask_reason:
                 reasons.append(offer.ask_reason)
@@ -473,7 +288,7 @@ class _Run:
         return reasons
 
     # ---- execute ---------------------------------------------------------------------------
-    def _execute(self, work: _Work, decision: Decision) -> _Phase:
+    def _execute(self, work: StepWork, decision: Decision) -> Phase:
         """Carry out the decision; returns a ``Finished`` when the run ends here."""
         assert work.proposal is not None
         if decision.kind is DecisionKind.ABORT:
@@ -496,24 +311,31 @@ class _Run:
         assert action is not None
         if needs_grounding(action):
             if work.parse is None:  # a step the user performs on a screen that could not be parsed
-                raise _StepFailed(f"cannot ground \"{action.describe()}\": the screen could not be read")
+                raise StepFailed(f"cannot ground \"{action.describe()}\": the screen could not be read")
             try:
                 action = self.grounder.ground(action, GroundContext(self.goal, work.parse, (), self.cancel)).action
             except GroundingError as exc:
-                raise _StepFailed(f"cannot ground the chosen action: {exc.message}", exc.calls) from None
+                raise StepFailed(f"cannot ground the chosen action: {exc.message}", exc.calls) from None
         if action.is_terminal:
             return (yield from self._finish_with(work, action))
+        sent = time.time()
+        record_ms = self.flashes.action_begins(work.index, sent, action)
         t0 = time.perf_counter()
         try:
             execute(action, self.device, wait_ms=self.settings.settle_ms, max_wait_s=self.settings.max_wait_s)
         except NotExecutable as exc:
-            raise _StepFailed(str(exc)) from None
+            raise StepFailed(str(exc)) from None
         except DeviceGone as exc:
-            raise _StepFailed(f"device failure: {exc}", fatal=True) from None
+            raise StepFailed(f"device failure: {exc}", fatal=True) from None
         except DeviceError as exc:  # the phone refused this action (unknown app, bad input)
-            raise _StepFailed(f"\"{action.describe()}\" failed on the phone: {exc.message}",
+            raise StepFailed(f"\"{action.describe()}\" failed on the phone: {exc.message}",
                               refused=action) from None
         work.time("execute", t0)
+        record_ms += self.flashes.action_sent(work.index, sent, time.time(), action)
+        if self.flashes.record is not None:
+            work.add("record", record_ms)
+        if action.type is not ActionType.WAIT:  # what flashes next follows this step's action
+            self.last_action_step = work.index
         self._remember(work, action, decision)
         rec = self._record(work, work.stored(StepOutcome.EXECUTED, executed=action))
         yield Executed(work.index, action, rec)
@@ -531,7 +353,7 @@ class _Run:
             log.warning("the task's oracle failed", exc_info=True)
             return None
 
-    def _finish_with(self, work: _Work, action: Action) -> _Phase:
+    def _finish_with(self, work: StepWork, action: Action) -> Phase:
         """A terminal action (complete / impossible) ends the run with a stored step."""
         status = EpisodeStatus.SUCCEEDED if action.type is ActionType.COMPLETE else EpisodeStatus.IMPOSSIBLE
         rec = self._record(work, work.stored(StepOutcome.FINISHED, executed=action))
@@ -551,7 +373,7 @@ class _Run:
         why = "completion estimate says the goal is met" if self.planner.uses_latent else "the planner predicted done"
         return self._finish(status, why)
 
-    def _finish_asking(self, status: EpisodeStatus, note: str) -> _Phase:
+    def _finish_asking(self, status: EpisodeStatus, note: str) -> Phase:
         """End a run that stopped without a verdict; the phone's oracle, or (``confirm_done``)
         the user, may still say the goal is met: then it ends "succeeded"."""
         verdict = self._verdict(None)
@@ -560,19 +382,13 @@ class _Run:
         if verdict is None and self.settings.confirm_done and status is EpisodeStatus.FAILED:
             question = Proposal(Action.simple(ActionType.COMPLETE), rationale=f"The run stopped: {note}.",
                                 planner=self.planner.name)
-            answer = yield from _await(AwaitingDecision(self.index, question, f"the run stopped ({note}): "
+            answer = yield from await_decision(AwaitingDecision(self.index, question, f"the run stopped ({note}): "
                                                         "is the task done?", confirm_done=True))
             if answer.kind is DecisionKind.APPROVE:
                 return self._finish(EpisodeStatus.SUCCEEDED, "done — confirmed by the user")
         return self._finish(status, note)
 
-    def _working(self, work: _Work, stage: str) -> Working:
-        """A stage that calls the model: which call of the step it is."""
-        call = min(len({c.purpose for c in work.calls if not c.purpose.endswith(".reask")}) + 1,
-                   max(self.calls_expected, 1))
-        return Working(work.index, stage, call, max(self.calls_expected, call), time.time())
-
-    def _remember(self, work: _Work, action: Action, decision: Decision) -> None:
+    def _remember(self, work: StepWork, action: Action, decision: Decision) -> None:
         """After an executed action: the planners' history (the planner decides what of it to use)."""
         mem = self.memory
         mem.errors_in_row = 0
@@ -592,7 +408,7 @@ class _Run:
         mem.prev_parse = work.parse
 
     # ---- the one failure path ----------------------------------------------------------------
-    def _failed(self, work: _Work, exc: _StepFailed) -> _Phase:
+    def _failed(self, work: StepWork, exc: StepFailed) -> Phase:
         """Store the failed step, report it, count it; returns a ``Finished`` when the run ends.
         A step whose model call was interrupted by a pause is not a failure: it is dropped and
         starts again (same index) once the run resumes."""
@@ -609,7 +425,7 @@ class _Run:
         if work.proposal is None:  # failed before proposing: keep every LLM call made so far
             work.calls.extend(exc.calls)
             calls = tuple(work.calls)
-            placeholder = _error_proposal(self.planner.name, work.latent, calls)
+            placeholder = error_proposal(self.planner.name, work.latent, calls)
         else:
             calls, placeholder = exc.calls, None
         rec = self._record(work, work.stored(StepOutcome.ERROR, error=exc.message, proposal=placeholder))
@@ -625,13 +441,13 @@ class _Run:
                                                      f"last: {exc.message}")
         return None
 
-    def _user_performs(self, failed: _Work, message: str) -> _Phase:
+    def _user_performs(self, failed: StepWork, message: str) -> Phase:
         """``ask_on_error``: the user may edit or demonstrate the failed step as a new step."""
         placeholder = Proposal(Action.simple(ActionType.WAIT), rationale=f"(the agent failed: {message})",
                                planner=self.planner.name)
         work = replace(failed, index=self.index, started=time.time(), calls=[], proposal=placeholder,
                        decision=None, timings=[])
-        decision = yield from _await(AwaitingDecision(
+        decision = yield from await_decision(AwaitingDecision(
             work.index, placeholder, f"the agent failed: {message}; edit or demonstrate this step, "
                                      "reject to let the agent retry, or stop", failed=True))
         if decision.kind in (DecisionKind.APPROVE, DecisionKind.REJECT):
@@ -640,72 +456,32 @@ class _Run:
         work.decision = decision
         try:
             return (yield from self._execute(work, decision))
-        except _StepFailed as exc:  # the user's action failed too: counted, not asked again
+        except StepFailed as exc:  # the user's action failed too: counted, not asked again
             return (yield from self._failed(work, exc))
 
     # ---- records -------------------------------------------------------------------------------
-    def _record(self, work: _Work, step: Step) -> Step:
-        stored = _sink(self.store, "append_step", self.episode.id, step, work.screen)
+    def _record(self, work: StepWork, step: Step) -> Step:
+        stored = to_sink(self.store, "append_step", self.episode.id, step, work.screen)
         if isinstance(stored, Step):
             step = stored
         self.episode = self.episode.with_step(step)
         return step
 
+    def _amend(self, amended: tuple[Step, ...]) -> tuple[Step, ...]:
+        """Stored steps that gained what flashed after them: stored again, kept in the episode."""
+        for step in amended:
+            if self.store is not None and hasattr(self.store, "amend_step"):
+                to_sink(self.store, "amend_step", self.episode.id, step)
+        self.episode = with_steps(self.episode, amended)
+        return amended
+
     def _finish(self, status: EpisodeStatus, note: str) -> Finished:
+        if self.last_action_step is not None:  # what flashed after the last action, before the record stops
+            self.flashes.settle(self.settings.record_settle_s)
+            self._amend(self.flashes.pull(self.episode, None, None).amended)
         self.episode = replace(self.episode, status=status, note=note, finished_at=time.time())
-        _sink(self.store, "finish_episode", self.episode.id, status, note)
+        to_sink(self.store, "finish_episode", self.episode.id, status, note)
         return Finished(status, note, self.episode)
-
-
-def _await(question: AwaitingDecision) -> Generator[Event, Decision | None, Decision]:
-    """Yield ``question`` until a ``Decision`` is sent back."""
-    decision = yield question
-    while not isinstance(decision, Decision):
-        decision = yield question
-    return decision
-
-
-def _llm(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call an estimator or the assessor; an LLM failure fails the step (its calls kept)."""
-    try:
-        return fn(*args)
-    except LLMError as exc:
-        raise _StepFailed(str(exc), exc.calls) from None
-
-
-def _png(screen: Screen, max_side: int = 1024) -> bytes:
-    """The screenshot as PNG, downscaled so its longer side is at most ``max_side``."""
-    import io
-
-    from PIL import Image
-
-    img = Image.fromarray(screen.image)
-    scale = max_side / max(img.size)
-    if scale < 1:
-        img = img.resize((round(img.width * scale), round(img.height * scale)))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False)
-    return buf.getvalue()
-
-
-def _error_proposal(planner: str, latent: LatentState | None, calls: tuple[LLMCall, ...]) -> Proposal | None:
-    """Keep the failed step's LLM calls (prompts and replies) with the stored step."""
-    if not calls:
-        return None
-    return Proposal(Action.simple(ActionType.WAIT), rationale="(no usable proposal)", latent=latent,
-                    planner=planner, llm_calls=calls)
-
-
-def _sink(store: StepSink | None, method: str, *args: Any) -> Any:
-    if store is None:
-        return None
-    try:
-        return getattr(store, method)(*args)
-    except StepNotStored:  # the sink gave up after retrying: stop, never report an unstored step
-        raise
-    except Exception:  # other storage trouble is logged, the run goes on
-        log.exception("storing %s failed", method)
-        return None
 
 
 def drive(run: Generator[Event, Decision | None, Episode],
@@ -722,13 +498,3 @@ def drive(run: Generator[Event, Decision | None, Episode],
                 event = next(run)
     except StopIteration:
         return
-
-
-def _calls_per_step(planner: Planner, estimator: LatentEstimator | None, assessor: Assessor | None) -> int:
-    """How many model calls a step usually makes (for "call k of n")."""
-    n = 1
-    if planner.uses_latent and estimator is not None:
-        n += getattr(estimator, "calls_per_step", 2)
-    if assessor is not None:
-        n += 1
-    return n

@@ -118,7 +118,7 @@ class ScreenGist:
 
 
 def app_words(package: str) -> str:
-    """An app's usual name from its package (``com.google.android.deskclock`` -> Clock)."""
+    """An app's usual name from its package (``org.example.alarmclock`` -> Alarmclock)."""
     segments = [p for p in package.split(".") if p and p.lower() not in _GENERIC]
     if not segments:
         return package

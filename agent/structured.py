@@ -89,11 +89,19 @@ def is_editable(element: Element) -> bool:
     return element.kind is ElementKind.EDIT_TEXT or "edittext" in element.class_name.lower()
 
 
+def _switch_states() -> frozenset[str]:
+    """The words a switch shows for its state, in every language ("on", "off", "an", "aus" …)."""
+    from agent.knowledge.lexicon import ConventionWords
+
+    words = ConventionWords.load()
+    return words.merged("on_particle") | words.merged("off_particle")
+
+
 def element_name(element: Element) -> str:
     """Short words for an element: its text, else the first part of its label, else its kind."""
     words = element.text or element.label.split(" · ")[0] or element.display_name
     words = " ".join(words.replace('"', "'").replace("\\", "/").split())
-    if not words or (element.kind is ElementKind.SWITCH and words.upper() in ("ON", "OFF") and element.label):
+    if not words or (element.kind is ElementKind.SWITCH and words.casefold() in _switch_states() and element.label):
         words = " ".join(element.label.split(" · ")[0].split()) or words
     if not words:
         words = "list" if element.kind is ElementKind.CONTAINER else element.kind.value.replace("_", " ")
@@ -146,16 +154,22 @@ def _variant(kind: str, **props: dict[str, Any]) -> dict[str, Any]:
 
 
 def action_form(parse: ScreenParse, *, apps: Sequence[str] = (), allow_done: bool = True,
-                exclude: Sequence[Action] = (), hold: bool = False) -> ReplyForm:
+                exclude: Sequence[Action] = (), hold: bool = False, only: Sequence[str] = ()) -> ReplyForm:
     """The ``action`` object's schema for this screen, and the choices behind it.
 
     ``exclude``: actions not to offer again here (one that changed nothing, a way back
     out of a loop).  ``hold``: offer ``long_press`` too (the task asks to press and hold).
+    ``only``: the ids of the elements to offer for tapping and typing, in this order (the
+    screen's evidence ranked them; empty: every element, in the parse's order).
     """
     taps = {x.target.element_id for x in exclude
             if x.target is not None and x.type in (ActionType.TAP, ActionType.LONG_PRESS)}
     typed = {x.target.element_id for x in exclude if x.target is not None and x.type is ActionType.TYPE}
     elements = choosable(parse)
+    if only:
+        order = {eid: i for i, eid in enumerate(only)}
+        ranked = sorted((e for e in elements if e.id in order), key=lambda e: order[e.id])
+        elements = ranked or elements
     tappable = tuple(Choice(element_key(e), e.id) for e in elements if takes_a_tap(e) and e.id not in taps)
     editable = tuple(Choice(element_key(e), e.id) for e in elements if is_editable(e) and e.enabled
                      and e.id not in typed)

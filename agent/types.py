@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum, StrEnum
 from typing import Any
 
+from agent.transient import Transient
 from vision.geometry import NormPoint, Point, Size
 from vision.types import ScreenParse
 
@@ -383,6 +384,9 @@ class LLMCall:
     completion_tokens: int | None = None
     error: str | None = None
     attempt: int = 1
+    #: Values replaced before the request left the machine ("<phone-1> phone number"); the
+    #: prompt above is then the one sent, with the placeholders (``agent.privacy``).
+    redacted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,6 +423,18 @@ class Proposal:
     sensitive: bool = False
     llm_calls: tuple[LLMCall, ...] = ()
     risk: RiskSignal | None = None  # the model's own risk signal (see ``RiskSignal``)
+    #: The model that proposed the step, where a run can ask more than one (escalation).
+    model: str = ""
+    #: Why this step went to the bigger model ("" when it did not; ``agent.planners.escalate``).
+    escalated: str = ""
+
+    @property
+    def source(self) -> str:
+        """Where the step came from when no model chose it: "map" (the app maps) or "screen"
+        (the screen's evidence), as ``agent.knowledge.guided`` marks the planner's name
+        ("zeroshot-+map"); "" for a model's step."""
+        head, sep, tail = self.planner.rpartition("+")
+        return tail if sep and head and tail in ("map", "screen") else ""
 
 
 class DecisionKind(str, Enum):
@@ -427,6 +443,7 @@ class DecisionKind(str, Enum):
     REJECT = "reject"
     DEMONSTRATE = "demonstrate"
     ABORT = "abort"
+    ESCALATE = "escalate"  # "Ask the bigger model": the same step is proposed again by the bigger model
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,6 +523,8 @@ class Step:
     #: Where the step's time went, in order: ``(stage, milliseconds)`` pairs such as
     #: ``frame``, ``hierarchy`` (from the device), ``parse``, ``llm`` and ``execute``.
     timings_ms: tuple[tuple[str, float], ...] = ()
+    #: What flashed on the screen after the step's action (toasts, snackbars, short dialogs).
+    transients: tuple[Transient, ...] = ()
 
     def timing(self, stage: str) -> float | None:
         """Milliseconds spent in ``stage`` (summed if it occurs twice), or None if not timed."""
@@ -552,6 +571,16 @@ class Episode:
 
 
 @dataclass(frozen=True, slots=True)
+class HealNote:
+    """How a step's element was found again by the model (``agent.macros.heal``) and approved."""
+
+    missed: str  # why the recording's own clues did not find it (the cascade's verdict)
+    chose: str  # the element the model chose, in words
+    model: str = ""
+    at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, slots=True)
 class MacroStep:
     """One recorded step of a macro, in words and with what re-finds its element."""
 
@@ -562,6 +591,7 @@ class MacroStep:
     screen_after: str = ""
     expected_package: str | None = None
     expect_checked: bool | None = None  # a toggle step: the state the switch/checkbox should end in
+    healed: HealNote | None = None  # this version's step was healed (the model found it; the user approved)
 
 
 @dataclass(frozen=True, slots=True)

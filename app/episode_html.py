@@ -4,8 +4,10 @@
 header (goal, how it ended and why, planner, model, phone, duration) and a timeline with
 one card per step — its frame with the acted element marked, the proposal (action,
 rationale, evidence, confidence), the user's decision and reason, the latent-state rows,
-the timings and the model calls.  Images are PNGs embedded as ``data:`` URIs and the
-style sheet is inline: the page needs no network, no scripts and no other file.
+the timings, the model calls and what flashed on the screen after it.  Images are PNGs
+embedded as ``data:`` URIs and the style sheet is inline: the page needs no network and
+no other file.  A run recorded on video gets the MP4 embedded the same way, with a marker
+per step (``app.episode_video_html``: its few lines of script are the page's only ones).
 
 ``export_html`` reads the episode and its frames from the store and writes the page
 atomically.  Qt-free; all user and model text is HTML-escaped, credentials in URLs are
@@ -29,6 +31,8 @@ from PIL import Image, ImageDraw
 
 from agent.redact import redact_url
 from agent.types import Action, ActionType, Episode, EpisodeStatus, LatentState, Step
+from app import episode_video_html as vid
+from app.run_record import EpisodeVideo, video_of
 
 log = logging.getLogger(__name__)
 
@@ -156,14 +160,15 @@ def _latent_rows(latent: LatentState | None) -> str:
     return f'<div class="label">Latent state</div>{table}' if table else ""
 
 
-def _step_card(step: Step, frame: bytes | None) -> str:
+def _step_card(step: Step, frame: bytes | None, video: EpisodeVideo | None = None) -> str:
     outcome = step.outcome.value
     badge = outcome if outcome in ("executed", "finished", "rejected", "aborted", "error") else "other"
     action = acted_action(step)
     title = f"Step {step.index + 1}" + (f": {_said(action, step)}" if action is not None else "")
     pic = (f'<img alt="frame of step {step.index + 1}" src="{_data_uri(frame)}">' if frame is not None
            else '<div class="noframe">no frame stored</div>')
-    parts = [f'<h2>{title}<span class="badge {badge}">{_e(outcome)}</span></h2>']
+    parts = [f'<h2>{title}<span class="badge {badge}">{_e(outcome)}</span>{vid.play_link(step, video)}</h2>',
+             vid.flashes_block(step)]
     p = step.proposal
     if p is not None:
         parts.append('<div class="label">Proposal</div>' + _rows([
@@ -199,8 +204,10 @@ def _step_card(step: Step, frame: bytes | None) -> str:
             f'<div class="frame">{pic}</div><div class="info">{"".join(parts)}</div></section>')
 
 
-def episode_html(episode: Episode, frames: Mapping[int, np.ndarray], *, max_height: int = FRAME_HEIGHT) -> str:
-    """The page for ``episode``; ``frames`` maps a step's index to its frame (RGB array)."""
+def episode_html(episode: Episode, frames: Mapping[int, np.ndarray], *, max_height: int = FRAME_HEIGHT,
+                 video: tuple[EpisodeVideo, bytes] | None = None) -> str:
+    """The page for ``episode``; ``frames`` maps a step's index to its frame (RGB array),
+    ``video`` is the run's recording and its MP4's bytes."""
     status = STATUS_WORDS.get(episode.status, episode.status.value)
     took = (f"{episode.finished_at - episode.started_at:.1f} s"
             if episode.finished_at and episode.started_at else "")
@@ -215,19 +222,21 @@ def episode_html(episode: Episode, frames: Mapping[int, np.ndarray], *, max_heig
     for step in episode.steps:
         image = frames.get(step.index)
         png = marked_frame(image, step, max_height) if image is not None else None
-        cards.append(_step_card(step, png))
+        cards.append(_step_card(step, png, video[0] if video is not None else None))
     note = f": {_e(episode.note)}" if episode.note else ""
+    said = {s.index: _said(a, s) for s in episode.steps if (a := acted_action(s)) is not None}
+    section = vid.video_section(episode, video[0], video[1], said) if video is not None else ""
+    script = f"<script>{vid.SCRIPT}</script>" if video is not None else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
-        "style-src 'unsafe-inline'\">"
-        f"<title>{_e(episode.goal)} — Tapwise run</title><style>{_CSS}</style></head><body>"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{vid.csp(video is not None)}\">"
+        f"<title>{_e(episode.goal)} — Tapwise run</title><style>{_CSS}{vid.CSS}</style></head><body>"
         f"<header><h1>{_e(episode.goal)}</h1><div class=\"status\">{_e(status)}{note}</div>"
         f"<div class=\"meta\">{meta}</div></header>"
-        f"<main>{''.join(cards) or '<p>This run has no steps.</p>'}</main>"
+        f"<main>{section}{''.join(cards) or '<p>This run has no steps.</p>'}</main>"
         f"<footer>Exported from Tapwise on {_when(time.time())} · run {_e(episode.id)}</footer>"
-        "</body></html>\n"
+        f"{script}</body></html>\n"
     )
 
 
@@ -245,7 +254,14 @@ def export_html(store: Any, episode_id: str, path: Path) -> Path:
             frames[step.index] = store.load_screenshot(step.screenshot).image
         except Exception as exc:  # one unreadable frame must not lose the rest of the run
             log.warning("step %d of %s: frame not readable: %s", step.index + 1, episode_id, exc)
-    page = episode_html(episode, frames)
+    recorded = video_of(store, episode)
+    video = None
+    if recorded is not None:
+        try:
+            video = (recorded, recorded.path.read_bytes())
+        except OSError as exc:  # the page is still worth having without its video
+            log.warning("the video of %s is not readable: %s", episode_id, exc)
+    page = episode_html(episode, frames, video=video)
     path = Path(path)
     tmp = path.with_name(path.name + ".part")
     tmp.write_text(page, encoding="utf-8")

@@ -5,8 +5,12 @@ Tables used: ``task_repository`` and ``demonstrations`` (task records, by source
 ``instruction_set`` (one row per step description), ``context_library`` (one row per
 user and dotted path, JSON values), ``graph_nodes`` / ``graph_edges`` (the interaction
 graph).  Documents are stored in a schema-versioned envelope built with
-``agent.codec``'s converters.  Macros (with versions) are the ``Store``'s own methods,
-which already satisfy ``agent.knowledge.store.MacroStore``.  No Qt.
+``agent.codec``'s converters.  App maps are kept under the keys
+``agent.knowledge.map_language.map_id`` gives them (one per app and UI language); the
+user's answer to exploring a real phone's apps on its own is kept per phone.
+``decision_memory`` keeps the decision memory (``agent.memory.store.DecisionStore``).
+Macros (with versions) are the ``Store``'s own methods, which already satisfy
+``agent.knowledge.store.MacroStore``.  No Qt.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from agent import codec
 from agent.knowledge.context import flatten
 from agent.knowledge.types import InstructionMapping, TaskRecord
+from agent.memory.types import Remembered
 from app.storage import Store, StoreError
 
 _DOC_VERSION = 1
@@ -159,6 +164,46 @@ class SqliteKnowledgeStore:
         return sorted(r["key"][len(prefix):] for r in self.store.rows("context_library", "substr(key, 1, ?) = ?",
                                                                         [len(prefix), prefix]))
 
+    # ---- whether the user let Tapwise explore a real phone's apps on its own, per phone ----
+    _CONSENT_PREFIX = "_explore_consent/"
+
+    def explore_consent(self, serial: str) -> bool | None:
+        """The user's answer for this phone (None: never asked)."""
+        for r in self.store.rows("context_library", "key = ?", [self._CONSENT_PREFIX + serial]):
+            return bool(json.loads(r["value"]))
+        return None
+
+    def set_explore_consent(self, serial: str, allowed: bool) -> None:
+        self.store.put_row("context_library", {"key": self._CONSENT_PREFIX + serial, "value": json.dumps(allowed),
+                                               "source": "user", "updated_at": time.time()}, pk="key")
+
     def delete_app_map(self, package: str) -> None:
         with self.db.conn:
             self.db.table("context_library").delete_where("key = ?", [self._MAP_PREFIX + package])
+
+    # ---- decision memory (``agent.memory``: one document per remembered decision) ----
+    #: Created on first use with ``if_not_exists`` (no schema migration needed: a database
+    #: without the table simply has no memory yet, and an older Tapwise ignores the table).
+    _DECISIONS = "decision_memory"
+
+    def _decisions_table(self) -> None:
+        self.store.ensure_table(self._DECISIONS, {"id": str, "app": str, "goal": str, "screen": str,
+                                                  "at": float, "doc": str}, pk="id")
+
+    def save_decision(self, entry: Remembered) -> None:
+        self._decisions_table()
+        self.store.put_row(self._DECISIONS, {"id": entry.id, "app": entry.app, "goal": entry.goal,
+                                             "screen": entry.screen, "at": entry.at,
+                                             "doc": _wrap("remembered", entry)}, pk="id")
+
+    def decisions(self, app: str | None = None) -> list[Remembered]:
+        if not self.db.table(self._DECISIONS).exists():  # reading needs no table, and no write lock
+            return []
+        rows = self.store.rows(self._DECISIONS, None if app is None else "app = ?", None if app is None else [app])
+        return sorted((_unwrap("remembered", Remembered, r["doc"]) for r in rows), key=lambda e: e.at)
+
+    def delete_decision(self, entry_id: str) -> None:
+        if not self.db.table(self._DECISIONS).exists():
+            return
+        with self.db.conn:
+            self.db.table(self._DECISIONS).delete_where("id = ?", [entry_id])

@@ -141,10 +141,15 @@ class ModelPrefs:
     #: Measured seconds per model call on this machine (``tapwise model check``, or the
     #: window's runs); 0: not measured yet.  Chooses the ``auto`` planner.
     seconds_per_call: float = 0.0
+    #: Latent-state estimates under the ``auto`` planner: "" as the model's speed says,
+    #: "on" (estimated, in one fused call when the model is slow) or "off".
+    latent: str = ""
 
     def __post_init__(self) -> None:
         if self.context_length < 0 or self.image_max_side < 0 or self.seconds_per_call < 0:
             raise ValueError("context length and image size must be positive (or 0 for the default)")
+        if self.latent not in LATENT_CHOICES:
+            raise ValueError(f"latent must be one of {LATENT_CHOICES}, got {self.latent!r}")
         if not 0.0 <= self.temperature <= 2.0:
             raise ValueError("temperature must be between 0 and 2")
         if self.adapter and self.adapter != "none":
@@ -202,13 +207,17 @@ class PrefsStore:
 
     def planner_for(self, model: str, default: str) -> str:
         """The planner name a run should use for ``model``: the adapter override if set;
-        ``auto`` becomes the planner that fits the model's measured speed."""
-        a = self.get(model).adapter
+        ``auto`` becomes the planner that fits the model's measured speed, or the one the
+        user chose for it (``latent``: with or without latent-state estimates)."""
+        prefs = self.get(model)
+        a = prefs.adapter
         if a and a != "none":
             return f"adapter:{a}"
         if default == "auto":
             from agent.planners.registry import auto_planner
 
+            if prefs.latent:  # the user's choice for this model beats its speed
+                return auto_planner(0.0 if prefs.latent == "on" else float("inf"))
             return auto_planner(self.speed(model))
         return default
 
@@ -227,6 +236,9 @@ class PrefsStore:
         old = self.get(model).seconds_per_call
         self.set(model, seconds_per_call=round(seconds_per_call if old <= 0 else (old + seconds_per_call) / 2, 2))
 
+
+#: What ``ModelPrefs.latent`` may say.
+LATENT_CHOICES = ("", "on", "off")
 
 #: Seconds per call of a built-in model before it was measured here (Qwen2.5-Coder-0.5B on
 #: two CPU cores: 11-25 s per call with zero-shot+'s prompts).

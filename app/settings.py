@@ -89,6 +89,10 @@ class AgentSettings(BaseModel):
         description="Act on clear screen evidence without asking the model (the element the goal names, the text "
         "it gives for a field, a switch or setting already showing the asked state, a dialog's OK just pressed); "
         "off: the model decides every step")
+    explore_automatically: bool = Field(
+        True, title="Explore apps automatically",
+        description="Map every app that has no map in the phone's language (or an outdated one) while no task "
+        "runs: on the virtual phone on a second, hidden one; on a real phone only after you agree, once per phone")
 
 
 class DeviceSettings(BaseModel):
@@ -99,6 +103,48 @@ class DeviceSettings(BaseModel):
     virtual_phone: Literal["process", "window"] = Field(
         "process", description="Serve the virtual phone in its own process, reached through adb like a real "
         "phone ('window': inside the window's process, also used when adb is missing)")
+
+
+class RecordSettings(BaseModel):
+    """The record of a run, taken from the mirror's stream (``phone.record``)."""
+
+    flashes: bool = Field(True, title="Catch what flashes on the screen",
+                          description="After each action, look at the mirror's frames for toasts, snackbars and "
+                          "short dialogs; keep them in the step and tell the model")
+    video: bool = Field(True, title="Record a video of every run",
+                        description="Write the mirror's stream to an MP4 beside the database, with the steps "
+                        "marked (phones streamed over scrcpy only)")
+    max_video_mb: int = Field(500, ge=1, le=100_000, title="Longest video (MB)",
+                              description="A recording stops at this size; the run goes on without video")
+
+
+class PrivacySettings(BaseModel):
+    """What may leave the machine when the model server is elsewhere (``agent.privacy``)."""
+
+    redact_remote: bool = Field(
+        True, title="Redact requests to remote servers",
+        description="Replace phone numbers, e-mail addresses and long digit runs with placeholders in every "
+        "request to a model server that is not on this machine, and ask before a run's first request")
+    redact_contact_names: bool = Field(
+        False, title="Redact contact names too", description="Also replace the names the phone's contacts hold")
+    min_digits: int = Field(6, ge=3, le=20, title="Digit runs from (digits)",
+                            description="A run of this many digits or more is replaced (account numbers, codes)")
+    treat_as_remote: bool = Field(
+        False, title="Treat the model server as remote",
+        description="Redact and ask even when the server runs on this machine (to see what would be sent)")
+
+
+class EscalationSettings(BaseModel):
+    """The bigger model one step can go to (``agent.planners.escalate``)."""
+
+    model: str = Field("", title="Bigger model", description="Its name on its server (empty: no escalation)")
+    backend: Literal["ollama", "openai"] = Field("openai", description="Ollama, or any OpenAI-compatible server")
+    base_url: str = Field("", title="Server URL", description="Its server (empty: the same server as the run's model)")
+    below_confidence: float = Field(
+        0.6, ge=0, le=1, title="Escalate below confidence",
+        description="A step whose named confidence is below this goes to the bigger model")
+    after_rejections: int = Field(2, ge=1, le=10, title="Escalate after rejections",
+                                  description="Rejections on one screen after which the step goes to the bigger model")
 
 
 class OverlaySettings(BaseModel):
@@ -112,6 +158,8 @@ class OverlaySettings(BaseModel):
     icon_labels: bool = Field(True, title="Icon labels", description="Draw the icons' labels")
     marks: bool = Field(False, title="Set-of-marks ids", description="Draw the element ids the model sees")
     disagreements: bool = Field(True, title="Vision vs tree disagreements", description="Draw where the tree and the pixels disagree")
+    kind_tags: bool = Field(False, title="Kind words on the boxes",
+                            description="Write each box's kind (button, image, list …) on the mirror")
 
 
 class Settings(BaseSettings):
@@ -127,6 +175,9 @@ class Settings(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     device: DeviceSettings = Field(default_factory=DeviceSettings)
     overlay: OverlaySettings = Field(default_factory=OverlaySettings)
+    record: RecordSettings = Field(default_factory=RecordSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    escalation: EscalationSettings = Field(default_factory=EscalationSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -40,11 +40,12 @@ from agent import codec
 from agent.redact import redact_url
 from agent.sink import StepNotStored
 from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
+from app.store_schema import MIGRATIONS, SCHEMA_VERSION
+from vision.secret_mask import mask_password_fields
 from vision.types import Screen
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
 #: The longest prompt or reply stored per LLM call (characters); longer ones are cut and marked.
 MAX_CALL_CHARS = 100_000
 #: How long one write waits for another program's lock (SQLite busy timeout), in seconds.
@@ -125,97 +126,6 @@ def _process_alive(pid: int, token: str) -> bool:
     except OSError:
         return False
     return not token or not _process_token(pid) or _process_token(pid) == token
-
-
-def _migrate_to_1(db: sqlite_utils.Database) -> None:
-    db.table("episodes").create(
-        {
-            "id": str,
-            "goal": str,
-            "planner": str,
-            "model": str,
-            "device": str,
-            "autonomy": str,
-            "status": str,
-            "started_at": float,
-            "finished_at": float,
-            "note": str,
-            "doc": str,
-        },
-        pk="id",
-        if_not_exists=True,
-    )
-    db.table("steps").create(
-        {
-            "episode_id": str,
-            "idx": int,
-            "outcome": str,
-            "action_type": str,
-            "decision": str,
-            "screenshot_path": str,
-            "screenshot_sha256": str,
-            "started_at": float,
-            "finished_at": float,
-            "doc": str,
-        },
-        pk=("episode_id", "idx"),
-        foreign_keys=[("episode_id", "episodes", "id")],
-        if_not_exists=True,
-    )
-    db.table("macros").create(
-        {"id": str, "version": int, "name": str, "app": str, "created_at": float, "doc": str},
-        pk=("id", "version"),
-        if_not_exists=True,
-    )
-
-
-def _migrate_to_2(db: sqlite_utils.Database) -> None:
-    """Tables for accumulated knowledge (task repository, instruction set, context
-    library, interaction graph, demonstrations)."""
-    db.table("task_repository").create(
-        {"id": str, "goal": str, "app": str, "created_at": float, "doc": str},
-        pk="id",
-        if_not_exists=True,
-    )
-    db.table("instruction_set").create(
-        {"key": str, "description": str, "doc": str, "updated_at": float},
-        pk="key",
-        if_not_exists=True,
-    )
-    db.table("context_library").create(
-        {"key": str, "value": str, "source": str, "updated_at": float},
-        pk="key",
-        if_not_exists=True,
-    )
-    db.table("graph_nodes").create(
-        {"id": str, "app": str, "signature": str, "doc": str, "updated_at": float},
-        pk="id",
-        if_not_exists=True,
-    )
-    db.table("graph_edges").create(
-        {"src": str, "element": str, "dst": str, "count": int, "updated_at": float},
-        pk=("src", "element", "dst"),
-        if_not_exists=True,
-    )
-    db.table("demonstrations").create(
-        {"id": str, "goal": str, "episode_id": str, "created_at": float, "doc": str},
-        pk="id",
-        if_not_exists=True,
-    )
-
-
-def _migrate_to_3(db: sqlite_utils.Database) -> None:
-    """Which process runs an episode (host, pid and the pid's start token), so that runs
-    whose process is gone can be marked interrupted."""
-    episodes = db.table("episodes")
-    for name, kind in (("owner_host", str), ("owner_pid", int), ("owner_token", str)):
-        if name not in episodes.columns_dict:
-            episodes.add_column(name, kind)
-
-
-#: ``MIGRATIONS[i]`` brings a database from version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3]
-assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
 class Store:
@@ -397,7 +307,9 @@ class Store:
 
     # ---- screenshots ----------------------------------------------------------------
     def save_screenshot(self, screen: Screen, name: str) -> ImageRef:
-        """Write ``screen`` as PNG under the media folder; identical images are stored once."""
+        """Write ``screen`` as PNG under the media folder, password fields painted over
+        (``vision.secret_mask``); identical images are stored once."""
+        screen = mask_password_fields(screen)
         buf = io.BytesIO()
         Image.fromarray(screen.image).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
@@ -453,6 +365,10 @@ class Store:
 
             self._write(write, f"store step {step.index + 1} of run {episode_id}")
             return step
+
+    def amend_step(self, episode_id: str, step: Step) -> Step:
+        """Store ``step`` over the one stored with its index (it gained what flashed after its action)."""
+        return self.append_step(episode_id, step)
 
     def _insert_step(self, episode_id: str, step: Step, doc: dict[str, Any]) -> None:
         self.db.table("steps").insert(
@@ -589,8 +505,20 @@ class Store:
 
     # ---- generic knowledge rows -------------------------------------------------------
     def put_row(self, table: str, row: dict[str, Any], pk: str | tuple[str, ...]) -> None:
-        with self._lock, self.db.conn:
-            self.db.table(table).upsert(row, pk=pk)
+        def write() -> None:
+            with self._lock, self.db.conn:
+                self.db.table(table).upsert(row, pk=pk)
+        self._write(write, f"store a row in {table}")
+
+    def ensure_table(self, table: str, columns: dict[str, type], pk: str) -> None:
+        """Create ``table`` if it is missing, waiting out another program's lock like every write."""
+        if self.db.table(table).exists():
+            return
+
+        def write() -> None:
+            with self._lock, self.db.conn:
+                self.db.table(table).create(columns, pk=pk, if_not_exists=True)
+        self._write(write, f"create the table {table}")
 
     def rows(self, table: str, where: str | None = None, args: list[Any] | None = None) -> Iterator[dict[str, Any]]:
         with self._lock:

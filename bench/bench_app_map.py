@@ -14,7 +14,7 @@ and seconds.  The maps are written to ``--maps FILE`` (JSON) for the paired runs
 ``paired``: each task runs twice in the online benchmark's own cell
 (``evaluation.online_bench.run_cell``: fresh phone, every proposal approved, the phone's
 oracle), same planner, model, seed and step budget — without the map and with the
-planner wrapped in ``agent.knowledge.guide.GuidedPlanner`` over the maps.  The arm
+planner wrapped in ``agent.knowledge.guided.GuidedPlanner`` over the maps.  The arm
 without the map is, by default, the window's runner on a phone with no explored app
 (``GuidedPlanner`` over no map: the screen's own evidence only), so the map is the only
 difference between the arms; ``--without plain`` runs the bare planner instead.  Printed per task: success, checkpoints,
@@ -33,7 +33,7 @@ knows the way: the map must not add steps), free-text replies.
 ``all``) runs each task once per wording of its goal (German goals with ``--language de``;
 a task without them is skipped with a message), each cell named ``task [de w1]``.
 
-Nothing is asserted; figures go to docs/benchmarks.md with the command that made them.
+Nothing is asserted; figures go to docs/results/ with the command that made them.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.device import Device
 from agent.knowledge.app_map import AppMap
 from agent.knowledge.explore import ExploreBudget, Explorer
-from agent.knowledge.guide import GuidedPlanner, MapGuide
+from agent.knowledge.guide import MapGuide
+from agent.knowledge.guided import GuidedPlanner
 from agent.safety import assess
 from agent.types import Action, ActionType, Target
 from phone.virtual.localise import local_target, local_words
@@ -173,6 +174,7 @@ class _Cell:
     task: Any = None
     guide: MapGuide | None = None
     planner: GuidedPlanner | None = None
+    small_model: bool = False  # the model is a built-in one: the evidence and the map may act alone
     history: tuple[Any, ...] = ()
     emitted: dict[int, int] = {}  # steps taken when the oracle replied -> the reference step it gave
     passed: set[int] = set()  # reference steps a shortcut of the guide's made needless
@@ -197,7 +199,7 @@ def _patch_cells(bench_online: Any) -> None:
         if _Cell.guide is None:  # the old runner: no map, no screen evidence
             _Cell.planner = None
             return b
-        _Cell.planner = GuidedPlanner(b.planner, _Cell.guide, _Cell.device)
+        _Cell.planner = GuidedPlanner(b.planner, _Cell.guide, _Cell.device, small_model=_Cell.small_model)
         return replace(b, planner=_Cell.planner)
 
     bench_online._cell_phone = cell_phone
@@ -359,6 +361,9 @@ def paired(args: argparse.Namespace) -> None:
     for msg in skipped:
         print(msg)
     server = fake = None
+    from app.model_prefs import is_builtin
+
+    _Cell.small_model = not args.oracle and is_builtin(args.model)
     if args.oracle:
         from evaluation.scripted_model import ScriptedLLMServer
 

@@ -44,21 +44,21 @@ def unreadable_replies(r: EpisodeResult) -> int:
     """Replies that could not be read as an action in the form asked for: ``reply:`` entries
     saying so (re-asks, re-plans, structured replies read as free text) and failed steps
     whose message says so (counted once each, a lower bound)."""
-    n = 0
-    for rec in r.step_records:
-        n += sum(1 for e in rec.get("replies") or () if UNREADABLE.search(e))
-        if rec.get("error") and UNREADABLE.search(str(rec["error"])):
-            n += 1
-    return n
+    return _replies_saying(r, UNREADABLE)
 
 
 def off_screen_replies(r: EpisodeResult) -> int:
     """Replies naming something that is not on the screen: each ``reply:`` entry that says
     so, and each failed step whose message says so (its replies are not kept otherwise)."""
+    return _replies_saying(r, OFF_SCREEN)
+
+
+def _replies_saying(r: EpisodeResult, pattern: re.Pattern[str]) -> int:
+    """``reply:`` entries matching ``pattern``, plus each failed step whose message matches."""
     n = 0
     for rec in r.step_records:
-        n += sum(1 for e in rec.get("replies") or () if OFF_SCREEN.search(e))
-        if rec.get("error") and OFF_SCREEN.search(str(rec["error"])):
+        n += sum(1 for e in rec.get("replies") or () if pattern.search(e))
+        if rec.get("error") and pattern.search(str(rec["error"])):
             n += 1
     return n
 

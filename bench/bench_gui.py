@@ -161,7 +161,7 @@ def _startup_child(timeout: float = 30.0) -> None:
 class CallbackTimer:
     """Times every callback the window's ``GuiPoster`` runs on the GUI thread, grouped by
     what it delivers (the agent event's class for the agent loop), to say which GUI-side
-    work a stall comes from.  Installed by wrapping ``GuiPoster.drain`` for one run."""
+    work a stall comes from.  Installed by wrapping ``GuiPoster.post`` for one run."""
 
     def __init__(self) -> None:
         self.total_ms: dict[str, float] = {}
@@ -177,26 +177,23 @@ class CallbackTimer:
     def install(self):  # type: ignore[no-untyped-def]
         from app.gui.workers import GuiPoster
 
-        original = GuiPoster.drain
+        original = GuiPoster.post
         timer = self
 
-        def drain(poster) -> None:  # type: ignore[no-untyped-def]
-            with poster._lock:
-                items = list(poster._queue)
-                poster._queue.clear()
-                poster._wake_pending = False
-            for fn in items:
-                if poster._closed:
-                    return
+        def post(poster, fn) -> None:  # type: ignore[no-untyped-def]
+            kind = timer.kind(fn)
+
+            def timed() -> None:
                 t = time.perf_counter()
                 try:
                     fn()
-                except Exception:  # as the real drain: a failing callback must not stop the loop
-                    pass
-                timer.add(timer.kind(fn), (time.perf_counter() - t) * 1000)
+                finally:  # the real drain logs a failing callback and goes on
+                    timer.add(kind, (time.perf_counter() - t) * 1000)
 
-        GuiPoster.drain = drain  # type: ignore[method-assign]
-        return lambda: setattr(GuiPoster, "drain", original)
+            original(poster, timed)
+
+        GuiPoster.post = post  # type: ignore[method-assign]
+        return lambda: setattr(GuiPoster, "post", original)
 
     def add(self, kind: str, ms: float) -> None:
         self.total_ms[kind] = self.total_ms.get(kind, 0.0) + ms

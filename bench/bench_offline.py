@@ -45,6 +45,9 @@ def main() -> None:
     ap.add_argument("--replies", choices=["both", "structured", "free"], default="both")
     ap.add_argument("--no-evidence", action="store_true", help="the bare planners, without the screen's evidence "
                     "for the goal that the window's runs plan with (agent.knowledge.focus)")
+    ap.add_argument("--folds", choices=["none", "app"], default="none",
+                    help="'app': also replay each app's tasks with the evidence fitted on the other apps")
+    ap.add_argument("--keep-small", type=int, default=-1, help="elements offered to a built-in model (default: the policy's)")
     args = ap.parse_args()
     tapwise = str(Path(sys.executable).with_name("tapwise"))
     replies = {"both": ["--both-replies"], "structured": ["--constrained"], "free": ["--free"]}[args.replies]
@@ -56,6 +59,10 @@ def main() -> None:
         common += ["--limit", str(args.limit)]
     if args.out:
         common += ["--out", args.out]
+    if args.folds != "none":
+        common += ["--folds", args.folds]
+    if args.keep_small >= 0:
+        common += ["--keep-small", str(args.keep_small)]
     server = None
     if args.oracle:
         run = args.run or "offline-oracle"

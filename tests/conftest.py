@@ -12,3 +12,6 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("TAPWISE_CONFIG_DIR", str(base / "config"))
     monkeypatch.setenv("TAPWISE_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("MPLCONFIGDIR", str(base / "mpl"))
+    # a window explores the phone's apps by itself a few seconds after a phone connects; the
+    # tests that check it turn it on (tests/knowledge/test_auto_explore_window.py)
+    monkeypatch.setenv("TAPWISE_AGENT__EXPLORE_AUTOMATICALLY", "false")

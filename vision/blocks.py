@@ -152,6 +152,8 @@ def list_rows(horizontal: Sequence[Border], elements: Sequence[Element], W: int,
             continue
         if any(e.kind is not ElementKind.TEXT and e.rect.area > 0.5 * band.area for e in inside):
             continue
+        if any(e.class_name == "list_item" for e in inside):
+            continue  # already a row (``vision.rows``)
         if len({round(e.rect.center.x / (0.2 * W)) for e in words if abs(e.rect.center.y - words[0].rect.center.y) < 8}) > 2:
             continue  # several texts side by side: a tab strip or toolbar, not a list item
         label = " · ".join(e.text for e in words[:2])

@@ -14,6 +14,9 @@ and lined up:
 - ``unnamed_in_tree``: a tappable tree node without text or description where the screen
   shows an icon the classifier recognises (a missing content description).
 
+The keys of a soft keyboard (``vision.keyboard``) are never "only on the screen": the
+keyboard is another window, absent from every app's tree by design.
+
 ``compare`` is a pure function over elements; ``ComparingParser`` wraps a screen parser
 and, when asked, reads the screen's pixels alone a second time and puts the comparison in
 the parse's ``disagreements``.  No Qt, no I/O.
@@ -31,6 +34,7 @@ from rapidfuzz import fuzz
 
 from vision.geometry import Rect, Size
 from vision.hierarchy import parse_hierarchy
+from vision.keyboard import keyboard_rect, without_keys
 from vision.types import Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming
 
 #: Kinds that are not compared: frames, system bars and things nobody named.
@@ -212,7 +216,7 @@ class ComparingParser:
         t0 = time.perf_counter()
         tree = parse_hierarchy(screen.hierarchy_xml, screen.size, collapse=self.base.config.hierarchy_collapse)
         seen = self._pixel_parser().parse(Screen(image=screen.image, device=screen.device))
-        notes = compare(tree.elements, seen.elements, screen.size, screen.image)
+        notes = without_keys(compare(tree.elements, seen.elements, screen.size, screen.image), keyboard_rect(parse))
         notes = tuple(replace(n, element_id=matching_id(n.rect, parse.elements)) for n in notes)
         ms = round((time.perf_counter() - t0) * 1000, 2)
         timings = [t for t in parse.timings if t.stage != "total"]

@@ -29,7 +29,8 @@ class PipelineConfig:
     ocr: OcrName = "rapidocr"
     icons: IconName = "auto"  # auto: the shipped ONNX classifier if present
     ocr_min_confidence: float = 0.95  # VisionTasker's bar
-    ocr_det_max_side: int = 960  # text detection runs on an image no longer than this
+    ocr_det_max_side: int = 960  # text detection runs on an image no longer than this ...
+    ocr_det_min_scale: float = 0.5  # ... unless that shrinks the frame below this share (tall 1080x2400 screens)
     ocr_use_cls: bool = False  # text-direction classifier (rarely useful on UIs)
     ocr_threads: int = 0  # 0 = onnxruntime default (one per core)
     ocr_cache_entries: int = 256  # images (frames, changed regions) whose OCR result is remembered by pixels; 0 = off
@@ -56,6 +57,8 @@ class PipelineConfig:
             raise ValueError(f"ocr_min_confidence must be in [0, 1], got {self.ocr_min_confidence}")
         if not 0.0 <= self.detector_min_confidence <= 1.0:
             raise ValueError("detector_min_confidence must be in [0, 1]")
+        if not 0.0 <= self.ocr_det_min_scale <= 1.0:
+            raise ValueError("ocr_det_min_scale must be in [0, 1]")
         if self.ocr_det_max_side < 64:
             raise ValueError("ocr_det_max_side must be at least 64")
         if self.ocr_cache_entries < 0 or self.ocr_rec_batch < 1:

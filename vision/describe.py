@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vision.geometry import Size
+from vision.naming import is_description
 from vision.spatial import GridIndex
 from vision.types import Block, Element, ElementKind
 
@@ -81,7 +82,8 @@ class _Absorber:
 
     def __call__(self, e: Element) -> bool:
         """An unnamed, inert image, or text a containing clickable already names."""
-        if e.kind is ElementKind.IMAGE and not (e.text or e.label or e.resource_id or e.clickable):
+        if e.kind is ElementKind.IMAGE and not (e.text or (e.label and not is_description(e.label)) or e.resource_id
+                                                or e.clickable):
             return True
         if e.kind is not ElementKind.TEXT or not e.text:
             return False

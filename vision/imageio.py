@@ -74,14 +74,32 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
 TREE_SUFFIXES = (".xml", ".uix", ".json")
 
 
+#: At most this many sibling folders are looked through for a screenshot's tree (or a tree's screenshot).
+MAX_SIBLING_FOLDERS = 20
+
+
+def _parallel_folders(p: Path) -> list[Path]:
+    """The other folders beside ``p``'s folder: a data set that keeps its screenshots and its
+    trees in two folders side by side (``screenshots/12.jpg``, ``trees/12.json``)."""
+    try:
+        return sorted(d for d in p.parent.parent.iterdir() if d.is_dir() and d != p.parent)[:MAX_SIBLING_FOLDERS]
+    except OSError:
+        return []
+
+
 def sibling_tree(image_path: str | Path) -> Path | None:
-    """The tree saved beside a screenshot under the same name (``shot.png`` -> ``shot.xml``,
-    ``shot.uix`` or ``shot.json``; DroidBot's ``screen_X.png`` -> ``state_X.json``), if any."""
+    """The tree saved with a screenshot under the same name (``shot.png`` -> ``shot.xml``,
+    ``shot.uix`` or ``shot.json``; DroidBot's ``screen_X.png`` -> ``state_X.json``), beside it
+    or in a folder beside its folder; None when there is none."""
     p = Path(image_path)
     names = [p.with_suffix(s) for s in TREE_SUFFIXES]
     if p.stem.startswith("screen_"):
         names.append(p.with_name("state_" + p.stem[len("screen_"):] + ".json"))
-    return next((n for n in names if n.is_file()), None)
+    found = next((n for n in names if n.is_file()), None)
+    if found is not None:
+        return found
+    return next((d / (p.stem + s) for d in _parallel_folders(p) for s in TREE_SUFFIXES
+                 if (d / (p.stem + s)).is_file()), None)
 
 
 #: File endings of the screenshots a tree file may sit beside.
@@ -89,17 +107,19 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 
 
 def image_beside_tree(tree_path: str | Path) -> Path:
-    """The screenshot saved beside a tree file (``shot.xml`` -> ``shot.png``; DroidBot's
-    ``state_X.json`` -> ``screen_X.png``); ``ImageError`` when there is none."""
+    """The screenshot saved with a tree file (``shot.xml`` -> ``shot.png``; DroidBot's
+    ``state_X.json`` -> ``screen_X.png``), beside it or in a folder beside its folder;
+    ``ImageError`` when there is none."""
     p = Path(tree_path)
     stems = [p.stem]
     if p.stem.startswith("state_"):
         stems.append("screen_" + p.stem[len("state_"):])
-    for stem in stems:
-        for suffix in IMAGE_SUFFIXES:
-            candidate = p.with_name(stem + suffix)
-            if candidate.is_file():
-                return candidate
+    for folder in (p.parent, *_parallel_folders(p)):
+        for stem in stems:
+            for suffix in IMAGE_SUFFIXES:
+                candidate = folder / (stem + suffix)
+                if candidate.is_file():
+                    return candidate
     raise ImageError(f"no screenshot beside {p.name}",
                      f"save the screenshot next to it as {p.stem}.png (or open the screenshot itself)")
 

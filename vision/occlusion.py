@@ -33,7 +33,7 @@ from vision.geometry import Rect, Size
 from vision.types import Element, ElementKind
 
 if TYPE_CHECKING:
-    from vision.hierarchy import TreeNode
+    from vision.hierarchy_read import TreeNode
 
 _SCRIM_IDS = ("touch_outside", "scrim", "dim_layer", "outside_touch", "dismiss_area")
 _PANEL_IDS = ("design_bottom_sheet", "parentpanel", "select_dialog_listview", "alerttitle", "bottom_sheet",

@@ -45,9 +45,13 @@ class RapidOcrBackend:
     """PP-OCR (det + rec; models bundled in the rapidocr wheel) on onnxruntime."""
 
     def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0,
-                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False) -> None:
+                 *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False,
+                 det_min_scale: float = 0.0, memory_arena: bool = True) -> None:
         self.min_confidence = min_confidence
         self.det_max_side = det_max_side
+        #: the detector never shrinks a frame below this share of its size (small text on a
+        #: tall 1080x2400 screen stays readable; a 1920-high frame at 0.5 is still ``det_max_side``)
+        self.det_min_scale = det_min_scale
         self.skip_flat_rows = skip_flat_rows
         self._call_lock = threading.Lock()  # one engine call at a time (the detector's size is set per call)
         self._cache = PixelCache(cache_entries) if cache_entries > 0 else None
@@ -61,7 +65,8 @@ class RapidOcrBackend:
             "Rec.rec_batch_num": max(1, rec_batch),
             # keep onnxruntime's memory arena: text lines differ in width, and re-allocating
             # every batch's buffers cost about a tenth of the recognition CPU time here
-            "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+            # (a reader of small crops that must stay small in memory turns it off)
+            "EngineConfig.onnxruntime.enable_cpu_mem_arena": memory_arena,
         }
         if threads > 0:
             self._params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
@@ -102,12 +107,13 @@ class RapidOcrBackend:
     def _read(self, image: np.ndarray, rows_only: bool) -> list[TextSpan]:
         h, w = image.shape[:2]
         bands = ink_bands(image) if rows_only else []
+        side = max(self.det_max_side, round(self.det_min_scale * max(h, w)))
         if not rows_only or sum(b.height for b in bands) > 0.85 * h:
-            return self._engine_read(image, self.det_max_side)
+            return self._engine_read(image, side)
         if not bands:
             return []
         stacked = stack(image, bands)
-        scale = min(1.0, self.det_max_side / max(h, w))
+        scale = min(1.0, side / max(h, w))
         limit = max(32, round(scale * max(stacked.shape[0], w)))
         return unstack(self._engine_read(stacked, limit), bands)
 
@@ -197,10 +203,10 @@ def changed_regions(prev: np.ndarray, cur: np.ndarray, *, threshold: int = 18, m
         for x, y, cw, ch, _ in stats[1:n]
     ]
     changed = sum(r.area for r in rects) / max(1, w * h)
-    return ChangeMap(tuple(_merge_rects(rects)), float(min(1.0, changed)))
+    return ChangeMap(tuple(merge_rects(rects)), float(min(1.0, changed)))
 
 
-def _merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
+def merge_rects(rects: list[Rect], gap: int = 8) -> list[Rect]:
     """Union overlapping (or nearly touching) boxes until none overlap."""
     out = list(rects)
     merged = True
@@ -249,7 +255,7 @@ def incremental_read(
                 if s.rect.intersection(g):
                     g = g.union(s.rect)
             grown.append(Rect(max(0, g.left - 8), max(0, g.top - 8), min(w, g.right + 8), min(h, g.bottom + 8)))
-        grown = _merge_rects(grown)
+        grown = merge_rects(grown)
         if grown == regions:
             break
         regions = grown

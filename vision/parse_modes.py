@@ -35,6 +35,9 @@ from vision.icons import IconClassifier
 from vision.occlusion import mark_covered, pixel_occluder
 from vision.ocr import OcrBackend, RapidOcrBackend, incremental_read
 from vision.phantoms import split_phantoms
+from vision.rows import find_rows
+from vision.text_split import split_wide_gaps
+from vision.tiles import find_tiles
 from vision.tree_text import mask_tree_text, named_icons, tree_spans, worded
 from vision.types import Block, Disagreement, Element, ElementKind, Screen, ScreenParse, StageTiming, TextSpan
 
@@ -141,7 +144,7 @@ def read_text(job: ParseJob) -> list[TextSpan]:
     ocr = job.backends.ocr_backend()
     prev = job.previous
     if prev is None or not _comparable(job):
-        return job.timer.run("ocr", lambda: ocr.read(job.screen.image))
+        return job.timer.run("ocr", lambda: split_wide_gaps(job.screen.image, ocr.read(job.screen.image)))
 
     def changed() -> list[TextSpan]:
         assert prev is not None
@@ -259,6 +262,8 @@ class VisionMode:
         if job.config.evidence:
             pixels = drop_phantoms(job, pixels)
         pixels, _, occluder = cover(job, pixels, [], None)
+        pixels = pixels + job.timer.run("rows", lambda: find_rows(job.screen.image, pixels))
+        pixels = pixels + job.timer.run("tiles", lambda: find_tiles(job.screen.image, pixels))
         return Found(self.name, pixels, texts=texts, occluder=occluder)
 
 

@@ -4,7 +4,8 @@ Stages (each a backend chosen by ``PipelineConfig``): accessibility tree, OCR (f
 incremental against a previous frame, or with a tree only where the tree has no words),
 widget detection (YOLO ONNX if shipped, else the OpenCV detector), grouping with icon
 labels, fusion with the tree, block division with captions and active tabs, occlusion
-(what a dialog, sheet or menu covers: from the tree, else from a dimmed screen), and the
+(what a dialog, sheet or menu covers: from the tree, else from a dimmed screen), the soft
+keyboard as one block (``vision.keyboard``), and the
 LLM-facing description.  What each mode does with tree and pixels is a strategy in
 ``vision.parse_modes``; this module builds the backends, picks the strategy and finishes
 the parse (blocks, ids, description).  Backends are built lazily on
@@ -30,8 +31,11 @@ from vision.errors import BackendUnavailable
 from vision.geometry import Size
 from vision.hierarchy import reading_order_key
 from vision.icons import IconClassifier, OnnxIconClassifier
+from vision.keyboard import keyboard_blocks
+from vision.naming import name_unnamed
 from vision.ocr import NoOcr, OcrBackend, RapidOcrBackend
 from vision.parse_modes import Found, ParseJob, Previous, StageTimer, choose_mode
+from vision.secret_mask import mask_password_fields
 from vision.types import Element, ElementKind, Screen, ScreenParse, StageTiming
 
 log = logging.getLogger(__name__)
@@ -63,7 +67,8 @@ class ScreenParser:
                     self._ocr = PaddleOcrBackend(c.ocr_min_confidence)
                 else:
                     self._ocr = RapidOcrBackend(c.ocr_min_confidence, c.ocr_det_max_side, c.ocr_use_cls, c.ocr_threads,
-                                                cache_entries=c.ocr_cache_entries, rec_batch=c.ocr_rec_batch)
+                                                cache_entries=c.ocr_cache_entries, rec_batch=c.ocr_rec_batch,
+                                                det_min_scale=c.ocr_det_min_scale)
             return self._ocr
 
     def detector(self) -> WidgetDetector:
@@ -137,6 +142,7 @@ class ScreenParser:
         size = screen.size
         if size.width * size.height > c.max_image_pixels:
             return ScreenParse(size, warnings=(f"image too large ({size}); raise max_image_pixels to parse it",))
+        screen = mask_password_fields(screen)  # OCR never reads a password shown in clear
         job = ParseJob(screen, c, self, StageTimer(), previous)
         strategy, tree = choose_mode(job)
         found = strategy.run(job, tree)
@@ -158,10 +164,15 @@ def _finish(job: ParseJob, found: Found, t_start: float) -> ScreenParse:
         elements = list(elements) + rows
     if c.blocks and blocks:
         blocks, elements = timer.run("captions", lambda: blocks_mod.annotate(image if mode != "tree" else None, blocks, elements))
+    elements = name_unnamed(elements, size)
     elements, id_map = _renumber(list(elements) + hidden)
     notes = [replace(n, element_id=id_map.get(n.element_id or "", n.element_id)) for n in found.notes]
     blocks = [replace(b, element_ids=tuple(id_map[i] for i in b.element_ids if i in id_map),
                       active_child=id_map.get(b.active_child or "", None)) for b in blocks]
+    if mode != "tree":  # a soft keyboard is one block, its keys no gap in the tree
+        kept, kept_notes = keyboard_blocks(elements, tuple(blocks), tuple(notes), size.width, size.height,
+                                             found.texts)
+        blocks, notes = list(kept), list(kept_notes)
     text = ""
     if c.describe:
         text = timer.run("describe", lambda: describe(size, [e for e in elements if not e.covered], blocks,

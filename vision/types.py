@@ -146,6 +146,10 @@ class Element:
         return ""
 
 
+#: The role of the block that holds a soft keyboard's keys (``vision.keyboard``).
+KEYBOARD_ROLE = "keyboard"
+
+
 @dataclass(frozen=True, slots=True)
 class Block:
     """A semantic block: a region of the screen holding related elements."""

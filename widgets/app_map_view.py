@@ -12,6 +12,7 @@ No I/O: the export's file is written by the controller.
 from __future__ import annotations
 
 from collections import deque
+from html import escape
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
@@ -112,11 +113,12 @@ class AppMapView(QWidget):
         self._maps: dict[str, MapPicture] = {}
         self._current: MapPicture | None = None
         self.app_box = QComboBox()
-        self.app_box.setMinimumContentsLength(10)
+        self.app_box.setMinimumContentsLength(8)
         self.explore_button = QPushButton(icon("mdi6.map-search"), "Explore this app")
         self.explore_button.setToolTip("Tap through every screen of the app in front (never what looks like "
                                        "deleting, sending or paying) and store its map")
-        self.stop_button = QPushButton(icon("mdi6.stop"), "Stop")
+        self.stop_button = QPushButton(icon("mdi6.stop"), "")
+        self.stop_button.setToolTip("Stop exploring (the map found so far is kept)")
         self.stop_button.setEnabled(False)
         self.export_button = QPushButton(icon("mdi6.export"), "Export…")
         self.progress = QProgressBar()
@@ -125,11 +127,15 @@ class AppMapView(QWidget):
         self.progress.setVisible(False)
         self.coverage = QLabel("")
         self.coverage.setWordWrap(True)
-        top = QHBoxLayout()
-        top.addWidget(self.app_box, 1)
-        top.addWidget(self.explore_button)
-        top.addWidget(self.stop_button)
-        top.addWidget(self.export_button)
+        # two short rows, so the controls fit a narrow column
+        top = QVBoxLayout()
+        first, second = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(self.app_box, 1)
+        first.addWidget(self.export_button)
+        second.addWidget(self.explore_button, 1)
+        second.addWidget(self.stop_button)
+        top.addLayout(first)
+        top.addLayout(second)
 
         self.scene = QGraphicsScene(self)
         self.graph = _ZoomView(self.scene)
@@ -144,24 +150,34 @@ class AppMapView(QWidget):
         self.detail.setWordWrap(True)
         self.elements = QTableWidget(0, 3)
         self.elements.setHorizontalHeaderLabels(["element", "status", "leads to / why not"])
-        self.elements.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header = self.elements.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
+        header.setStretchLastSection(False)
+        # the columns share the width (long cells elided, whole on hover): no sideways scroll
+        self.elements.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.elements.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.elements.setWordWrap(False)
         self.elements.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.elements.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.elements.verticalHeader().setVisible(False)
+        # the screen's picture beside its description, its elements below at the full width
         side = QWidget()
-        sl = QHBoxLayout(side)
+        sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(self.shot)
-        col = QVBoxLayout()
-        col.addWidget(self.detail)
-        col.addWidget(self.elements, 1)
-        sl.addLayout(col, 1)
+        head = QHBoxLayout()
+        head.addWidget(self.shot)
+        head.addWidget(self.detail, 1)
+        sl.addLayout(head)
+        sl.addWidget(self.elements, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.graph)
         split.addWidget(side)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 260])
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([400, 400])
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -224,7 +240,8 @@ class AppMapView(QWidget):
         return (f"{c.get('screens', 0)} screens, {c.get('transitions', 0)} transitions; elements: "
                 f"{c.get('tried', 0)} tried, {c.get('untried', 0)} untried, not tried: {why}; "
                 f"{c.get('unreachable', 0)} screens unreachable · {m.steps_used} steps, {m.seconds_used:.0f} s, "
-                f"{state}" + (f" · version {m.app_version}" if m.app_version else ""))
+                f"{state}" + (f" · version {m.app_version}" if m.app_version else "")
+                + (f" · in {m.language}" if m.language else ""))
 
     # ---- the graph ---------------------------------------------------------------------------
     def _show(self, m: MapPicture | None) -> None:
@@ -339,10 +356,10 @@ class AppMapView(QWidget):
             painter.drawRect(QRectF(x1 * k, y1 * k, (x2 - x1) * k, (y2 - y1) * k))
             painter.end()
         self.shot.setPixmap(pm)
-        texts = ", ".join(f"'{t}'" for t in s.texts[:6])
-        self.detail.setText(f"<b>{s.title}</b><br>{len(s.elements)} elements"
+        texts = ", ".join(f"'{escape(t)}'" for t in s.texts[:6])  # the screen's words are text, not markup
+        self.detail.setText(f"<b>{escape(s.title)}</b><br>{len(s.elements)} elements"
                             + (f"<br>shows {texts}" if texts else "")
-                            + (f"<br><span style='color:#c62828'>{s.unreachable}</span>" if s.unreachable else ""))
+                            + (f"<br><span style='color:#c62828'>{escape(s.unreachable)}</span>" if s.unreachable else ""))
         self.elements.setRowCount(0)
         for e in s.elements:
             r = self.elements.rowCount()

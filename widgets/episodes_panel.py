@@ -37,6 +37,10 @@ def _when(ts: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(float(ts)))
 
 
+#: Below this width the list leaves out when each run started.
+NARROW_PX = 320
+
+
 class EpisodesPanel(QWidget):
     openRequested = Signal(str)  # episode id
     exportRequested = Signal(str, str)  # episode id, "json", "aitw" or "html"
@@ -56,6 +60,11 @@ class EpisodesPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2, 3):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        # no sideways scrolling in a narrow column: goals elided (whole on hover), and the
+        # start time left out below ``NARROW_PX``
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.empty = QLabel("<i>No stored runs yet: Start a task and it appears here.</i>")
         self.empty.setWordWrap(True)
         self.open = QPushButton(icon("mdi6.timeline-text"), "Open")
@@ -69,21 +78,24 @@ class EpisodesPanel(QWidget):
                                     "frame, proposal, decision, latent state and timings; opens offline")
         self.refresh = QPushButton(icon("mdi6.refresh"), "")
         self.refresh.setToolTip("Reload the list")
-        row = QHBoxLayout()  # two short rows: the dock stays narrow beside the mirror
+        row = QHBoxLayout()  # two short rows: the dock stays narrow beside the mirror (1024x700)
         for b in (self.open, self.export_html):
             row.addWidget(b)
         row.addStretch(1)
-        row.addWidget(self.refresh)
         row2 = QHBoxLayout()
         for b in (self.export_json, self.export_aitw):
             row2.addWidget(b)
         row2.addStretch(1)
+        row3 = QHBoxLayout()
+        row3.addStretch(1)
+        row3.addWidget(self.refresh)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.empty)
         lay.addLayout(row)
         lay.addLayout(row2)
+        lay.addLayout(row3)
         self.tree.itemDoubleClicked.connect(lambda *_: self._emit_open())
         self.tree.currentItemChanged.connect(lambda *_: self._update())
         self.open.clicked.connect(self._emit_open)
@@ -93,6 +105,10 @@ class EpisodesPanel(QWidget):
         self.refresh.clicked.connect(self.refreshRequested.emit)
         self._rows: list[dict[str, Any]] = []
         self._update()
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self.tree.setColumnHidden(3, self.width() < NARROW_PX)
 
     def request_refresh(self) -> None:
         """Ask for a fresh list (the episode controller answers with ``set_episodes``)."""

@@ -1,10 +1,15 @@
 """The knowledge browser: the app maps (``widgets.app_map_view``: explored screens and
-what leads where), the task repository (solved tasks and demonstrations), the user's
-context library (editable key/value records) and the interaction graph (pages and the
-elements that lead from one to another).
+what leads where), the decision memory (the steps the user approved, edited or
+demonstrated, per app, each deletable), the task repository (solved tasks and
+demonstrations), the user's context library (editable key/value records) and the
+interaction graph (pages and the elements that lead from one to another).
 
-Takes ``TaskRecord`` objects, the context as a nested dict and an ``InteractionGraph``;
-emits intents for edits and deletions.  No I/O.
+It fits a narrow column (1024x700 and 1366x800 windows) without sideways scrolling: short
+tab titles that wrap onto a second row when they must (``widgets.wrap_tabs``; the full name
+on hover), tables whose columns share the width (long cells
+elided, whole on hover).  Takes ``TaskRecord`` and ``Remembered`` objects, the context as a
+nested dict and an
+``InteractionGraph``; emits intents for edits and deletions.  No I/O.
 """
 
 from __future__ import annotations
@@ -28,14 +33,17 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from agent.knowledge.types import GraphPicture, TaskRecord
+from agent.memory.types import Remembered, when
 from widgets.app_map_view import AppMapView
 from widgets.icons import icon
+from widgets.wrap_tabs import WrapTabs
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -62,6 +70,7 @@ def parse_value(text: str) -> Any:
 
 class KnowledgePanel(QWidget):
     taskDeleteRequested = Signal(str)  # task record id
+    memoryDeleteRequested = Signal(str)  # remembered decision id
     contextEdited = Signal(str, object)  # dotted path, value
     contextDeleted = Signal(str)  # dotted path
 
@@ -69,7 +78,9 @@ class KnowledgePanel(QWidget):
         super().__init__(parent)
         self._tasks: dict[str, TaskRecord] = {}
         self._loading = False
-        self.tabs = QTabWidget()
+        # the titles are buttons that wrap onto a second row in a narrow column (a 1024x700
+        # window's, with its scroll bar beside them) instead of being cut or scrolled
+        self.tabs = WrapTabs()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel("")
@@ -79,7 +90,13 @@ class KnowledgePanel(QWidget):
 
         # app maps
         self.maps = AppMapView()
-        self.tabs.addTab(self.maps, "App maps")
+        self._tab(self.maps, "Maps", "App maps: the apps explored, their screens and what leads where")
+
+        # decision memory
+        self.memory = MemoryList()
+        self._tab(self.memory, "Memory", "Decision memory: choices you approved, offered again on the same screen "
+                  "for the same task")
+        self.memory.deleteRequested.connect(self.memoryDeleteRequested)
 
         # task repository
         self.task_table = QTableWidget(0, 4)
@@ -88,6 +105,7 @@ class KnowledgePanel(QWidget):
         # the goal gets the width: source and app are short and elided (hover shows all)
         self.task_table.horizontalHeader().setDefaultSectionSize(56)
         self.task_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        fit_width(self.task_table)
         self.task_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.task_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.task_steps = QPlainTextEdit(readOnly=True)
@@ -100,14 +118,16 @@ class KnowledgePanel(QWidget):
         bl.addWidget(self.task_steps)
         bl.addWidget(self.delete_task)
         tasks.addWidget(box)
-        self.tabs.addTab(tasks, "Task repository")
+        self._tab(tasks, "Tasks", "Task repository: solved tasks and demonstrations, given to the planner as examples")
         self.task_table.currentCellChanged.connect(lambda *_: self._show_task())
         self.delete_task.clicked.connect(self._delete_task)
 
         # context library
         self.context_table = QTableWidget(0, 2)
         self.context_table.setHorizontalHeaderLabels(["record", "value"])
+        self.context_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.context_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        fit_width(self.context_table)
         self.new_path = QLineEdit(placeholderText="new record, e.g. contacts.mom.phone")
         self.new_value = QLineEdit(placeholderText="value")
         self.add_record = QPushButton(icon("mdi6.plus"), "Add")
@@ -121,7 +141,7 @@ class KnowledgePanel(QWidget):
         cl.addWidget(self.context_table)
         cl.addLayout(row)
         cl.addWidget(self.delete_record)
-        self.tabs.addTab(ctx, "Context library")
+        self._tab(ctx, "Context", "Context library: facts about you the agent may use (names, numbers, addresses)")
         self.context_table.itemChanged.connect(self._context_changed)
         self.add_record.clicked.connect(self._add_record)
         self.delete_record.clicked.connect(self._delete_record)
@@ -131,8 +151,12 @@ class KnowledgePanel(QWidget):
         self.graph_view = QGraphicsView(self.graph_scene)
         self.graph_view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.graph_view.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-        self.tabs.addTab(self.graph_view, "Interaction graph")
+        self._tab(self.graph_view, "Graph", "Interaction graph: the pages seen and the elements that lead between them")
         self.set_data([], {}, None)
+
+    def _tab(self, page: QWidget, title: str, what: str) -> None:
+        i = self.tabs.addTab(page, title)
+        self.tabs.setTabToolTip(i, what)
 
     # ---- data ------------------------------------------------------------------------
     def set_data(self, tasks: list[TaskRecord], context: dict[str, Any], graph: GraphPicture | None,
@@ -186,9 +210,12 @@ class KnowledgePanel(QWidget):
                 self.context_table.insertRow(r)
                 key = QTableWidgetItem(path)
                 key.setFlags(key.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                key.setToolTip(path)
                 self.context_table.setItem(r, 0, key)
                 text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                self.context_table.setItem(r, 1, QTableWidgetItem(text))
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text)
+                self.context_table.setItem(r, 1, cell)
         finally:
             self._loading = False
 
@@ -250,5 +277,111 @@ class KnowledgePanel(QWidget):
         self.graph_view.fitInView(scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
 
 
+def fit_width(table: QTableWidget) -> None:
+    """Columns share the table's width (long cells elided, whole on hover): never a sideways scroll."""
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setWordWrap(False)
+    table.horizontalHeader().setMinimumSectionSize(24)
+    table.horizontalHeader().setStretchLastSection(False)
+
+
 def _text(item: QTableWidgetItem | None) -> str:
     return item.text() if item is not None else ""
+
+
+def _details(e: Remembered, app: str) -> str:
+    """One decision in full, for the line under the list and the rows' tooltips."""
+    where = f"on the screen “{e.screen_words}”" if e.screen_words else f"on screen {e.screen}"
+    visit = f" (step {e.visit + 1} taken there)" if e.visit else ""
+    version = f", app version {e.app_version}" if e.app_version else ""
+    status = f"Retired: {e.retired}." if e.retired else "Proposed again with no model call."
+    return (f"{e.step.description or e.action.describe()} — {app}{version}, {where}{visit}, for “{e.goal}”; "
+            f"{e.how.value} on {when(e.at)}. {status}")
+
+
+class MemoryList(QWidget):
+    """The decision memory, one branch per app: each remembered step with its goal, the
+    screen it belongs to, how and when the user decided it, the app version, and whether
+    it is still proposed; "Forget" deletes the selected one."""
+
+    deleteRequested = Signal(str)  # remembered decision id
+    COLUMNS = ("step", "goal", "decided", "status")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(list(self.COLUMNS))
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setRootIsDecorated(True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column in (2, 3):  # "approved 27 Nov 2026", "proposed": short, shown whole
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.detail = QLabel("")  # the selected decision in full
+        self.detail.setWordWrap(True)
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.forget = QPushButton(icon("mdi6.delete"), "Forget this decision")
+        self.forget.setEnabled(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.note)
+        lay.addWidget(self.tree)
+        lay.addWidget(self.detail)
+        lay.addWidget(self.forget)
+        self.tree.currentItemChanged.connect(lambda *_: self._selected())
+        self.forget.clicked.connect(self._forget)
+        self.set_entries([])
+
+    def set_entries(self, entries: list[Remembered], labels: dict[str, str] | None = None) -> None:
+        """Show ``entries`` grouped by app (``labels``: package -> the app's name)."""
+        self.tree.clear()
+        by_app: dict[str, list[Remembered]] = {}
+        for e in entries:
+            by_app.setdefault(e.app, []).append(e)
+        for app in sorted(by_app):
+            rows = sorted(by_app[app], key=lambda e: (e.goal.casefold(), e.visit, -e.at))
+            name = (labels or {}).get(app) or app or "(unknown app)"
+            top = QTreeWidgetItem([f"{name} — {len(rows)} decision{'s' if len(rows) != 1 else ''}"])
+            self.tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)
+            for e in rows:
+                status = f"retired: {e.retired}" if e.retired else "proposed"
+                item = QTreeWidgetItem([e.step.description or e.action.describe(), e.goal,
+                                        f"{e.how.value} {when(e.at)}", status])
+                item.setData(0, ID_ROLE, e.id)
+                full = _details(e, name)
+                for c in range(len(self.COLUMNS)):
+                    item.setToolTip(c, full)
+                item.setData(1, ID_ROLE, full)
+                if e.retired:
+                    for c in range(len(self.COLUMNS)):
+                        item.setForeground(c, QColor("#9e9e9e"))
+                top.addChild(item)
+            top.setExpanded(True)
+        n = len(entries)
+        self.note.setText(f"{n} remembered step{'s' if n != 1 else ''}: on the same screen, for the same goal (or "
+                          "one that means the same), they are proposed again with no model call."
+                          if n else "Nothing remembered yet: the steps you approve, edit or demonstrate in a run are "
+                          "kept here and proposed again the next time.")
+        self.forget.setEnabled(False)
+        self.detail.setText("")
+
+    def _selected(self) -> None:
+        item = self.tree.currentItem()
+        self.forget.setEnabled(self.current() is not None)
+        self.detail.setText(str(item.data(1, ID_ROLE) or "") if item is not None else "")
+
+    def current(self) -> str | None:
+        item = self.tree.currentItem()
+        value = item.data(0, ID_ROLE) if item is not None else None
+        return str(value) if value else None
+
+    def _forget(self) -> None:
+        entry = self.current()
+        if entry is not None:
+            self.deleteRequested.emit(entry)

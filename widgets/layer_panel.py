@@ -1,5 +1,8 @@
-"""Controls for the overlay layers: a row per layer with a visibility check box, a
-colour button and an opacity slider.  Emits ``styleChanged(layer, style)``.  No I/O.
+"""Controls for the overlay layers: per layer a visibility check box, and under it a
+colour button and an opacity slider; one check box for kind words on the boxes (off by
+default: the legend below says which colour is which kind, and hovering a box names it).
+Emits ``styleChanged(layer, style)`` (the kind-words box changes the widgets' and the
+blocks' layers).  No I/O.
 """
 
 from __future__ import annotations
@@ -8,9 +11,12 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QColorDialog, QGridLayout, QPushButton, QSlider, QWidget
+from PySide6.QtWidgets import QCheckBox, QColorDialog, QGridLayout, QLabel, QPushButton, QSlider, QWidget
 
-from widgets.overlays import DEFAULT_STYLES, Layer, LayerStyle
+from widgets.overlays import CLASS_COLORS, DEFAULT_STYLES, Layer, LayerStyle
+
+#: The layers whose boxes can carry their kind's word.
+TAGGED = (Layer.WIDGETS, Layer.BLOCKS)
 
 
 class LayerPanel(QWidget):
@@ -35,15 +41,48 @@ class LayerPanel(QWidget):
             slider.setRange(0, 100)
             slider.setValue(round(st.opacity * 100))
             slider.setToolTip("Opacity")
-            slider.setMaximumWidth(90)
-            grid.addWidget(check, row, 0)
-            grid.addWidget(color, row, 1)
-            grid.addWidget(slider, row, 2)
+            slider.setMinimumWidth(40)
+            # the layer's name on its own line, its colour and opacity under it: the panel
+            # fits a narrow column (1024x700) without scrolling sideways
+            grid.addWidget(check, 2 * row, 0, 1, 3)
+            grid.addWidget(color, 2 * row + 1, 1)
+            grid.addWidget(slider, 2 * row + 1, 2)
             self.checks[layer], self.colors[layer], self.sliders[layer] = check, color, slider
             self._paint_swatch(layer)
             check.toggled.connect(lambda on, lay=layer: self._change(lay, visible=on))
             slider.valueChanged.connect(lambda v, lay=layer: self._change(lay, opacity=v / 100))
             color.clicked.connect(lambda _=False, lay=layer: self._pick_color(lay))
+        grid.setColumnMinimumWidth(0, 16)
+        grid.setColumnStretch(2, 1)
+        row = 2 * len(Layer)
+        self.kind_tags = QCheckBox("Kind words on the boxes")
+        self.kind_tags.setToolTip("Write each box's kind (button, image, list …) on the mirror; "
+                                  "off, the colours below say it and hovering a box names it")
+        self.kind_tags.setChecked(self._styles[Layer.WIDGETS].tags)
+        self.kind_tags.toggled.connect(self.set_kind_tags)
+        grid.addWidget(self.kind_tags, row, 0, 1, 3)
+        grid.addWidget(self._legend(), row + 1, 0, 1, 3)
+        grid.setRowStretch(row + 2, 1)
+
+    @staticmethod
+    def _legend() -> QLabel:
+        """Which colour is which kind of widget."""
+        items = "".join(f'<span style="color:{c}">■</span>&nbsp;{k.value.replace("_", " ")} &nbsp; '
+                        for k, c in CLASS_COLORS.items())
+        legend = QLabel(f"<small>{items}</small>")
+        legend.setObjectName("kindLegend")
+        legend.setWordWrap(True)
+        legend.setTextFormat(Qt.TextFormat.RichText)
+        return legend
+
+    def set_kind_tags(self, on: bool) -> None:
+        """Kind words on the widgets' and blocks' boxes, or not."""
+        if self.kind_tags.isChecked() != on:
+            self.kind_tags.setChecked(on)  # comes back here through ``toggled``
+            return
+        for layer in TAGGED:
+            if self._styles[layer].tags != on:
+                self._change(layer, tags=on)
 
     def _paint_swatch(self, layer: Layer) -> None:
         self.colors[layer].setStyleSheet(

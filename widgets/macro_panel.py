@@ -45,6 +45,8 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 1
 VIRTUAL_PROFILES = ("phone", "small", "tablet")
 VIRTUAL_THEMES = ("light", "dark")
 VIRTUAL_LANGUAGES = ("en", "de")
+#: Page layouts (an app update moved things): rows lower under a card, or pairs of rows swapped.
+VIRTUAL_LAYOUTS = ("default", "shifted", "reordered")
 
 RESULT_ICONS = {True: ("mdi6.check-circle", "#2e7d32"), False: ("mdi6.alert-circle", "#c62828")}
 
@@ -320,7 +322,13 @@ class MacroLibraryPanel(QWidget):
             self._update_step_buttons()
             return
         for n, step in enumerate(m.steps):
-            self.steps.addItem(f"{n + 1}. {step.description or step.action.describe()}")
+            healed = f" — healed: the model found “{step.healed.chose}”, you approved" if step.healed else ""
+            self.steps.addItem(f"{n + 1}. {step.description or step.action.describe()}{healed}")
+            if step.healed is not None:
+                self.steps.item(self.steps.count() - 1).setToolTip(
+                    f"The recording's clues did not find it ({step.healed.missed}); the model"
+                    f"{' ' + step.healed.model if step.healed.model else ''} chose “{step.healed.chose}” "
+                    "and you approved it")
         if 0 <= keep < self.steps.count():
             self.steps.setCurrentRow(keep)
         params = ", ".join(m.parameters) or "none"
@@ -390,7 +398,7 @@ class ParametersDialog(QDialog):
 
 
 class RunOnDialog(QDialog):
-    """Which virtual phone to replay on: profile, theme, language, and with approval."""
+    """Which virtual phone to replay on: profile, theme, language, layout, and with approval."""
 
     def __init__(self, macro: Macro, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -398,8 +406,9 @@ class RunOnDialog(QDialog):
         self.profile = QComboBox()
         self.theme = QComboBox()
         self.language = QComboBox()
+        self.layout_choice = QComboBox()
         for combo, values in ((self.profile, VIRTUAL_PROFILES), (self.theme, VIRTUAL_THEMES),
-                              (self.language, VIRTUAL_LANGUAGES)):
+                              (self.language, VIRTUAL_LANGUAGES), (self.layout_choice, VIRTUAL_LAYOUTS)):
             for v in values:
                 combo.addItem(v, v)
         self.approve = QCheckBox("Approve each step")
@@ -408,6 +417,7 @@ class RunOnDialog(QDialog):
         form.addRow("Size", self.profile)
         form.addRow("Theme", self.theme)
         form.addRow("Language", self.language)
+        form.addRow("Layout", self.layout_choice)
         form.addRow(self.approve)
         box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
@@ -415,9 +425,9 @@ class RunOnDialog(QDialog):
         box.rejected.connect(self.reject)
         form.addRow(box)
 
-    def choice(self) -> tuple[str, str, str, bool]:
+    def choice(self) -> tuple[str, str, str, bool, str]:
         return (self.profile.currentData(), self.theme.currentData(), self.language.currentData(),
-                self.approve.isChecked())
+                self.approve.isChecked(), self.layout_choice.currentData())
 
 
 #: How a step of a proposed completion is shown: kept (recorded), added by the map, added and sensitive.

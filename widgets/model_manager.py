@@ -1,6 +1,10 @@
 """The model manager panel: the models Tapwise can use, the built-in model's offer and
 state, pulling an Ollama model with a progress bar, and per-model settings.
 
+When no Ollama answers, the built-in model's offer is the one message that says so (the
+listing's red problem line is folded into it).  The model list's columns share the
+dock's width, eliding what does not fit (whole on hover).
+
 A view only: it is given plain rows and states and emits intent signals (refresh, pull,
 use a model, start/stop the built-in model, settings changed); the controller
 (``app.gui.model_controller``) does the work off the GUI thread.  No I/O.
@@ -18,6 +22,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -59,6 +64,7 @@ class ModelManagerPanel(QWidget):
     def __init__(self, adapters: Sequence[str] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._loading_prefs = False
+        self._offering = False
         layout = QVBoxLayout(self)
 
         self.offer = QFrame()
@@ -97,6 +103,16 @@ class ModelManagerPanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["model", "source", "adapter", "note"])
         self.tree.setRootIsDecorated(False)
+        # the columns share the dock's width (long names and notes are elided, whole on
+        # hover): no sideways scrolling in a narrow column
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        for col, mode in enumerate((QHeaderView.ResizeMode.Stretch, QHeaderView.ResizeMode.ResizeToContents,
+                                    QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch)):
+            header.setSectionResizeMode(col, mode)
+        header.setMinimumSectionSize(24)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.itemSelectionChanged.connect(self._selected)
         self.tree.itemDoubleClicked.connect(lambda item, _col: self._use(item))
         layout.addWidget(self.tree, 1)
@@ -165,15 +181,27 @@ class ModelManagerPanel(QWidget):
         for r in rows:
             item = QTreeWidgetItem([r.name + ("  ✓" if r.current else ""), r.source, r.adapter or "—", r.note])
             item.setData(0, Qt.ItemDataRole.UserRole, (r.name, r.source))
+            for c in range(4):
+                item.setToolTip(c, item.text(c))
             self.tree.addTopLevelItem(item)
             if r.name == selected:
                 self.tree.setCurrentItem(item)
-        for c in range(3):
-            self.tree.resizeColumnToContents(c)
         self.problem.setText(problem)
+        self._show_problem()
 
-    def show_builtin_offer(self, shown: bool) -> None:
+    def show_builtin_offer(self, shown: bool, where: str = "") -> None:
+        """Offer the built-in model because no Ollama answers (at ``where``).  The offer is
+        then the one message about it: the listing's own problem goes into its tooltip."""
+        self._offering = shown
+        text = BUILTIN_OFFER.replace("No Ollama server answered.", f"No Ollama server answered at {where}.") \
+            if where else BUILTIN_OFFER
+        self.offer_text.setText(text)
+        self.offer.setToolTip(self.problem.text())
         self.offer.setVisible(shown)
+        self._show_problem()
+
+    def _show_problem(self) -> None:
+        self.problem.setVisible(bool(self.problem.text()) and not self._offering)
 
     def set_builtin_state(self, phase: str, message: str, fraction: float | None = None) -> None:
         """``phase``: stopped, preparing, loading, ready, failed."""
@@ -189,7 +217,7 @@ class ModelManagerPanel(QWidget):
         self.builtin_stop.setEnabled(phase in ("preparing", "loading", "ready"))
         self.use_builtin.setEnabled(phase in ("stopped", "failed"))
         if phase == "ready":
-            self.offer.hide()
+            self.offer.hide()  # taken: the missing Ollama is not news any more (its line stays hidden)
 
     def set_pull_progress(self, status: str, fraction: float | None, done: bool = False) -> None:
         self.pull_status.setText(status)

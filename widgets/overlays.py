@@ -2,17 +2,20 @@
 
 A layer is a ``QGraphicsObject`` covering the screen in device pixels.  It records its
 drawing into a ``QPicture`` once per parse (or style change) and replays it on every
-paint, so a new mirror frame costs nothing here.  Labels ("tags") are placed beside
-their box where they hide no text on the screen and no other tag, of this layer or of a
-visible layer below it (the view passes those down as ``avoid``); a tag that finds no
-such place is left out rather than drawn over words the user must read.  Elements under
-a dialog, sheet or menu (``Element.covered``) are drawn grey, dashed and without tags.
-Pure drawing: no I/O, no parsing.
+paint, so a new mirror frame costs nothing here.  Captions belong to their box: inside it
+or against it, with a leader when a little away, never on a neighbour, on words on the
+screen or on another caption, of this layer or of a visible layer below it (the view
+passes those down as ``avoid``); one that finds no such place is left out
+(``widgets.captions``).  An element is captioned with its own name; kind words ("button",
+"content") are off unless the layer's ``tags`` asks for them (the colours' legend and the
+hover card say the kind).  A soft keyboard (a ``keyboard`` block) is drawn as that one
+block, not as thirty keys.  Elements under a dialog, sheet or menu (``Element.covered``)
+are drawn grey, dashed and without captions.  Pure drawing: no I/O, no parsing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -31,7 +34,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from agent.types import Action, ActionType
 from vision.geometry import Rect
-from vision.types import Element, ElementKind, ElementSource, ScreenParse, TextSpan
+from vision.types import KEYBOARD_ROLE, Element, ElementKind, ElementSource, ScreenParse, TextSpan
+from widgets.captions import Caption, CaptionBoard, CaptionPlacer, draw_caption, qrect
 
 
 class Layer(StrEnum):
@@ -64,11 +68,13 @@ _TITLES = {
 
 @dataclass(frozen=True, slots=True)
 class LayerStyle:
-    """How one layer is shown: visible or not, its colour (``#rrggbb``) and opacity (0..1)."""
+    """How one layer is shown: visible or not, its colour (``#rrggbb``), opacity (0..1) and
+    whether boxes carry their kind's word (``tags``: widgets and blocks only)."""
 
     visible: bool = True
     color: str = "#1e88e5"
     opacity: float = 0.85
+    tags: bool = False  # kind words on the boxes ("button", a block's role)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.opacity <= 1.0:
@@ -114,10 +120,6 @@ def with_alpha(color: str, alpha: int) -> QColor:
     return c
 
 
-def qrect(r: Rect) -> QRectF:
-    return QRectF(r.left, r.top, r.width, r.height)
-
-
 class _PictureLayer(QGraphicsObject):
     """A screen-sized item that replays a recorded ``QPicture``."""
 
@@ -160,13 +162,18 @@ class OverlayLayerItem(_PictureLayer):
         self._parse: ScreenParse | None = None
         self._marks: dict[str, str] = {}
         self.font_px: int | None = None  # None: default_font_px of the screen
-        self.avoid: list[QRectF] = []  # tags of the visible layers below: this layer's tags keep off them
-        self.placed: list[QRectF] = []  # where this layer's tags went (device px)
+        self.avoid: list[QRectF] = []  # captions of the visible layers below: this layer's keep off them
+        self.captions: list[Caption] = []  # this layer's captions (device px)
         self.setVisible(style.visible)
         self.setOpacity(style.opacity)
 
+    @property
+    def placed(self) -> list[QRectF]:
+        """Where this layer's captions went (device px)."""
+        return [c.rect for c in self.captions]
+
     def set_style(self, style: LayerStyle) -> None:
-        recolor = style.color != self.style.color
+        recolor = style.color != self.style.color or style.tags != self.style.tags
         self.style = style
         self.setVisible(style.visible)
         self.setOpacity(style.opacity)
@@ -191,16 +198,16 @@ class OverlayLayerItem(_PictureLayer):
 
     def _redraw(self) -> None:
         parse = self._parse
-        self.placed = []
+        self.captions = []
         if parse is None:
             self._record(QRectF(0, 0, 1, 1), lambda p: None)
             return
         size = parse.screen_size
         bounds = QRectF(0, 0, size.width, size.height)
-        font_px = self.font_px or default_font_px(size.width)
-        board = TagBoard(list(self.avoid))
-        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, self.style.color, self._marks, font_px, board))
-        self.placed = board.placed
+        ctx = Paint(self.style.color, self._marks, self.font_px or default_font_px(size.width),
+                    CaptionBoard(list(self.avoid)), self.style.tags)
+        self._record(bounds, lambda p: _DRAWERS[self.layer](p, parse, ctx))
+        self.captions = ctx.board.placed
 
 
 # ---- drawing of each layer ----------------------------------------------------------
@@ -211,79 +218,33 @@ def default_font_px(screen_width: int) -> int:
     return max(12, screen_width // 45)
 
 
+@dataclass(frozen=True, slots=True)
+class Paint:
+    """What a layer's drawing needs beside the parse: its colour, the set-of-marks ids, the
+    caption size, the captions already placed, and whether kind words are shown."""
+
+    color: str
+    marks: dict[str, str]
+    font_px: int
+    board: CaptionBoard
+    tags: bool = False
+
+
+def keyboard_keys(parse: ScreenParse) -> frozenset[str]:
+    """The ids of the soft keyboard's keys (drawn as the keyboard's one block)."""
+    return frozenset(i for b in parse.blocks if b.role == KEYBOARD_ROLE for i in b.element_ids)
+
+
+def own_name(e: Element) -> str:
+    """An element's own name: its label's first part (a row's label also lists its summary)."""
+    return " ".join(e.label.split(" · ")[0].split())[:40]
+
+
 def _label_font(font_px: int) -> QFont:
     f = QFont()
     f.setPixelSize(max(8, int(font_px)))
     f.setBold(True)
     return f
-
-
-@dataclass
-class TagBoard:
-    """The tags already on the mirror: ``avoid`` (other layers' tags, kept clear) and
-    ``placed`` (the tags this layer put down)."""
-
-    avoid: list[QRectF]
-    placed: list[QRectF] = field(default_factory=list)
-
-
-class TagPlacer:
-    """Finds a place for each tag that hides no on-screen text and no earlier tag.
-
-    Taken from the start are the boxes of words on the screen (OCR spans and elements
-    with text) and the ``board``'s tags of other layers; candidates are tried in order
-    (beside the box first) and the first free one wins.
-    """
-
-    def __init__(self, parse: ScreenParse, font: QFont, board: TagBoard | None = None) -> None:
-        self.screen = QRectF(0, 0, parse.screen_size.width, parse.screen_size.height)
-        self.fm = QFontMetricsF(font)
-        self.board = board if board is not None else TagBoard([])
-        self.taken: list[QRectF] = [qrect(s.rect) for s in parse.text_spans]
-        self.taken += [qrect(e.rect) for e in parse.elements
-                       if e.text and e.kind is not ElementKind.STATUS_BAR and e.rect.area < 0.05 * max(1, parse.screen_size.area)]
-        self.taken += self.board.avoid
-
-    def size(self, text: str) -> tuple[float, float]:
-        return self.fm.horizontalAdvance(text) + 6.0, self.fm.height() + 3.0
-
-    def place(self, text: str, box: Rect, *, inside_first: bool = False) -> QPointF | None:
-        """Top-left corner for ``text``'s tag near ``box``, or None when every place hides words."""
-        w, h = self.size(text)
-        r = qrect(box)
-        beside = [QPointF(r.left(), r.top() - h - 1), QPointF(r.left(), r.bottom() + 1),
-                  QPointF(r.right() + 1, r.top()), QPointF(r.left() - w - 1, r.top()),
-                  QPointF(r.right() - w, r.top() - h - 1), QPointF(r.right() - w, r.bottom() + 1)]
-        inside = [QPointF(r.left() + 2, r.top() + 2), QPointF(r.right() - w - 2, r.bottom() - h - 2)]
-        for at in (inside + beside) if inside_first else (beside + inside):
-            cand = QRectF(at.x(), at.y(), w, h)
-            if not self.screen.contains(cand):
-                continue
-            if any(cand.intersects(t) for t in self.taken):
-                continue
-            self.taken.append(cand)
-            self.board.placed.append(cand)
-            return at
-        return None
-
-
-def _tag(p: QPainter, at: QPointF | None, text: str, bg: QColor, font: QFont, fg: QColor | None = None) -> None:
-    """A small filled label with its top-left corner at ``at`` (kept on the screen);
-    nothing when ``at`` is None (no free place was found)."""
-    if not text or at is None:
-        return
-    fm = QFontMetricsF(font)
-    pad = 3.0
-    w = fm.horizontalAdvance(text) + 2 * pad
-    h = fm.height() + pad
-    x = max(0.0, at.x())
-    y = max(0.0, at.y())
-    p.setPen(Qt.PenStyle.NoPen)
-    p.setBrush(bg)
-    p.drawRoundedRect(QRectF(x, y, w, h), 3, 3)
-    p.setPen(fg or QColor("white"))
-    p.setFont(font)
-    p.drawText(QRectF(x + pad, y, w, h), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
 
 
 def _pen(color: QColor | str, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> QPen:
@@ -310,80 +271,81 @@ def _draw_covered(p: QPainter, parse: ScreenParse, lw: float) -> None:
         p.drawRect(qrect(parse.occluder))
 
 
-def _draw_widgets(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
+def _draw_widgets(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
     lw = _line_width(parse)
-    font = _label_font(font_px)
+    font = _label_font(ctx.font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
-    placer = TagPlacer(parse, font, board)
+    placer = CaptionPlacer(parse, font, ctx.board)
+    keys = keyboard_keys(parse)
     _draw_covered(p, parse, lw)
     for e in parse.elements:
-        if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR or e.covered:
+        if e.kind in (ElementKind.TEXT, ElementKind.CONTAINER) or e.source is ElementSource.OCR or e.covered \
+                or e.id in keys:
             continue
-        c = CLASS_COLORS.get(e.kind, color)
+        c = CLASS_COLORS.get(e.kind, ctx.color)
         p.setBrush(with_alpha(c, 28))
         p.setPen(_pen(c, lw))
         p.drawRect(qrect(e.rect))
-        if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and e.rect.height > 24:
+        if ctx.tags and e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR) and e.rect.height > 24:
             word = e.kind.value.replace("_", " ")
-            _tag(p, placer.place(word, e.rect), word, with_alpha(c, 210), font)
+            draw_caption(p, placer.place(word, e.rect), with_alpha(c, 210), font)
 
 
-def _draw_accessibility(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
+def _draw_accessibility(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
     lw = max(1.5, _line_width(parse) * 0.6)
     p.setBrush(Qt.BrushStyle.NoBrush)
-    p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
+    p.setPen(_pen(ctx.color, lw, Qt.PenStyle.DashLine))
     for e in parse.elements:
         if e.source in (ElementSource.HIERARCHY, ElementSource.FUSED):
-            p.setPen(_pen(COVERED_COLOR if e.covered else color, lw, Qt.PenStyle.DashLine))
+            p.setPen(_pen(COVERED_COLOR if e.covered else ctx.color, lw, Qt.PenStyle.DashLine))
             p.drawRect(qrect(e.rect))
 
 
-def _draw_ocr(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
+def _draw_ocr(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
     lw = max(1.5, _line_width(parse) * 0.6)
-    font = _label_font(font_px)
+    font = _label_font(ctx.font_px)
     font.setBold(False)
     font.setPixelSize(max(10, font.pixelSize() * 2 // 3))
-    fm = QFontMetricsF(font)
-    del fm
-    placer = TagPlacer(parse, font, board)
+    placer = CaptionPlacer(parse, font, ctx.board)
     spans: list[TextSpan | Element] = list(parse.text_spans)
     if not spans:  # fall back to text elements read by OCR
         spans = [e for e in parse.elements if e.source is ElementSource.OCR and e.text]
     panel = parse.occluder
     for s in spans:
         hidden = panel is not None and not panel.contains(s.rect.center)
-        c = COVERED_COLOR if hidden else color
+        c = COVERED_COLOR if hidden else ctx.color
         p.setBrush(with_alpha(c, 40))
         p.setPen(_pen(c, lw, Qt.PenStyle.DashLine if hidden else Qt.PenStyle.SolidLine))
         p.drawRect(qrect(s.rect))
         if not hidden:
-            _tag(p, placer.place(s.text[:40], s.rect), s.text[:40], with_alpha(color, 220), font)
+            draw_caption(p, placer.place(s.text[:40], s.rect, inside_first=False), with_alpha(ctx.color, 220), font)
 
 
-def _draw_icon_labels(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
-    font = _label_font(font_px)
+def _draw_icon_labels(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
+    font = _label_font(ctx.font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
     lw = _line_width(parse)
-    placer = TagPlacer(parse, font, board)
+    placer = CaptionPlacer(parse, font, ctx.board)
+    keys = keyboard_keys(parse)
     for e in parse.elements:
-        if e.label and not e.text and e.kind not in (ElementKind.CONTAINER, ElementKind.TEXT):
+        if e.label and not e.text and e.kind not in (ElementKind.CONTAINER, ElementKind.TEXT) and e.id not in keys:
             p.setBrush(Qt.BrushStyle.NoBrush)
             if e.covered:
                 p.setPen(_pen(COVERED_COLOR, lw * 0.6, Qt.PenStyle.DashLine))
                 p.drawRect(qrect(e.rect))
                 continue
-            p.setPen(_pen(color, lw))  # solid: dotted wide pens cost ~10x more to rasterise
+            p.setPen(_pen(ctx.color, lw))  # solid: dotted wide pens cost ~10x more to rasterise
             p.drawRect(qrect(e.rect))
-            _tag(p, placer.place(e.label, e.rect), e.label, with_alpha(color, 230), font, QColor("black"))
+            draw_caption(p, placer.place(own_name(e), e.rect), with_alpha(ctx.color, 230), font, QColor("black"))
 
 
-def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
+def _draw_blocks(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
     lw = _line_width(parse) * 1.6
-    font = _label_font(font_px)
-    placer = TagPlacer(parse, font, board)
+    font = _label_font(ctx.font_px)
+    placer = CaptionPlacer(parse, font, ctx.board)
     for b in parse.blocks:
-        p.setBrush(with_alpha(color, 18))
-        p.setPen(_pen(color, lw, Qt.PenStyle.DashLine))
+        p.setBrush(with_alpha(ctx.color, 18))
+        p.setPen(_pen(ctx.color, lw, Qt.PenStyle.DashLine))
         p.drawRoundedRect(qrect(b.rect), 8, 8)
         if b.active_child:
             active = parse.element(b.active_child)
@@ -391,20 +353,19 @@ def _draw_blocks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, s
                 p.setBrush(with_alpha("#ffd600", 90))
                 p.setPen(_pen("#ffd600", lw))
                 p.drawRect(qrect(active.rect))
-                _tag(p, placer.place("active tab", active.rect), "active tab",
-                     with_alpha("#ffd600", 235), font, QColor("black"))
-        caption = (b.caption or b.role)[:48]
-        _tag(p, placer.place(caption, b.rect, inside_first=True), caption, with_alpha(color, 225), font)
+                draw_caption(p, placer.place("active tab", active.rect), with_alpha("#ffd600", 235), font, QColor("black"))
+        caption = b.caption or (b.role.replace("_", " ") if ctx.tags or b.role == KEYBOARD_ROLE else "")
+        draw_caption(p, placer.place(caption[:48], b.rect), with_alpha(ctx.color, 225), font)
 
 
-def _draw_marks(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int, board: TagBoard) -> None:
-    font = _label_font(font_px)
-    placer = TagPlacer(parse, font, board)
+def _draw_marks(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
+    font = _label_font(ctx.font_px)
+    placer = CaptionPlacer(parse, font, ctx.board)
     for e in parse.elements:
         if e.covered:
             continue  # no id to name: a tap would not reach it
-        mark = marks.get(e.id, e.id)
-        _tag(p, placer.place(mark, e.rect, inside_first=True), mark, with_alpha(color, 235), font)
+        mark = ctx.marks.get(e.id, e.id)
+        draw_caption(p, placer.place(mark, e.rect), with_alpha(ctx.color, 235), font)
 
 
 #: The tag and outline of each kind of tree/pixel disagreement (unknown kinds: hatched).
@@ -418,20 +379,20 @@ _DISAGREEMENT_LOOK: dict[str, tuple[str, Qt.PenStyle, bool]] = {
 }
 
 
-def _draw_disagreements(p: QPainter, parse: ScreenParse, color: str, marks: dict[str, str], font_px: int,
-                        board: TagBoard) -> None:
+def _draw_disagreements(p: QPainter, parse: ScreenParse, ctx: Paint) -> None:
     """What the tree has and the pixels do not show (dashed), what the pixels show and
     the tree lacks (hatched), and different words or a missing name (solid, dotted)."""
     lw = _line_width(parse) * 1.5
-    font = _label_font(font_px)
+    font = _label_font(ctx.font_px)
     font.setPixelSize(max(10, font.pixelSize() * 3 // 4))
-    placer = TagPlacer(parse, font, board)
+    placer = CaptionPlacer(parse, font, ctx.board)
+    color = ctx.color
     for d in parse.disagreements:
         word, style, hatched = _DISAGREEMENT_LOOK.get(d.kind, (d.kind.replace("_", " "), Qt.PenStyle.SolidLine, True))
         p.setBrush(QBrush(with_alpha(color, 110), Qt.BrushStyle.BDiagPattern) if hatched else Qt.BrushStyle.NoBrush)
         p.setPen(_pen(color, lw, style))
         p.drawRect(qrect(d.rect))
-        _tag(p, placer.place(word, d.rect), word, with_alpha(color, 235), font)
+        draw_caption(p, placer.place(word, d.rect), with_alpha(color, 235), font)
 
 
 _DRAWERS = {

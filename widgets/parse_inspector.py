@@ -31,6 +31,9 @@ from vision.types import Disagreement, Element, ScreenParse
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("id", "kind", "text / label", "source", "conf", "bounds")
+TEXT_COLUMN = 2
+#: Below this width the columns after the words are left out.
+NARROW_PX = 520
 
 #: How each kind of disagreement is named in the list (the same words tag it on the mirror),
 #: and what that means (the row's tooltip); unknown kinds show as they are.
@@ -87,8 +90,17 @@ class ParseInspector(QWidget):
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
-        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.header().setStretchLastSection(True)
+        # the words get what width is left (elided, whole on hover); in a narrow column the
+        # source, confidence and bounds columns are left out (the hover card has them): the
+        # tab never scrolls sideways
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(24)
+        for col in range(len(COLUMNS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if col == TEXT_COLUMN
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
 
         self.timings = QTableWidget(0, 2)
         self.timings.setHorizontalHeaderLabels(["stage", "ms"])
@@ -144,6 +156,16 @@ class ParseInspector(QWidget):
         self.disagreements.currentCellChanged.connect(self._on_disagreement)
 
     # ---- data ----------------------------------------------------------------------
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Leave out the columns after the words in a narrow column (a new model shows them again)."""
+        narrow = self.width() < NARROW_PX
+        for col in range(TEXT_COLUMN + 1, len(COLUMNS)):
+            self.tree.setColumnHidden(col, narrow)
+
     def set_parse(self, parse: ScreenParse | None) -> None:
         self._parse = parse
         selected = self.selected_id()
@@ -164,6 +186,7 @@ class ParseInspector(QWidget):
         finally:
             self.proxy.setSourceModel(self.model)
             self.proxy.setFilterFixedString(self.filter_edit.text())
+        self._fit_columns()
         self.tree.expandAll()
         self._fill_details(parse)
         if selected:
@@ -263,6 +286,7 @@ class ParseInspector(QWidget):
 
     def _row(self, ident: str, kind: str, text: str, source: str, conf: str, bounds: str, bold: bool = False):
         items = [QStandardItem(v) for v in (ident, kind, text, source, conf, bounds)]
+        items[TEXT_COLUMN].setToolTip(text)  # elided in a narrow column
         for it in items:
             it.setEditable(False)
             it.setData(ident, ID_ROLE)

@@ -6,9 +6,20 @@ grounding margin"); the caller says which (``agent.explain.confidence_of``), and
 one the row is hidden, never left empty.  While the model works the card says so: the stage, which model call of the step, the
 seconds so far and the reply as it streams in.  After repeated rejections it offers
 other candidates, each one click (``alternativePicked``).  When the question is "Is the
-task done?" the bar's Approve and Reject answer yes and no.
+task done?" the bar's Approve and Reject answer yes and no.  The planner line says when no
+model chose the step (``Proposal.source``: the app map, the screen's evidence).
 
-The bar emits finished ``Decision`` objects for approve, reject and abort, and intent
+Every line shows text as text: what comes from a model, a recording or the user (an
+action's words, a reason, a streamed reply) is never read as markup; the card's own
+emphasis (the failed step's advice) is the only rich text, with the inserted reason
+escaped.
+
+The card says which model proposed the step, and when the step went to the bigger model,
+why.  With a bigger model configured the bar offers "Ask the bigger model" (the same
+step proposed again by it).
+
+The bar emits finished ``Decision`` objects for approve, reject, abort and "ask the
+bigger model", and intent
 signals for edit and demonstrate (the window opens the action editor or switches the
 mirror to demonstration).  No I/O.
 """
@@ -32,6 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent.memory.types import HEALED, MEMORY
 from agent.types import Action, Decision, DecisionKind, Proposal
 from widgets.icons import icon
 from widgets.shortcuts import key_for
@@ -42,10 +54,17 @@ SHORTCUTS = {
     DecisionKind.REJECT: key_for("Reject (type the reason first)"),
     DecisionKind.DEMONSTRATE: key_for("Demonstrate the step on the mirror"),
     DecisionKind.ABORT: key_for("Abort at this step"),
+    DecisionKind.ESCALATE: key_for("Ask the bigger model for this step"),
 }
 
 
 REJECT_PLACEHOLDER = "Why reject? The planner reads this (required to reject)"
+#: What the user can do about a step the agent could not produce (rich text: the card's own words).
+FAILED_ADVICE = ("<b>Demonstrate</b> it on the mirror or <b>Edit</b> the action to perform it yourself; "
+                 "<b>Reject</b> lets the agent try again; <b>Abort</b> stops the task.")
+#: The same for a macro step that could not be found again.
+MACRO_ADVICE = ("<b>Demonstrate</b> the step on the mirror (it replaces the recorded one in the next version); "
+                "<b>Reject</b> skips it; <b>Abort</b> stops the replay.")
 
 
 class Confidence(Protocol):
@@ -59,6 +78,18 @@ class Confidence(Protocol):
 
     @property
     def detail(self) -> str: ...
+
+
+#: A step no model chose, in the card's words (``Proposal.source``).
+SOURCE_WORDS = {"map": "from the app map, no model call", "screen": "from the screen's evidence, no model call"}
+
+
+def planner_line(proposal: Proposal) -> str:
+    """"planner: zeroshot-+map · from the app map, no model call" ("" without a planner)."""
+    if not proposal.planner:
+        return ""
+    source = SOURCE_WORDS.get(proposal.source, "")
+    return f"planner: {proposal.planner}" + (f" · {source}" if source else "")
 
 
 class ProposalCard(QFrame):
@@ -76,6 +107,10 @@ class ProposalCard(QFrame):
         f.setBold(True)
         self.title.setFont(f)
         self.title.setWordWrap(True)
+        self.source = QLabel("")  # where a proposal with no model behind it came from (memory, a heal)
+        self.source.setObjectName("proposalSource")
+        self.source.setWordWrap(True)
+        self.source.hide()
         self.sensitive = QLabel("⚠ sensitive action: check carefully")
         self.sensitive.setStyleSheet("color:#b00020; font-weight:bold")
         self.sensitive.hide()
@@ -112,13 +147,22 @@ class ProposalCard(QFrame):
         self.plan.setTextFormat(Qt.TextFormat.RichText)
         self.planner = QLabel("")
         self.planner.setStyleSheet("color:#666")
+        self.model = QLabel("")  # which model proposed the step; the bigger one stands out
+        self.model.setObjectName("proposalModel")
+        self.model.setWordWrap(True)
+        self.model.setTextFormat(Qt.TextFormat.RichText)
+        self.model.hide()
         self.on_screen = QLabel("")  # what the parse says the screen is, beside the model's view of it
         self.on_screen.setObjectName("proposalScreen")
         self.on_screen.setWordWrap(True)
         self.on_screen.setStyleSheet("color:#555")
         self.on_screen.hide()
+        for label in (self.title, self.source, self.sensitive, self.screen_changed, self.rationale, self.stream,
+                      self.planner, self.on_screen):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # words from models, recordings and users are not markup
         lay = QVBoxLayout(self)
-        for w in (self.title, self.sensitive, self.screen_changed, self.working, self.rationale, self.stream,
+        for w in (self.title, self.source, self.model, self.sensitive, self.screen_changed, self.working, self.rationale,
+                  self.stream,
                   self.alternatives, self.confidence, self.on_screen, self.evidence, self.plan, self.planner):
             lay.addWidget(w)
         lay.addStretch(1)
@@ -134,7 +178,9 @@ class ProposalCard(QFrame):
         self.working.hide()
         self.stream.hide()
         self.set_alternatives(())
+        self.model.hide()
         if proposal is None:
+            self.source.hide()
             self.title.setText("No proposal")
             for w in (self.rationale, self.evidence, self.plan, self.planner):
                 w.setText("")
@@ -142,6 +188,8 @@ class ProposalCard(QFrame):
             self.sensitive.hide()
             return
         self.title.setText(_capitalise(proposal.action.describe()))
+        self._show_source(proposal)
+        self._show_model(proposal)
         self.rationale.setTextFormat(Qt.TextFormat.PlainText)
         self.rationale.setText(f"Why: {why}" if why else (proposal.rationale or "no reason given"))
         self.sensitive.setVisible(proposal.sensitive)
@@ -154,7 +202,27 @@ class ProposalCard(QFrame):
             "<b>Future plan</b><ol>" + "".join(f"<li>{_esc(s)}</li>" for s in proposal.plan) + "</ol>"
             if proposal.plan else ""
         )
-        self.planner.setText(f"planner: {proposal.planner}" if proposal.planner else "")
+        self.planner.setText(planner_line(proposal))
+
+    def _show_source(self, proposal: Proposal) -> None:
+        """A remembered step says whose decision it repeats and when; a healed macro step says
+        that the model found its element and that approving keeps it in the macro."""
+        text, style = source_line(proposal)
+        self.source.setText(text)
+        self.source.setStyleSheet(style)
+        self.source.setVisible(bool(text))
+
+    def _show_model(self, proposal: Proposal) -> None:
+        models = list(dict.fromkeys(c.model for c in proposal.llm_calls if c.model))
+        model = proposal.model or (models[-1] if models else "")
+        if proposal.escalated:
+            self.model.setText(f"⬆ Proposed by the bigger model <b>{_esc(model)}</b> — {_esc(proposal.escalated)}")
+            self.model.setStyleSheet("color:#4a148c; background:#f3e5f5; padding:4px; border-radius:4px")
+        elif model:
+            self.model.setText(f"Proposed by <b>{_esc(model)}</b>")
+            self.model.setStyleSheet("color:#555")
+        self.model.setToolTip("Model calls of this step: " + ", ".join(models) if models else "")
+        self.model.setVisible(bool(model))
 
     def set_screen(self, gist: str, detail: str = "") -> None:
         """The screen the proposal is for, as its parse describes it ("" hides the line);
@@ -186,6 +254,7 @@ class ProposalCard(QFrame):
         self.sensitive.hide()
         self.screen_changed.hide()
         self.set_screen("")
+        self.model.hide()
         self.title.setText("The agent is thinking…")
         where = f" — call {call} of {calls}" if call and calls else ""
         self.rationale.setTextFormat(Qt.TextFormat.PlainText)
@@ -210,7 +279,7 @@ class ProposalCard(QFrame):
             return
         self._alt_layout.addWidget(QLabel("Or pick:"))
         for words, action in choices:
-            b = QPushButton(words)
+            b = QPushButton(words.replace("&", "&&"))  # "&" would underline the next letter
             b.setObjectName("alternative")
             b.setToolTip(f"Do “{words}” instead (counts as an edit)")
             b.clicked.connect(lambda _=False, a=action: self.alternativePicked.emit(a))
@@ -226,13 +295,14 @@ class ProposalCard(QFrame):
         self.working.hide()
         self.stream.hide()
 
-    def set_failed(self, reason: str) -> None:
-        """The agent could not produce this step: say why and what the user can do."""
+    def set_failed(self, reason: str, title: str = "The agent could not do this step",
+                   advice: str = FAILED_ADVICE) -> None:
+        """A step the user must do: ``title``, why (``reason``, shown as text) and what the
+        user can do (``advice``: the card's own rich text, ``FAILED_ADVICE`` or ``MACRO_ADVICE``)."""
         self.set_proposal(None)
-        self.title.setText("The agent could not do this step")
-        self.rationale.setText(f"{_esc(reason)}<br><br><b>Demonstrate</b> it on the mirror or <b>Edit</b> "
-                               "the action to perform it yourself; <b>Reject</b> lets the agent try again; "
-                               "<b>Abort</b> stops the task.")
+        self.title.setText(title)
+        self.rationale.setTextFormat(Qt.TextFormat.RichText)
+        self.rationale.setText(f"{_esc(reason)}<br><br>{advice}")
 
     def set_screen_changed(self, changed: bool) -> None:
         """Warn that the live screen is no longer the frame the proposal was planned on."""
@@ -259,6 +329,7 @@ class DecisionBar(QWidget):
             (DecisionKind.REJECT, "Reject", "mdi6.close-thick", "#c62828"),
             (DecisionKind.DEMONSTRATE, "Demonstrate", "mdi6.gesture-tap", "#6a1b9a"),
             (DecisionKind.ABORT, "Abort", "mdi6.stop-circle", "#424242"),
+            (DecisionKind.ESCALATE, "Ask bigger model", "mdi6.arrow-up-bold-circle-outline", "#6a1b9a"),
         ]
         self.buttons: dict[DecisionKind, QPushButton] = {}
         # two rows of three, so the bar fits a narrow dock (1024 px wide windows)
@@ -276,6 +347,8 @@ class DecisionBar(QWidget):
             sc.setContext(Qt.ShortcutContext.WindowShortcut)
             sc.activated.connect(lambda k=kind: self.trigger(k))
         self.buttons[DecisionKind.APPROVE].setDefault(True)
+        self.bigger_model = ""
+        self.buttons[DecisionKind.ESCALATE].hide()
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -299,9 +372,17 @@ class DecisionBar(QWidget):
         if not enabled:
             self.hint.hide()
 
+    def set_bigger_model(self, model: str) -> None:
+        """Offer "Ask the bigger model" for ``model`` ("" hides it: no bigger model configured)."""
+        self.bigger_model = model
+        b = self.buttons[DecisionKind.ESCALATE]
+        b.setToolTip(f"Ask {model} for this step instead ({SHORTCUTS[DecisionKind.ESCALATE]})" if model else "")
+        b.setVisible(bool(model))
+
     def set_confirm(self, confirm: bool) -> None:
         """The question is "Is the task done?": Approve says yes, Reject says no (no reason needed)."""
         self.confirm = confirm
+        self.buttons[DecisionKind.ESCALATE].setEnabled(self._enabled and not confirm)
         self.buttons[DecisionKind.APPROVE].setText("Yes, it is done" if confirm else "Approve")
         self.buttons[DecisionKind.REJECT].setText("Not done yet" if confirm else "Reject")
         self.feedback.setPlaceholderText("What is still missing? (optional)" if confirm else REJECT_PLACEHOLDER)
@@ -310,6 +391,7 @@ class DecisionBar(QWidget):
         """A failed step has nothing to approve: Reject retries, no reason needed."""
         self.failed_step = failed
         self.buttons[DecisionKind.APPROVE].setEnabled(self._enabled and not failed)
+        self.buttons[DecisionKind.ESCALATE].setEnabled(self._enabled and not failed)
         self.feedback.setPlaceholderText("Reject lets the agent try this step again" if failed
                                          else REJECT_PLACEHOLDER)
 
@@ -326,6 +408,9 @@ class DecisionBar(QWidget):
             self.decided.emit(Decision(DecisionKind.APPROVE))
         elif kind is DecisionKind.ABORT:
             self.decided.emit(Decision(DecisionKind.ABORT, feedback=self.feedback.text().strip()))
+        elif kind is DecisionKind.ESCALATE:
+            if self.bigger_model and not self.failed_step and not self.confirm:
+                self.decided.emit(Decision(DecisionKind.ESCALATE))
         elif kind is DecisionKind.REJECT:
             text = self.feedback.text().strip()
             if not text and self.failed_step:
@@ -344,6 +429,25 @@ class DecisionBar(QWidget):
             self.editRequested.emit()
         elif kind is DecisionKind.DEMONSTRATE:
             self.demonstrateRequested.emit()
+
+
+_MEMORY_STYLE = "color:#1b5e20; background:#e8f5e9; padding:4px; font-weight:bold"
+_HEAL_STYLE = "color:#8a4b00; background:#fff3e0; padding:4px; font-weight:bold"
+
+
+def source_line(proposal: Proposal) -> tuple[str, str]:
+    """The card's line on where a proposal came from, and its style ("" when the model or
+    the screen's evidence proposed it: the planner line says so)."""
+    if proposal.planner == MEMORY:
+        said = next((e for e in proposal.evidence if e.startswith("memory: ")), "")
+        when = said[len("memory: "):].split("; ")[0] if said else ""
+        calls = "no model call" if not proposal.llm_calls else "one model call to match the task"
+        return f"★ From memory: you {when} · {calls}" if when else f"★ From memory · {calls}", _MEMORY_STYLE
+    healed = next((e for e in proposal.evidence if e.startswith(HEALED)), "")
+    if healed:
+        return (f"✚ Healed step — {healed[len(HEALED):]}. Approve runs it and keeps it in the macro's next "
+                "version; Reject lets you show the step.", _HEAL_STYLE)
+    return "", ""
 
 
 def _capitalise(s: str) -> str:

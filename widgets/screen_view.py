@@ -274,15 +274,18 @@ class ScreenView(QGraphicsView):
         self._set_hover(None)
 
     def _draw_layers(self) -> None:
-        """Draw every layer bottom to top; each keeps its tags off those of the visible
-        layers below it (set-of-marks ids never cover OCR words, icon names never cover
-        widget kinds)."""
+        """Draw every visible layer bottom to top; each keeps its captions off those of the
+        visible layers below it (set-of-marks ids never cover OCR words, icon names never
+        cover widget kinds).  A hidden layer is not drawn (a long list's set-of-marks ids
+        cost seconds): turning it on draws the layers again."""
         taken: list[QRectF] = []
         for layer in Layer:
             item = self._layers[layer]
+            if not self._styles[layer].visible:
+                item.set_parse(None)  # drawn when it is turned on (that redraws every layer)
+                continue
             item.set_parse(self._parse, self._marks, avoid=taken)
-            if self._styles[layer].visible:
-                taken = taken + item.placed
+            taken = taken + item.placed
 
     @property
     def parse(self) -> ScreenParse | None:
@@ -306,13 +309,13 @@ class ScreenView(QGraphicsView):
         return dict(self._styles)
 
     def set_layer_style(self, layer: Layer, style: LayerStyle) -> None:
-        shown = self._styles[layer].visible
+        before = self._styles[layer]
         self._styles[layer] = style
         self._layers[layer].set_style(style)
         if not self._overlays_current:
             self._layers[layer].setVisible(False)
-        if style.visible != shown and self._parse is not None:
-            self._draw_layers()  # the layers above place their tags around this one's, or not
+        if (style.visible, style.tags) != (before.visible, before.tags) and self._parse is not None:
+            self._draw_layers()  # the layers above place their captions around this one's, or not
 
     def set_layer_visible(self, layer: Layer, visible: bool) -> None:
         from dataclasses import replace

@@ -26,6 +26,7 @@ SHORTCUTS: tuple[tuple[str, str, str], ...] = (
     ("Decision", "Reject (type the reason first)", "Ctrl+R"),
     ("Decision", "Demonstrate the step on the mirror", "Ctrl+D"),
     ("Decision", "Abort at this step", "Ctrl+Shift+X"),
+    ("Decision", "Ask the bigger model for this step", "Ctrl+B"),
     ("Mirror", "Switch the mirror between inspecting and controlling the phone", "Ctrl+M"),
     ("Window", "Open a screenshot", "Ctrl+O"),
     ("Window", "Settings", "Ctrl+,"),

@@ -1,5 +1,6 @@
-"""The task panel: goal, planner, autonomy mode, model, and run controls (with
-keyboard shortcuts; Tab in the goal box moves to the next field).
+"""The task panel: goal, planner, autonomy mode, model, whether to record the run on
+video, and run controls (with keyboard shortcuts; Tab in the goal box moves to the next
+field).  While a run is recorded a red "● REC" line says so (``set_recording``).
 
 Emits a frozen ``TaskRequest`` on Start and plain intent signals for pause, single
 step and abort; the window decides what they do.  The planner list and the model list
@@ -16,6 +17,7 @@ from enum import StrEnum
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
@@ -59,6 +61,8 @@ class TaskPanel(QWidget):
     stepRequested = Signal()
     abortRequested = Signal()
     modelPicked = Signal(str)  # the user picked a model in the list (not typed)
+    recordToggled = Signal(bool)  # the "Record a video" box
+    choiceChanged = Signal()  # the planner or the model shown changed
 
     def __init__(self, planners: Sequence[tuple[str, str]] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -79,6 +83,8 @@ class TaskPanel(QWidget):
             combo.setMinimumContentsLength(14)
         self.model.setPlaceholderText("no models found")
         self.model.activated.connect(lambda i: self.modelPicked.emit(self.model.itemText(i)))
+        self.planner.currentIndexChanged.connect(lambda _i: self.choiceChanged.emit())
+        self.model.currentTextChanged.connect(lambda _t: self.choiceChanged.emit())
         self.start = QPushButton(icon("mdi6.play", "#2e7d32"), "Start")
         self.pause = QPushButton(icon("mdi6.pause"), "Pause")
         self.pause.setCheckable(True)
@@ -86,6 +92,14 @@ class TaskPanel(QWidget):
         self.abort = QPushButton(icon("mdi6.stop", "#c62828"), "Abort")
         self.status = QLabel("Idle")
         self.status.setWordWrap(True)
+        self.record = QCheckBox("Record a video of the run")
+        self.record.setToolTip("Write the mirror's stream to an MP4 with the steps marked (phones streamed over "
+                               "scrcpy; the size limit is in Settings). What flashes on the screen is caught "
+                               "either way.")
+        self.record.toggled.connect(self.recordToggled.emit)
+        self.rec = QLabel("")
+        self.rec.setStyleSheet("color:#c62828;font-weight:bold")
+        self.rec.setVisible(False)
         self.error = QLabel("")
         self.error.setStyleSheet("color:#b00020")
         form = QFormLayout()
@@ -93,6 +107,7 @@ class TaskPanel(QWidget):
         form.addRow("Planner", self.planner)
         form.addRow("Autonomy", self.autonomy)
         form.addRow("Model", self.model)
+        form.addRow("", self.record)
         buttons = QHBoxLayout()
         for b in (self.start, self.pause, self.step, self.abort):
             buttons.addWidget(b)
@@ -101,6 +116,7 @@ class TaskPanel(QWidget):
         lay.addLayout(form)
         lay.addLayout(buttons)
         lay.addWidget(self.error)
+        lay.addWidget(self.rec)
         lay.addWidget(self.status)
         for button, what in ((self.start, "Start the task"), (self.pause, "Pause / resume"),
                              (self.step, "One step while paused"), (self.abort, "Abort the task")):
@@ -174,7 +190,7 @@ class TaskPanel(QWidget):
         self._state = RunState(state)
         idle = self._state is RunState.IDLE
         self.start.setEnabled(idle)
-        for w in (self.goal, self.planner, self.autonomy, self.model):
+        for w in (self.goal, self.planner, self.autonomy, self.model, self.record):
             w.setEnabled(idle)
         self.pause.setEnabled(not idle)
         self.step.setEnabled(self._state is RunState.PAUSED)
@@ -188,3 +204,15 @@ class TaskPanel(QWidget):
     @property
     def state(self) -> RunState:
         return self._state
+
+    def set_record(self, on: bool) -> None:
+        """Check or clear the "Record a video" box without emitting ``recordToggled``."""
+        self.record.blockSignals(True)
+        self.record.setChecked(on)
+        self.record.blockSignals(False)
+
+    def set_recording(self, text: str) -> None:
+        """The REC line: shown with ``text`` ("0:12 · 3.2 MB") while a run is recorded,
+        hidden when ``text`` is empty."""
+        self.rec.setText(f"● REC {text}" if text else "")
+        self.rec.setVisible(bool(text))

@@ -1,8 +1,13 @@
-"""The step timeline: one row per step (thumbnail, action, outcome); selecting a row
-shows that step's decision, latent state, prompts and raw LLM replies.
+"""The step timeline: one row per step (thumbnail, action, outcome, what flashed on the
+screen after it); selecting a row shows that step's decision, latent state, the texts that
+flashed (toasts, snackbars, short dialogs), prompts and raw LLM replies.  A run recorded
+on video gets a "play the video from this step" link (``playRequested``) and the player
+sits on the Video tab (``widgets.video_player``).
 
-Steps are grouped in sections, one per run or opened episode, each under a header row
-that says the goal and how the run ended; a new run adds a section instead of clearing
+Each row says where the step's proposal came from (memory, the recording, a heal, the
+model, the screen's evidence, the app map) when the window gives ``origin_of``.  Steps are
+grouped in sections, one per run or opened episode, each under a header row that says the
+goal and how the run ended (and what it cost); a new run adds a section instead of clearing
 the earlier ones.  Takes ``Step`` objects and optional RGB thumbnails; emits
 ``stepSelected(section, index)`` so the window can show that step's screen and parse on
 the mirror.  No I/O.
@@ -10,10 +15,13 @@ the mirror.  No I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -27,6 +35,8 @@ from PySide6.QtWidgets import (
 from agent.types import Step, StepOutcome
 from widgets.frames import thumbnail_pixmap
 from widgets.icons import icon
+from widgets.proposal import planner_line
+from widgets.video_player import VideoPlayer
 
 OUTCOME_ICONS = {
     StepOutcome.EXECUTED: ("mdi6.check-circle", "#2e7d32"),
@@ -38,36 +48,55 @@ OUTCOME_ICONS = {
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def step_summary(step: Step) -> str:
-    """One line: the executed (or proposed) action and the outcome."""
+#: How a step's origin (``agent.cost.ORIGINS``) is shown at the end of its row.
+ORIGIN_WORDS = {"memory": "from memory", "recording": "from the recording", "heal": "healed by the model",
+                "model": "by the model", "screen": "from the screen", "map": "from the app map"}
+
+
+def step_summary(step: Step, origin: str = "") -> str:
+    """One line: the executed (or proposed) action, the outcome and where the proposal came from."""
     action = step.executed or (step.proposal.action if step.proposal else None)
     what = action.describe() if action else "(no action)"
     how = ""
     if step.decision is not None:
         how = f" [{step.decision.kind.value}]"
-    return f"{step.index + 1}. {what}{how} — {step.outcome.value}"
+    came = f" · {ORIGIN_WORDS[origin]}" if origin in ORIGIN_WORDS else ""
+    flashed = "".join(f" · flashed “{t.text}”" for t in step.transients)
+    return f"{step.index + 1}. {what}{how} — {step.outcome.value}{came}{flashed}"
 
 
 class StepTimeline(QWidget):
     """A list of steps, in sections, with a details pane for the selected one."""
 
     stepSelected = Signal(str, int)  # section key, step index
+    playRequested = Signal(str, int)  # section key, step index: play the run's video from that step
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, origin_of: Callable[[Step], str] | None = None) -> None:
         super().__init__(parent)
+        self.origin_of = origin_of  # where a step's proposal came from (memory, recording, heal, model …)
         self._steps: dict[tuple[str, int], Step] = {}
         self._headers: dict[str, QListWidgetItem] = {}
+        self._videos: dict[str, str] = {}  # section -> the stored run whose video it can play
+        self._shown: tuple[str, int] | None = None
         self.section = ""  # where add_step puts steps
         self.list = QListWidget()
         self.list.setIconSize(QSize(44, 96))
         self.list.setSpacing(2)
+        # long goals and actions wrap in a narrow column instead of scrolling it sideways
+        self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.details = QTextBrowser()
+        self.details.setOpenLinks(False)
+        self.details.anchorClicked.connect(self._link)
+        self.video = VideoPlayer()
         self.prompts = QPlainTextEdit(readOnly=True)
         self.replies = QPlainTextEdit(readOnly=True)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.details, "Step")
         self.tabs.addTab(self.prompts, "Prompts")
         self.tabs.addTab(self.replies, "LLM replies")
+        self.tabs.addTab(self.video, "Video")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.list)
         split.addWidget(self.tabs)
@@ -151,13 +180,15 @@ class StepTimeline(QWidget):
             item = QListWidgetItem()
             item.setData(INDEX_ROLE, (key, step.index))
             self.list.insertItem(self._insert_row(key, step.index), item)
-        item.setText(step_summary(step))
+        line = step_summary(step, self.origin_of(step) if self.origin_of is not None else "")
+        item.setText(line)
         name, color = OUTCOME_ICONS.get(step.outcome, ("mdi6.circle", "#888"))
         item.setIcon(icon(name, color) if thumbnail is None else _thumb_icon(thumbnail))
-        item.setToolTip(step.error or step_summary(step))
+        item.setToolTip(step.error or line)
+        item.setForeground(QColor("#8a3b00") if step.transients else self.list.palette().text().color())
         self.list.scrollToItem(item)
         if self.list.currentItem() is item:
-            self._show(step)
+            self._show(step, key)
 
     def _insert_row(self, key: str, index: int) -> int:
         """After the section's last step with a smaller index (steps stay in order)."""
@@ -198,11 +229,35 @@ class StepTimeline(QWidget):
         key, index = current.data(INDEX_ROLE)
         step = self._steps.get((key, index))
         if step is not None:
-            self._show(step)
+            self._show(step, key)
             self.stepSelected.emit(key, index)
 
-    def _show(self, step: Step) -> None:
-        self.details.setHtml(step_html(step))
+    def set_video(self, section: str, episode_id: str | None) -> None:
+        """``section``'s run was recorded on video as stored run ``episode_id`` (its steps
+        then link to it); None: no video."""
+        if episode_id:
+            self._videos[section] = episode_id
+        else:
+            self._videos.pop(section, None)
+        if self._shown is not None and self._shown[0] == section:
+            shown = self._steps.get(self._shown)
+            if shown is not None:
+                self._show(shown, section)
+
+    def video_episode(self, section: str) -> str | None:
+        """The stored run whose video ``section`` plays, or None."""
+        return self._videos.get(section)
+
+    def _link(self, url: QUrl) -> None:
+        if url.scheme() == "play" and self._shown is not None:
+            self.tabs.setCurrentWidget(self.video)
+            self.playRequested.emit(*self._shown)
+
+    def _show(self, step: Step, section: str = "") -> None:
+        self._shown = (section, step.index)
+        link = ('<p><a href="play:step">▶ Play the run\'s video from this step</a></p>'
+                if section in self._videos else "")
+        self.details.setHtml(step_html(step) + link)
         calls = step.proposal.llm_calls if step.proposal else ()
         self.prompts.setPlainText(
             "\n\n".join(f"=== {c.purpose} · {c.model} · attempt {c.attempt} ===\n{c.prompt}" for c in calls)
@@ -228,12 +283,22 @@ def _esc(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _mark(key: str) -> str:
+    """What flashed on the screen stands out (an orange band, like the video's marks)."""
+    return ' style="background:#fff4e5;color:#8a3b00"' if key == "Flashed" else ""
+
+
 def step_html(step: Step) -> str:
     rows: list[tuple[str, str]] = []
     if step.proposal is not None:
         rows.append(("Proposed", step.proposal.action.describe()))
         if step.proposal.rationale:
             rows.append(("Rationale", step.proposal.rationale))
+        if step.proposal.planner:
+            rows.append(("Planner", planner_line(step.proposal).removeprefix("planner: ")))
+        for line in step.proposal.evidence:
+            if line != step.proposal.rationale:
+                rows.append(("Evidence", line))
     if step.decision is not None:
         d = step.decision
         rows.append(("Decision", d.kind.value + (f" — “{d.feedback}”" if d.feedback else "")))
@@ -242,6 +307,8 @@ def step_html(step: Step) -> str:
     rows.append(("Outcome", step.outcome.value))
     if step.error:
         rows.append(("Error", step.error))
+    for t in step.transients:
+        rows.append(("Flashed", f"“{t.text}” — on the screen for {t.seconds:.1f} s after the action"))
     if step.foreground_package:
         rows.append(("App", step.foreground_package))
     latent = step.proposal.latent if step.proposal else None
@@ -254,5 +321,5 @@ def step_html(step: Step) -> str:
         rows.append(("Parse", f"{len(step.parse.elements)} elements, {step.parse.total_ms:.0f} ms"))
     if step.timings_ms:
         rows.append(("Timings", " · ".join(f"{name} {ms:.0f} ms" for name, ms in step.timings_ms)))
-    body = "".join(f"<tr><td><b>{_esc(k)}</b></td><td>{_esc(v)}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><td><b>{_esc(k)}</b></td><td{_mark(k)}>{_esc(v)}</td></tr>" for k, v in rows)
     return f"<h3>Step {step.index + 1}</h3><table cellspacing=4>{body}</table>"

@@ -12,7 +12,10 @@ What the map answers, with no model:
 
 The map is knowledge, not code: ``to_data`` / ``from_data`` give a JSON document with
 ``MAP_SCHEMA`` as its version, for one app and one app version (``AppMap.app_version``);
-a stored map whose app version differs from the phone's is stale (``is_stale``).
+a stored map whose app version differs from the phone's is stale (``is_stale``).  A map
+records the UI language it was made in (``AppMap.language``, "" when unknown): its words
+are that language's (``agent.knowledge.map_language`` keeps one map per app and language).
+An optional field added to the document does not bump the schema: older readers skip it.
 
 Plain data and pure functions; no device, no LLM, no I/O.
 """
@@ -49,7 +52,7 @@ _VERBS = frozenset({"turn", "on", "off", "open", "show", "go", "switch", "set", 
                     "screen", "app"})
 #: Words on nearly every screen: they say nothing about what a screen holds.
 _FURNITURE = frozenset({"navigate up", "on", "off", "more options", "button", "ok", "cancel", "back", "search"})
-#: Quoted text in a goal ('Buy milk', "Happy birthday!"); one group per kind of quote holds the text.
+#: Quoted text in a goal ('Pack the tent', "Good luck!"); one group per kind of quote holds the text.
 QUOTED = re.compile(r"(?<!\w)'([^']+)'(?!\w)|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019|\u201c([^\u201d]+)\u201d")
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-"})
 
@@ -123,6 +126,7 @@ class AppMap:
     steps_used: int = 0
     seconds_used: float = 0.0
     complete: bool = False  # exploration ran out of things to try (not out of budget)
+    language: str = ""  # the UI language the map's words are in ("de"; "" unknown)
 
     # ---- building --------------------------------------------------------------------------
     def add_edge(self, src: str, element: str, dst: str, source: str = "explore") -> MapEdge:
@@ -267,14 +271,14 @@ class AppMap:
                       for e in self.edges.values())
         return MapPicture(self.package, self.label, self.app_version, screens, edges, self.coverage(),
                           tuple(sorted(self.not_tried().items())), self.steps_used, round(self.seconds_used, 1),
-                          self.complete)
+                          self.complete, self.language)
 
     # ---- persistence -----------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
         return {
             "schema": MAP_SCHEMA, "package": self.package, "label": self.label, "app_version": self.app_version,
             "root": self.root, "steps_used": self.steps_used, "seconds_used": round(self.seconds_used, 2),
-            "complete": self.complete,
+            "complete": self.complete, "language": self.language,
             "screens": [{
                 "key": s.key, "package": s.package, "activity": s.activity, "title": s.title, "texts": list(s.texts),
                 "thumbnail_png": base64.b64encode(s.thumbnail_png).decode("ascii"), "size": list(s.size),
@@ -300,7 +304,8 @@ class AppMap:
             label = app_words(package)
         m = cls(package, label, str(data.get("app_version", "")),
                 str(data.get("root", "")), steps_used=int(data.get("steps_used", 0)),
-                seconds_used=float(data.get("seconds_used", 0.0)), complete=bool(data.get("complete", False)))
+                seconds_used=float(data.get("seconds_used", 0.0)), complete=bool(data.get("complete", False)),
+                language=str(data.get("language", "") or ""))
         for s in data.get("screens", []):
             screen = MapScreen(str(s["key"]), str(s.get("package", m.package)), str(s.get("activity", "")),
                                str(s.get("title", "")), tuple(s.get("texts", ())),

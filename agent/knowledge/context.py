@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agent.codec import outside_strings
 from agent.device import DeviceInfo
 
 from .store import KnowledgeStore
@@ -169,21 +170,8 @@ def extract_json(text: str) -> Any:
     opener = text[start]
     closer = "}" if opener == "{" else "]"
     depth = 0
-    in_str = False
-    esc = False
-    for i in range(start, len(text)):
-        c = text[i]
-        if in_str:
-            if esc:
-                esc = False
-            elif c == "\\":
-                esc = True
-            elif c == '"':
-                in_str = False
-            continue
-        if c == '"':
-            in_str = True
-        elif c == opener:
+    for i, c in outside_strings(text, start):
+        if c == opener:
             depth += 1
         elif c == closer:
             depth -= 1

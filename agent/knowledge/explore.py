@@ -13,7 +13,9 @@
   the app is left, then open it again);
 * bounded by ``ExploreBudget`` (device actions and seconds), stoppable through a
   ``CancelToken``, reporting ``ExploreProgress`` after every action, and resumable:
-  give it the map of an earlier run and it carries on with what that one left untried.
+  give it the map of an earlier run and it carries on with what that one left untried
+  (unless it was made for another app version or in another UI language than the phone
+  shows now: the map records the language, ``agent.knowledge.map_language``).
 
 Safety: an element the safety guard (``agent.safety.assess``) calls sensitive is never
 tapped and is recorded as "not tried: <category>"; password fields are never touched;
@@ -34,6 +36,7 @@ from typing import Protocol, runtime_checkable
 from agent.device import Device, DeviceError, Key
 from agent.knowledge.app_map import OUTSIDE, SKIPPED, TRIED, AppMap, MapElement, MapScreen
 from agent.knowledge.map_build import new_screen, sure_match
+from agent.knowledge.map_language import phone_language
 from agent.knowledge.screen_key import screen_key
 from agent.llm.base import CancelToken
 from agent.macros.reidentify import reidentify
@@ -337,13 +340,19 @@ class Explorer:
         if not package:
             raise DeviceError(f"could not tell which app {self.app!r} is", "is it installed?")
         version = app_version(self.device, package)
-        if self.map is None or self.map.package != package or self.map.is_stale(version):
+        language = phone_language(self.device)
+        other_language = self.map is not None and bool(language) and self.map.language != language
+        if self.map is None or self.map.package != package or self.map.is_stale(version) or other_language:
             if self.map is not None and self.map.is_stale(version):
                 log.info("the map of %s was for version %s, the phone has %s: starting again",
                          package, self.map.app_version, version)
-            self.map = AppMap(package, self.app, version)
+            elif other_language:
+                log.info("the map of %s is in %r, the phone shows %r: starting a map of this language",
+                         package, self.map.language if self.map else "", language)
+            self.map = AppMap(package, self.app, version, language=language)
         m = self.map
         m.app_version = version or m.app_version
+        m.language = language or m.language
         m.label = m.label or self.app
         self._package = package
         self._steps0, self._seconds0 = m.steps_used, m.seconds_used

@@ -2,7 +2,7 @@
 
 A small model reaches a form or a search box and then taps the field again and again, or
 types the whole goal into it.  The goal usually says outright what to type: a quoted
-text ("titled 'Packing list'"), an e-mail address, a phone number, the words after
+text ("titled 'Tent list'"), an e-mail address, a phone number, the words after
 "saying" / "that" in a message, the name after "search" / "find".  ``fill(goal, parse)``
 pairs such a value with a field of the screen:
 
@@ -10,7 +10,7 @@ pairs such a value with a field of the screen:
   in the goal ("titled" → Title, "email" → Email, "number" → Phone number), or the
   search box for a searched name, or the message box for a message;
 * else the only field on the screen, when there is one — unless the field names the kind
-  of another value the goal gives (a phone number, an e-mail address): "Text 'On my way'
+  of another value the goal gives (a phone number, an e-mail address): "Text 'Running late'
   to +1 555-0142" puts the number, not the message, into "Type names, phone numbers";
 * never a value a field already holds (it was typed), and — unless it is searched for —
   never one the screen lists (it is there to be tapped, not typed).
@@ -27,19 +27,26 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from agent.knowledge.app_map import QUOTED
+from agent.knowledge.lexicon import ConventionWords
 from vision.types import Element, ElementKind, ScreenParse
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"\+?\d[\d \-()]{4,}\d")
-_SAYING = re.compile(r"\b(?:saying|that says|that)\s+(.+?)\s*$", re.I)
-_SECRET = re.compile(r"\b(?i:password|passcode|pin)\s+(?:(?i:is)\s+)?(\S+?)[.,!]?(?=\s|$)")
-_SEARCHED = re.compile(r"\b(?i:search|find|look\s+up)\s+(?:(?i:for)\s+)?(?:\w+\s+){0,3}?([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)")
+#: The words of every language these conventions read (``agent/knowledge/words/*.toml``).
+_W = ConventionWords.load()
+_SAYING = _W.patterns(r"\b(?:{saying})\s+(.+?)\s*$")
+#: a password after "password (is)"; a PIN is digits ("pin the note" asks for no PIN)
+_SECRET = _W.patterns(r"\b(?i:{password})\s+(?:(?i:{is})\s+)?(\S+?)[.,!]?(?=\s|$)"
+                      r"|\b(?i:{pin})\s+(?:(?i:{is})\s+)?(\d\S*?)[.,!]?(?=\s|$)", flags=0)
+#: a capitalised name after a search verb ("search for Alice Smith")
+_SEARCHED = _W.patterns(r"\b(?i:{search_verbs})\s+(?:(?i:{search_for})\s+)?(?:\w+\s+){{0,3}}?"
+                        r"([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)", flags=0)
 _WORD = re.compile(r"[a-z]{3,}")
 #: Words of a field that say it takes a value of one kind (a phone number, an e-mail address).
-_KIND_WORDS = {"number": ("phone", "number"), "email": ("email", "e-mail")}
+_KIND_WORDS = {"number": tuple(_W.merged("phone_field")), "email": tuple(_W.merged("email_field"))}
 #: Words of a field that say it takes a search, or a message.
-_SEARCH_WORDS = ("search", "find")
-_MESSAGE_WORDS = ("message", "reply", "text", "type", "write", "compose", "chat")
+_SEARCH_WORDS = tuple(_W.merged("search_field"))
+_MESSAGE_WORDS = tuple(_W.merged("message_field"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +86,13 @@ def values(goal: str) -> list[Value]:
     for m in _NUMBER.finditer(goal):
         if sum(c.isdigit() for c in m.group(0)) >= 6:  # a phone number, not a time or a count
             add(m.start(), m.end(), m.group(0).strip(), "number")
-    for m in _SECRET.finditer(goal):
-        add(m.start(1), m.end(1), m.group(1), "secret")
-    said = _SAYING.search(goal)
+    for m in (m for p in _SECRET for m in p.finditer(goal)):
+        g = 1 if m.group(1) else 2
+        add(m.start(g), m.end(g), m.group(g), "secret")
+    said = next((m for m in (p.search(goal) for p in _SAYING) if m is not None), None)
     if said:
         add(said.start(1), said.end(1), said.group(1).strip(" .!"), "message")
-    searched = _SEARCHED.search(goal)
+    searched = next((m for m in (p.search(goal) for p in _SEARCHED) if m is not None), None)
     if searched:
         add(searched.start(1), searched.end(1), searched.group(1), "search")
     return [v for _, v in sorted(found, key=lambda p: p[0])]

@@ -31,8 +31,10 @@ from dataclasses import dataclass
 
 from agent.knowledge import fill
 from agent.knowledge.app_map import QUOTED, normalise
+from agent.knowledge.lexicon import ConventionWords
 from agent.knowledge.retrieval import LexicalScorer, Scorer, stems, tokens
 from agent.structured import choosable, element_name, takes_a_tap
+from vision.naming import is_description
 from vision.types import Element, ElementKind, ScreenParse
 
 #: The best element's score must reach this to be named at all.
@@ -40,15 +42,17 @@ MIN_SCORE = 0.45
 #: ... and lead the runner-up by this much (two equally good matches say nothing).
 MARGIN = 0.08
 #: Words that move nothing forward: never the focus.
-_FURNITURE = frozenset({"navigate up", "more options", "back", "menu", "button", "ok", "cancel", "search"})
-_ON = re.compile(r"\b(?:turn|switch|toggle|set)\s+on\b|\b(?:enable|activate)\b|\bon\b$", re.I)
-_OFF = re.compile(r"\b(?:turn|switch|toggle|set)\s+off\b|\b(?:disable|deactivate)\b|\boff\b$", re.I)
-_ON_AFTER = re.compile(r"\b(?:turn|switch|toggle|set)\b.*\bon\b", re.I)
-_OFF_AFTER = re.compile(r"\b(?:turn|switch|toggle|set)\b.*\boff\b", re.I)
+#: The words of every language these conventions read (``agent/knowledge/words/*.toml``).
+_W = ConventionWords.load()
+_FURNITURE = _W.merged("furniture")
+#: "turn … on", "enable", "… on": each language's own verbs and particles (never mixed).
+_ON = _W.patterns(r"\b(?:{state_verbs})\s+(?:{on_particle})\b|\b(?:{on_verbs})\b|\b(?:{on_particle})\b$")
+_OFF = _W.patterns(r"\b(?:{state_verbs})\s+(?:{off_particle})\b|\b(?:{off_verbs})\b|\b(?:{off_particle})\b$")
+_ON_AFTER = _W.patterns(r"\b(?:{state_verbs})\b.*\b(?:{on_particle})\b")
+_OFF_AFTER = _W.patterns(r"\b(?:{state_verbs})\b.*\b(?:{off_particle})\b")
 _TOGGLES = (ElementKind.SWITCH, ElementKind.CHECK_BOX)
 #: Words that only say "get there": they name no element ("Display" is not "show").
-_GO_WORDS = frozenset({"open", "show", "go", "launch", "view", "see", "visit", "please", "app", "screen", "turn",
-                       "home", "the", "from", "in", "on", "to", "my", "a", "an"})
+_GO_WORDS = _W.merged("go")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +70,8 @@ class Focus:
 def asked_state(goal: str) -> bool | None:
     """True for "turn on / enable …", False for "turn off / disable …", None otherwise."""
     text = " ".join(goal.split())
-    on = bool(_ON.search(text) or _ON_AFTER.search(text))
-    off = bool(_OFF.search(text) or _OFF_AFTER.search(text))
+    on = any(p.search(text) for p in (*_ON, *_ON_AFTER))
+    off = any(p.search(text) for p in (*_OFF, *_OFF_AFTER))
     if on == off:
         return None
     return on
@@ -86,7 +90,8 @@ def row_of(el: Element, pool: list[Element]) -> list[Element]:
 
 
 def _words(el: Element) -> str:
-    return normalise(element_name(el)) if el.text or el.label else ""
+    """The element's own words ("" for none: a described icon's neighbour is not its name)."""
+    return normalise(element_name(el)) if el.text or (el.label and not is_description(el.label)) else ""
 
 
 def _query(goal: str, app_label: str) -> str:
@@ -133,7 +138,7 @@ def focus(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer 
 
 def _sole_mention(query: str, el: Element, pool: list[Element]) -> bool:
     """True when ``el`` is the only element of ``pool`` showing one of the query's own words
-    (four letters or more, not a verb or a state: "dentist", "David", "Airplane")."""
+    (four letters or more, not a verb or a state: "plumber", "Rosa", "Hotspot")."""
     own = {w for w in tokens(query) if len(w) >= 4 and w not in _STATE_WORDS | _ACT_WORDS}
     mine = own & set(tokens(_words(el)))
     if not mine:
@@ -165,8 +170,7 @@ def only_opens(goal: str, app_label: str) -> bool:
 
 
 #: Words that only ask for a state: they need not appear on the screen for it to be met.
-_STATE_WORDS = frozenset({"on", "off", "turn", "switch", "toggle", "set", "add", "enable", "disable", "activate",
-                          "deactivate"})
+_STATE_WORDS = _W.merged("state")
 
 
 def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scorer | None = None) -> str:
@@ -193,9 +197,9 @@ def finished(goal: str, parse: ScreenParse, *, app_label: str = "", scorer: Scor
     return f"'{f.name}' shows {'on' if f.asked_on else 'off'}, as the task asks."
 
 
-_TO_VALUE = re.compile(r"^(?:set|change|adjust|make|switch|select|choose)\b(.+?)\bto\s+(.+?)[.!]?$", re.I)
+_TO_VALUE = _W.patterns(r"^(?:{value_verbs})\b(.+?)\b(?:{value_to})\s+(.+?)[.!]?$")
 #: Buttons that still have to be pressed for a choice to count.
-_CONFIRM_BUTTONS = frozenset({"ok", "save", "apply", "done", "confirm", "set"})
+_CONFIRM_BUTTONS = _W.merged("confirm_buttons")
 
 
 def confirm_button(parse: ScreenParse) -> Element | None:
@@ -240,7 +244,10 @@ def option_to_pick(goal: str, parse: ScreenParse, taken: list[str], but: Element
     away from ("from grid to list") and the words saying where a text goes ("mobile number to
     …") name no option; fields and ``but`` (the OK button) are no options."""
     cues = set(tokens(" ".join(v.cue for v in fill.values(goal))))
-    wanted = set(tokens(_FROM_VALUE.sub(" ", normalise(goal))))
+    left = normalise(goal)
+    for p in _FROM_VALUE:
+        left = p.sub(" ", left)
+    wanted = set(tokens(left))
     for e in parse.elements:
         own = set(tokens(_words(e)))
         if e.covered or e is but or not takes_a_tap(e) or e.kind is ElementKind.EDIT_TEXT or not own:
@@ -252,7 +259,7 @@ def option_to_pick(goal: str, parse: ScreenParse, taken: list[str], but: Element
 
 
 #: "from grid to list": the value left behind, not one to choose.
-_FROM_VALUE = re.compile(r"\bfrom\s+[^,;]+?(?=\s+to\b)", re.I)
+_FROM_VALUE = _W.patterns(r"\b(?:{value_from})\s+[^,;]+?(?=\s+(?:{value_to})\b)")
 
 
 def _shows(name: str, said: str) -> bool:
@@ -270,7 +277,7 @@ def _shows(name: str, said: str) -> bool:
 def shows_value(goal: str, f: Focus, parse: ScreenParse) -> str:
     """For "set / change X to V": why the element the goal points at already shows V beside
     X's name ("Font size, Medium"), with nothing left to confirm — or "" when it does not."""
-    m = _TO_VALUE.match(" ".join(normalise(goal).split()))
+    m = _to_value(goal)
     if m is None or confirm_button(parse) is not None:
         return ""
     name, value = set(tokens(m.group(1))) - _STATE_WORDS, set(tokens(m.group(2)))
@@ -290,19 +297,16 @@ def missing_words(goal: str, parse: ScreenParse, app_label: str = "") -> set[str
 
 
 #: Verbs whose object is a place, an option or a state: tapping the option the goal names can
-#: be all they ask ("change the mode to Hip Hop", "search for the song and play it").  Any
+#: be all they ask ("change the mode to Jazz", "search for the song and play it").  Any
 #: other first verb ("delete", "pin", "call", "sort") asks for an operation after the tap.
-_CHOOSING_VERBS = frozenset(stems(
-    "change set switch turn toggle use make select choose pick open show display view see check go visit search find look "
-    "play enable disable activate deactivate close hide restore keep allow"))
+_CHOOSING_VERBS = frozenset(stems(" ".join(_W.merged("choosing_verbs"))))
 #: Words that ask for a confirmation still to be given.
-_CONFIRM_WORDS = frozenset(stems("save confirm apply submit"))
-_NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                           "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "half", "hundred"})
+_CONFIRM_WORDS = frozenset(stems(" ".join(_W.merged("confirm_verbs"))))
+_NUMBER_WORDS = _W.merged("number_words")
 
 
 #: Buttons that turn a question down: a screen showing one still asks something.
-_NEGATIVE_BUTTONS = frozenset({"cancel", "no", "not now", "deny", "dismiss", "never"})
+_NEGATIVE_BUTTONS = _W.merged("negative_buttons")
 
 
 def asks_question(parse: ScreenParse) -> bool:
@@ -317,7 +321,7 @@ def goal_values(goal: str) -> list[str]:
     numbers (in digits: "five minutes" gives "5")."""
     text = normalise(goal)
     found = [next(q for q in quoted if q) for quoted in QUOTED.findall(text)]
-    m = _TO_VALUE.match(" ".join(text.split()))
+    m = _to_value(text)
     if m is not None:
         found.append(m.group(2))
     found += [w for w in tokens(text) if w.isdigit()]
@@ -327,7 +331,7 @@ def goal_values(goal: str) -> list[str]:
 def offers_value(goal: str, tapped: str, parse: ScreenParse, taken: tuple[str, ...] = ()) -> bool:
     """True when an element to tap on the screen, other than the one just tapped, is named by
     a value the goal gives ("50%" among the choices after tapping "Quality, 80%"; the song
-    'test1' in the list after tapping "Tracks"): the value is still to be picked — unless a
+    'tune7' in the list after tapping "Tracks"): the value is still to be picked — unless a
     step taken (``taken``: names and texts) already gave it."""
     given = " ".join(taken).casefold()
     values = [v for v in goal_values(goal) if v not in given]
@@ -362,7 +366,7 @@ def named_here(goal: str, parse: ScreenParse, *, skip: str = "", taken: tuple[st
 
 def same_name(a: str, b: str) -> bool:
     """Two names of one element: equal, one cut short ("Start recording automatically after
-    lau…"), or the same first part ("test1, 00:10" and "test1")."""
+    lau…"), or the same first part ("tune7, 00:10" and "tune7")."""
     a, b = (x.split(" [")[0].strip().casefold() for x in (a, b))
     if a == b:
         return True
@@ -376,14 +380,14 @@ def same_name(a: str, b: str) -> bool:
 #: A focus this strong on the screen after a tap means the goal's target is still there to act on.
 _CLEAR = 0.7
 #: Nouns that name a part of any app, not what the goal is about.
-_UI_WORDS = frozenset(tokens("app application screen page tab button menu option setting folder file item list "
-                             "click tap press"))
-_CLAUSES = re.compile(r"\s*(?:[,;]|\bthen\b|\band\b)\s*", re.I)
+_UI_WORDS = frozenset(tokens(" ".join(_W.merged("ui_words"))))
+_CLAUSES = re.compile(r"\s*(?:[,;]|\b(?:" + "|".join(sorted(map(re.escape, _W.merged("clause_words")))) + r")\b)\s*",
+                      re.I)
 
 
 def last_clause(goal: str) -> str:
-    """The last of the goal's parts that names something ("go to recents and play video2.mp4"
-    -> "play video2.mp4"; "search for the DCIM folder and open it" -> "search for the DCIM
+    """The last of the goal's parts that names something ("go to recents and play clip9.mp4"
+    -> "play clip9.mp4"; "search for the DCIM folder and open it" -> "search for the DCIM
     folder", as "open it" names nothing of its own)."""
     parts = [p for p in _CLAUSES.split(goal) if p and p.strip()]
     named = [p for p in parts if set(tokens(p)) - _CHOOSING_VERBS - _ACT_WORDS - _STATE_WORDS - _UI_WORDS]
@@ -455,7 +459,7 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
         text = next(q for q in quoted if q).strip().casefold()
         if text and text not in shown:
             return False
-    m = _TO_VALUE.match(" ".join(normalise(goal).split()))
+    m = _to_value(goal)
     if m is not None and not set(tokens(m.group(2))) <= set(tokens(shown)):
         return False  # "change the ringtone to Zen Garden": Zen Garden is nowhere yet
     digits = {t for t in tokens(shown) if t.isdigit()}  # "five" is shown as "5"
@@ -465,8 +469,13 @@ def tap_can_finish(goal: str, tapped: str, parse: ScreenParse, app_label: str = 
 
 
 #: Verbs that say what to do with a thing, not which thing (folded as the scorer folds them).
-_ACT_WORDS = frozenset({"delete", "remove", "send", "pay", "buy", "cart", "call", "share", "start", "stop", "pause",
-                        "open", "save", "edit", "change", "create", "search", "check", "use", "move", "rename"})
+_ACT_WORDS = _W.merged("act_words")
+
+
+def _to_value(text: str) -> re.Match[str] | None:
+    """"set X to V" read in the language it is written in (the first language whose pattern fits)."""
+    flat = " ".join(normalise(text).split())
+    return next((m for m in (p.match(flat) for p in _TO_VALUE) if m is not None), None)
 
 
 def _title(parse: ScreenParse) -> str:

@@ -45,7 +45,7 @@ class ScreenKey:
 
 
 def id_tail(resource_id: str) -> str:
-    """``com.android.settings:id/network`` -> ``network``."""
+    """``org.example.settings:id/network`` -> ``network``."""
     return resource_id.rsplit("/", 1)[-1].strip().lower()
 
 

@@ -207,3 +207,4 @@ class MapPicture:
     steps_used: int = 0
     seconds_used: float = 0.0
     complete: bool = False
+    language: str = ""  # the UI language the map was made in ("" unknown)

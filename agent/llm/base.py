@@ -12,6 +12,7 @@ This module does no prompting and knows nothing about phones.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
@@ -168,9 +169,13 @@ def accepts_schema(client: object) -> bool:
     """True when ``client`` passes a request's JSON schema to a server that enforces it.
 
     Only the project's own backends say so; other clients and adapters get free-text
-    prompts and the free-text parsers.
+    prompts and the free-text parsers.  A client that wraps another (``wrapped``: the
+    redacting client for remote servers) passes the schema on, so it answers for that one.
     """
-    return isinstance(client, RetryingClient) and client.schemas
+    if isinstance(client, RetryingClient):
+        return client.schemas
+    inner = getattr(client, "wrapped", None)
+    return inner is not None and inner is not client and accepts_schema(inner)
 
 
 def parse_json_reply(text: str) -> Any:
@@ -198,6 +203,38 @@ def parse_json_reply(text: str) -> Any:
     raise ValueError(f"no JSON object in reply: {text[:80]!r}")
 
 
+class ReplyCache:
+    """Replies by the request that got them, for deterministic requests only (temperature 0,
+    no images): the model, system text, prompt, schema, token limit, stops and seed make the
+    key; what the request is for does not.  Thread-safe; kept in memory."""
+
+    def __init__(self) -> None:
+        self._replies: dict[str, LLMReply] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    @staticmethod
+    def _key(model: str, r: ChatRequest) -> str | None:
+        if r.temperature != 0.0 or r.images:
+            return None
+        body = json.dumps([model, r.system, r.prompt, r.json_schema, r.max_tokens, list(r.stop), r.seed],
+                          sort_keys=True, default=str)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+    def get(self, model: str, request: ChatRequest) -> LLMReply | None:
+        key = self._key(model, request)
+        with self._lock:
+            reply = self._replies.get(key) if key is not None else None
+            self.hits += reply is not None
+        return reply
+
+    def put(self, model: str, request: ChatRequest, reply: LLMReply) -> None:
+        key = self._key(model, request)
+        if key is not None:
+            with self._lock:
+                self._replies[key] = reply
+
+
 @dataclass
 class RetryingClient:
     """Shared retry/timeout/cancel/accounting logic; subclasses implement ``_send``."""
@@ -208,6 +245,9 @@ class RetryingClient:
     #: The server constrains decoding to a request's JSON schema (llama.cpp, Ollama).
     #: Set False for a server that ignores schemas: planners then ask in free text.
     schemas: bool = True
+    #: Replies already received, by request (``ReplyCache``): a benchmark that asks the same
+    #: deterministic question twice (temperature 0) gets the first reply again.  None: none kept.
+    replies: ReplyCache | None = field(default=None, repr=False)
 
     # -- to implement ----------------------------------------------------------------
     def _send(self, request: ChatRequest, timeout_s: float) -> RawReply:  # pragma: no cover
@@ -229,6 +269,9 @@ class RetryingClient:
             if cancel is not None and cancel.interrupted:
                 raise Interrupted("LLM request interrupted (paused)", tuple(failed))
             t0 = time.perf_counter()
+            kept = self.replies.get(self.model, request) if self.replies is not None else None
+            if kept is not None:
+                return LLMReply(kept.text, replace(kept.call, latency_ms=0.0), kept.data, ())
             try:
                 raw = self._send_cancellable(request, cancel)
             except Cancelled as exc:
@@ -240,7 +283,10 @@ class RetryingClient:
                 call = self._record(request, raw.text, t0, attempt, raw=raw)
                 problem, data = self._check(request, raw.text)
                 if problem is None:
-                    return LLMReply(raw.text, call, data, tuple(failed))
+                    reply = LLMReply(raw.text, call, data, tuple(failed))
+                    if self.replies is not None:
+                        self.replies.put(self.model, request, reply)
+                    return reply
                 last_error = problem
                 failed.append(replace(call, error=problem))
             log.warning("LLM %s attempt %d/%d failed: %s", request.purpose, attempt, self.policy.attempts, last_error)

@@ -9,8 +9,13 @@ events are handed over through ``heard``) and then proposes the next thing to do
 * for a step that launches an app fresh (``agent.macros.start``): open it, Back until
   it is left, open it again, so it shows its first screen wherever it was left;
 * the next recorded step, its element found again on this screen by the cascade
-  (``agent.macros.reidentify``) and its action aimed at it; the proposal says in words
-  how the element was found;
+  (``agent.macros.reidentify``) and its action aimed at it, with no model call; the
+  proposal says in words how the element was found;
+* where the cascade finds nothing, or finds it ambiguously (``agent.macros.heal.doubt``),
+  a *healed* step: one grounding call asks the model for the element (``healer``), and
+  the step aimed at it is put to the user whatever the autonomy; approved, and with its
+  effect, it goes into the next version with how it was healed (``MacroStep.healed``);
+  turned down (or with no healer, or nothing fits), the step needs the user;
 * a *back* press after a step whose effect was wrong (the runner executes it like any
   step), then a *needs you* proposal: the runner's "stuck" convention (evidence starting
   with ``blocked``) makes it wait for the user, who demonstrates the step, skips it
@@ -31,25 +36,30 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 
+from agent.cost import HEALED
 from agent.events import ErrorEvent as RunError
 from agent.events import Event, Executed, Rejected, StepEvent
 from agent.macros.describe import toggle_inside
 from agent.macros.effects import EffectCheck, StepReport, check_effect
 from agent.macros.fingerprint import same_screen
+from agent.macros.heal import Healer, doubt
 from agent.macros.recorder import Observation, element_under, make_step
 from agent.macros.reidentify import Grounder, Match, MatchLevel, Thresholds, reidentify
 from agent.macros.start import MAX_BACKS, is_fresh_launch, is_known_start
 from agent.macros.words import level_words
-from agent.planners.base import PlanContext
+from agent.planners.base import ASK_USER, PlanContext
 from agent.runner import ScreenParserLike
 from agent.types import (
     Action,
     ActionType,
     DecisionKind,
     Direction,
+    HealNote,
+    LLMCall,
     Macro,
     MacroStep,
     Proposal,
+    Target,
 )
 from vision.geometry import NormPoint, Point, Size
 from vision.types import Screen, ScreenParse
@@ -99,6 +109,7 @@ class _Pending:
     decided: DecisionKind | None = None
     action: Action | None = None
     error: str = ""
+    heal: HealNote | None = None  # a healed step: how, once the user approves
 
 
 @dataclass
@@ -117,6 +128,7 @@ class MacroPlanner:
     missing_app: str = ""  # set before the run when the app is not installed
     after_scroll_layout_weight: float = 0.25
     skip_levels: tuple[MatchLevel, ...] = ()
+    healer: Healer | None = None  # asked when the cascade misses or is unsure (one model call)
     # ---- per-replay state ----
     cursor: int = 0
     reports: list[StepReport] = field(default_factory=list)
@@ -129,6 +141,9 @@ class MacroPlanner:
     _setup_done: bool = False
     _scrolled: bool = False
     _unwind: int | None = None  # Back presses so far while launching an app fresh
+    healed: int = 0  # steps healed and approved in this replay
+    _no_heal: set[int] = field(default_factory=set)  # steps whose heal was turned down (or found nothing)
+    _calls: tuple[LLMCall, ...] = ()  # a heal's calls that found nothing, for the next proposal
 
     name = NAME
     uses_latent = False
@@ -171,8 +186,13 @@ class MacroPlanner:
             match, action = self._resolve(step, obs)
             if self._already_set(step, match, obs):
                 continue
-            if action is None:
-                reason = f"could not find {step.description!r} on this screen ({match.evidence})"
+            unsure = doubt(step, match, obs, self.thresholds) if action is not None else ""
+            if action is None or unsure:
+                healed = self._heal(step, obs, ctx, unsure or match.evidence)
+                if healed is not None:
+                    return healed
+                reason = (f"{step.description!r} is {unsure}" if unsure
+                          else f"could not find {step.description!r} on this screen ({match.evidence})")
                 return self._needs_you(ctx.step_index, obs, reason)
             self._scrolled = step.action.type is ActionType.SWIPE
             found = level_words(match.level.value)
@@ -183,6 +203,34 @@ class MacroPlanner:
                            evidence=(f"re-found by {match.level.value} (score {match.score:.2f}): {match.evidence}",))
         done = f"all {len(steps)} steps of “{self.macro.name}” done"
         return self._offer("finish", ctx.step_index, -1, obs, Action.simple(ActionType.COMPLETE), done)
+
+    def _heal(self, step: MacroStep, obs: Observation, ctx: PlanContext, missed: str) -> Proposal | None:
+        """The step aimed at the element the model picks for it, put to the user; None when
+        there is no healer, this step's heal was turned down, or the model found nothing."""
+        if self.healer is None or step.target is None or step.target.fingerprint is None \
+                or self.cursor in self._no_heal:
+            return None
+        answer = self.healer.heal(step, obs.parse, missed, ctx.cancel)
+        if answer.element is None:
+            self._no_heal.add(self.cursor)
+            self._calls = answer.calls  # counted with the question that follows
+            return None
+        el = answer.element
+        c = el.rect.center
+        action = replace(step.action, touch=c, lift=None if step.action.lift is None else c,
+                         target=Target(element_id=el.id, point=c, description=el.display_name or step.description))
+        chose = el.display_name or el.kind.value
+        match = Match(el, MatchLevel.LLM, 0.5, f"the model chose {chose!r}: {answer.reason}")
+        n = len(self.concrete.steps)
+        proposal = self._offer("step", ctx.step_index, self.cursor, obs, action,
+                               f"Step {self.cursor + 1} of {n}: {step.description} — healed: the model chose "
+                               f"“{chose}” ({missed})", match=match)
+        assert self._pending is not None
+        self._pending.heal = HealNote(missed, chose, answer.model)
+        return replace(proposal, confidence=0.5, llm_calls=answer.calls, evidence=(
+            f"{HEALED}the recorded element was not found again ({missed}); the model chose “{chose}” "
+            f"({answer.reason})",
+            f"{ASK_USER}a healed step: check that “{chose}” is the element “{step.description}” means"))
 
     def _fresh_launch(self, step: MacroStep, obs: Observation, run_step: int) -> Proposal:
         """Open the app, press Back until it is left, open it again: its first screen."""
@@ -215,6 +263,10 @@ class MacroPlanner:
             reason = p.reason + (" (undone with back)" if same_screen(p.before.signature, obs.signature) is True
                                  else "")
             return self._needs_you(run_step, obs, reason)
+        if p.outcome == "rejected" and p.heal is not None:  # the model's choice was wrong: the user shows it
+            self._no_heal.add(p.index)
+            return self._needs_you(run_step, obs, f"the model's choice for {self._words(p.index)!r} "
+                                                  f"(“{p.heal.chose}”) was turned down")
         if p.outcome == "rejected":
             self._report(StepReport(p.index, self._words(p.index), "skipped", skipped=True))
             self.new_steps.append(self.macro.steps[p.index])
@@ -240,8 +292,14 @@ class MacroPlanner:
         report = StepReport(p.index, step.description, m.level.value, m.element.id if m.element else None,
                             m.score, effect.verdict, expect_checked=step.expect_checked)
         if effect.ok:
+            if p.heal is not None:  # approved and did what the recording did: the next version keeps it
+                report = replace(report, level="healed", repaired=True)
+                self.new_steps.append(self._healed_step(p, obs))
+                self.repaired = True
+                self.healed += 1
+            else:
+                self.new_steps.append(self.macro.steps[p.index])
             self._report(report)
-            self.new_steps.append(self.macro.steps[p.index])
             self.cursor += 1
             return None
         self.wrong_effect = report  # reported only if the user gives up on the step
@@ -250,6 +308,14 @@ class MacroPlanner:
             return self._offer("undo", run_step, p.index, p.before, Action.simple(ActionType.BACK),
                                f"Step {p.index + 1} had the wrong effect: press Back to undo it", reason=reason)
         return self._needs_you(run_step, obs, reason)
+
+    def _healed_step(self, p: _Pending, obs: Observation) -> MacroStep:
+        """The recorded step re-made on the element the model found, saying how it was healed."""
+        assert p.action is not None and p.heal is not None
+        step = self.macro.steps[p.index]
+        new = make_step(_unfill(p.action, self.params), p.before, obs)
+        return replace(new, description=step.description or new.description, healed=p.heal,
+                       expect_checked=step.expect_checked if step.expect_checked is not None else new.expect_checked)
 
     def _repair(self, p: _Pending, obs: Observation) -> None:
         """The user edited or demonstrated the step: it replaces the recorded one."""
@@ -278,7 +344,8 @@ class MacroPlanner:
         proposal = self._offer("needs_you", run_step, index, obs, Action.simple(ActionType.WAIT),
                                f"Step {index + 1} needs you: {reason}. Show the step on the mirror, skip it or abort.",
                                reason=reason)
-        return replace(proposal, confidence=0.0, evidence=(NEEDS_YOU + reason,))
+        calls, self._calls = self._calls, ()
+        return replace(proposal, confidence=0.0, evidence=(NEEDS_YOU + reason,), llm_calls=calls)
 
     def _report(self, report: StepReport) -> None:
         self.reports.append(report)

@@ -3,6 +3,10 @@
 coordinates, screen signatures before and after).  A tap on the navigation bar's Back or
 Home button is recorded as that key, not as a point, so it replays on any screen size.
 
+Text typed into a password field is never recorded: the recorder asks ``secret_name``
+(the caller asks the user, and keeps the value in the vault) and records
+``{{secret:NAME}}`` instead; without an answer it refuses the step (``SecretNotNamed``).
+
 The recorder never touches the device: the caller executes the action and hands over
 what it saw before and, when it has it, after.  No Qt, no LLM, no I/O.
 """
@@ -10,12 +14,14 @@ what it saw before and, when it has it, after.  No Qt, no LLM, no I/O.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from agent.macros.describe import describe_step, toggle_inside
 from agent.macros.fingerprint import fingerprint_of, inner_text, screen_signature
+from agent.secrets.refs import names_in, reference
 from agent.types import Action, ActionType, Macro, MacroStep, Target
 from vision.geometry import Point
 from vision.types import Element, ElementKind, Screen, ScreenParse
@@ -178,14 +184,35 @@ def make_step(action: Action, before: Observation, after: Observation | None = N
     )
 
 
+class SecretNotNamed(ValueError):
+    """Text typed into a password field, and no name to keep it under as a secret."""
+
+
+#: Asked for the name a password typed while recording is kept under: (the value, the
+#: field) -> the secret's name, or None when the user gives none.
+SecretNamer = Callable[[str, Element], "str | None"]
+
+
+def password_field(action: Action, parse: ScreenParse, last_tapped: Element | None = None) -> Element | None:
+    """The password field a typing ``action`` goes into, if it goes into one."""
+    if action.type is not ActionType.TYPE:
+        return None
+    el = target_element(action, parse, last_tapped)
+    if el is None and action.target is not None and action.target.element_id:
+        el = parse.element(action.target.element_id)
+    return el if el is not None and el.password else None
+
+
 class Recorder:
     """Collects a demonstration step by step and turns it into a ``Macro``.
 
     Call ``record(action, before)`` after executing each action; pass ``after`` then or
-    later through ``observe_after`` (the screen the action led to).
+    later through ``observe_after`` (the screen the action led to).  ``secret_name`` names
+    the secret a password typed while recording becomes (see the module docstring).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, secret_name: SecretNamer | None = None) -> None:
+        self.secret_name = secret_name
         self._steps: list[MacroStep] = []
         self._first_package: str | None = None
         self._last_tapped: Element | None = None
@@ -199,6 +226,7 @@ class Recorder:
     def record(self, action: Action, before: Observation, after: Observation | None = None) -> MacroStep:
         if action.is_terminal:
             raise ValueError("complete/impossible are not demonstrable actions")
+        action = self.kept_secret(action, before)
         step = make_step(action, before, after, self._last_tapped)
         self._pending = (action, before, self._last_tapped)
         if self._first_package is None:
@@ -209,6 +237,19 @@ class Recorder:
         self._steps.append(step)
         log.debug("recorded step %d: %s", len(self._steps), step.description)
         return step
+
+    def kept_secret(self, action: Action, before: Observation) -> Action:
+        """``action``, with text typed into a password field replaced by its secret's reference."""
+        if action.type is not ActionType.TYPE or not action.text or names_in(action.text):
+            return action
+        field = password_field(action, before.parse, self._last_tapped)
+        if field is None:
+            return action
+        name = self.secret_name(action.text, field) if self.secret_name is not None else None
+        if not name:
+            raise SecretNotNamed("text typed into a password field is recorded only as a secret: give it a name "
+                                 "(its value is kept in the vault, the macro keeps {{secret:NAME}})")
+        return replace(action, text=reference(name))
 
     def begin_with(self, step: MacroStep, package: str | None = None) -> None:
         """Start the recording with a prepared step (a known start, ``agent.macros.start``)."""

@@ -9,9 +9,12 @@ approval, safety checks, storage (the ``StepSink``) and the window's controllers
 the ones runs use.  The generator returns a ``ReplayResult``: per-step reports, the
 episode as stored and, when the user repaired steps, the macro's next version.
 
-With ``approve_each`` every step waits for approval (Reject skips the step).  A step
-that cannot be found, or whose effect was wrong (undone with Back when the screen
-changed), waits for the user however the replay runs: ``Replay.question`` turns that
+With ``approve_each`` every step waits for approval (Reject skips the step).  With a
+``healer``, a step the cascade cannot find (or finds ambiguously) is healed by one model
+call and put to the user as a *healed* step whatever the replay's autonomy; approved, the
+macro's next version keeps it.  A step that cannot be found or healed, or whose effect
+was wrong (undone with Back when the screen changed), waits for the user however the
+replay runs: ``Replay.question`` turns that
 ``AwaitingDecision`` into a ``NeedDemonstration``; demonstrate (or edit) the step,
 reject to skip it, abort to give up.  ``run_unattended`` drives a replay without a user.
 The replayer talks to the device only through ``agent.device.Device``.
@@ -29,6 +32,7 @@ from agent.events import AwaitingDecision, Event, RunSettings, StepSink
 from agent.llm.base import CancelToken
 from agent.macros.editing import fill_parameters, next_version
 from agent.macros.effects import StepReport
+from agent.macros.heal import Healer
 from agent.macros.planner import Eyes, MacroPlanner, needs_you
 from agent.macros.recorder import Observation
 from agent.macros.reidentify import Grounder, MatchLevel, Thresholds
@@ -60,6 +64,7 @@ class ReplayResult:
     repaired: bool = False
     message: str = ""
     episode: Episode | None = None  # the run as stored
+    healed: int = 0  # steps the model found again and the user approved (kept in the next version)
 
     @property
     def succeeded(self) -> bool:
@@ -127,6 +132,7 @@ class Replayer:
     start_in_app: bool = True
     after_scroll_layout_weight: float = 0.25
     skip_levels: tuple[MatchLevel, ...] = ()  # cascade levels not to use (ablations)
+    healer: Healer | None = None  # asked (one model call) where the cascade misses or is unsure
 
     def start(self, macro: Macro, params: dict[str, str] | None = None, *, store: StepSink | None = None,
               cancel: CancelToken | None = None) -> Replay:
@@ -139,7 +145,7 @@ class Replayer:
                                thresholds=self.thresholds, check_effects=self.check_effects,
                                recorded_size=self.recorded_size, start_in_app=self.start_in_app,
                                after_scroll_layout_weight=self.after_scroll_layout_weight,
-                               skip_levels=self.skip_levels)
+                               skip_levels=self.skip_levels, healer=self.healer)
         if macro.app and app_available(self.device, macro.app) is False:
             planner.missing_app = (f"the macro's app {macro.app!r} is not installed on this device: "
                                    "install it or pick another macro")
@@ -191,7 +197,7 @@ def _result(planner: MacroPlanner, episode: Episode) -> ReplayResult:
     result_macro = macro
     if planner.repaired:
         result_macro = next_version(macro, tuple(planner.new_steps) + macro.steps[planner.cursor:])
-    return ReplayResult(state, result_macro, tuple(reports), planner.repaired, message, episode)
+    return ReplayResult(state, result_macro, tuple(reports), planner.repaired, message, episode, planner.healed)
 
 
 def _longest_repeat(macro: Macro) -> int:

@@ -50,22 +50,24 @@ def inner_screen(parse: ScreenParse) -> bool:
 
 
 def start_problem(first: Observation | None, steps: Sequence[MacroStep],
-                  afters: Sequence[Observation | None] = ()) -> StartProblem | None:
+                  afters: Sequence[Observation | None] = (), label_of: Callable[[str], str] = str
+                  ) -> StartProblem | None:
     """What makes the recording depend on where an app was left, or None.
 
-    ``first`` is the screen before the first step; ``afters[i]`` the screen after step ``i``."""
+    ``first`` is the screen before the first step; ``afters[i]`` the screen after step ``i``;
+    ``label_of`` names an app by its package in the message (the phone's name for it)."""
     if steps and is_known_start(steps[0]):
         return None  # already begins from a known state
     if first is not None and first.package and not is_launcher(first.package):
         where = " on one of its inner screens" if inner_screen(first.parse) else ""
-        return StartProblem(first.package, f"The recording starts inside {first.package}{where}; another phone "
+        return StartProblem(first.package, f"The recording starts inside {label_of(first.package)}{where}; another phone "
                                            "may show something else there.")
     for i, (step, after) in enumerate(zip(steps, afters, strict=False)):
         if after is None or not after.package or is_launcher(after.package):
             continue
         opened = step.action.type is ActionType.OPEN_APP
         if opened and inner_screen(after.parse):
-            return StartProblem(after.package, f"Step {i + 1} opens {after.package}, which came back on one of its "
+            return StartProblem(after.package, f"Step {i + 1} opens {label_of(after.package)}, which came back on one of its "
                                                "inner screens (where it was last left); on another phone it may "
                                                "open elsewhere.")
     return None
@@ -114,14 +116,7 @@ def unwind_to_first_screen(device: Device, app: str, foreground: Callable[[], st
 
 
 def app_label(device: object, package: str) -> str:
-    """The app's name as the phone lists it, else the package."""
-    from agent.device import KnowsApps
+    """The app's name as the phone gives it, else the package (``agent.device.app_label``)."""
+    from agent.device import app_label as label
 
-    if isinstance(device, KnowsApps):
-        try:
-            for name, pkg in device.installed_apps():
-                if pkg == package:
-                    return name
-        except Exception as exc:  # a phone that cannot say: the package will do
-            log.info("could not list the phone's apps: %s", exc)
-    return package
+    return label(device, package)

@@ -17,6 +17,7 @@ LEVEL_WORDS: dict[str, str] = {
     "coordinates": "at the recorded point (no element was recorded)",
     "not_needed": "no element needed",
     "none": "not found",
+    "healed": "found by the model and approved by you (healed)",
     "demonstrated": "shown by you",
     "skipped": "skipped",
 }

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from agent import prompts
 from agent.commands import CommandError, parse_lenient
@@ -60,6 +60,11 @@ class PlanContext:
     cancel: CancelToken | None = None
     images: tuple[bytes, ...] = ()  # the screenshot as PNG, for vision-language models
     rejected: tuple[Action, ...] = ()  # the user rejected these here: never offered again
+    escalate: str = ""  # why the bigger model takes this step (the user asked, the run's model was unsure)
+    rejections: int = 0  # how many proposals the user rejected on this screen so far
+    replan: int = 0  # 0, or which re-plan of this step (the last proposal could not be grounded or was rejected here)
+    offer: tuple[str, ...] = ()  # element ids a structured reply may name, in this order (empty: every element)
+    allow_done: bool = True  # False: "complete" is not offered (the screen's evidence rules it out)
 
 
 class PlanError(RuntimeError):
@@ -79,6 +84,20 @@ class Planner(Protocol):
     def uses_latent(self) -> bool: ...
 
     def propose(self, ctx: PlanContext) -> Proposal: ...
+
+
+@runtime_checkable
+class Recalls(Protocol):
+    """A planner that may already know this screen's step (the decision memory): the runner
+    asks ``recall`` first, and a proposal it returns is the step, with no latent estimate,
+    no model call and no assessment."""
+
+    def recall(self, ctx: PlanContext) -> Proposal | None: ...
+
+
+#: Evidence that a proposal must be put to the user whatever the autonomy (a healed macro
+#: step, an ambiguous match): the rest of the line is the reason shown.
+ASK_USER = "ask the user: "
 
 
 def commanded_history(history: tuple[Turn, ...]) -> str:
@@ -177,8 +196,8 @@ class Structured:
         if ctx.history and unchanged_note_from_text(ctx.history[-1].action, ctx.history[-1].screen, ctx.screen):
             exclude.append(ctx.history[-1].action)
         exclude.extend(ctx.rejected)
-        return action_form(parse, apps=self.apps, allow_done=allow_done, exclude=exclude,
-                           hold=asks_to_hold(ctx.goal))
+        return action_form(parse, apps=self.apps, allow_done=allow_done and ctx.allow_done, exclude=exclude,
+                           hold=asks_to_hold(ctx.goal), only=ctx.offer)
 
 
 def read_structured(reply: LLMReply, form: ReplyForm, ctx: PlanContext) -> tuple[Action, tuple[str, ...]]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from agent.safety.lexicon import ACT_KEYS, Category, Hit, Lexicon, shipped_lexicon
+from agent.secrets.refs import names_in
 from agent.types import Action, ActionType, RiskSignal
 from vision.geometry import Rect
 from vision.icon_vocab import ICON_LABELS
@@ -232,6 +233,9 @@ def _dialog_signals(targets: list[Element], parse: ScreenParse | None, lex: Lexi
 def _field_signals(action: Action, parse: ScreenParse | None, foreground: str | None, lex: Lexicon) -> list[Signal]:
     field = _focused_field(action, parse)
     if action.type is ActionType.TYPE:
+        if names_in(action.text) and (field is None or not field.password):
+            return [Signal(SignalKind.SECRET_FIELD, Category.SECRET,
+                           "it types a secret from the vault into a field that does not hide its text")]
         if field is None:
             return []
         if field.password:

@@ -116,6 +116,7 @@ SUBCOMMANDS: list[tuple[str, str, str, bool]] = [
     ("app.cli.model", "model_app", "model", True),
     ("app.cli.mcp", "mcp", "mcp", False),
     ("app.cli.explore", "explore", "explore", False),
+    ("app.cli.secrets", "secrets_app", "secrets", True),
 ]
 
 

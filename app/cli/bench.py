@@ -17,8 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from app.cli.bench_tables import pct as _pct
-from app.cli.bench_tables import print_online_summary
+from app.cli.bench_tables import pct, print_online_summary
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +32,35 @@ bench_app = typer.Typer(
 DEFAULT_DB = Path("runs/bench.sqlite")
 
 
-def _console() -> Console:
+def new_console() -> Console:
     return Console()
 
 
-def _fail(console: Console, message: str, code: int = 2) -> typer.Exit:
+def fail(console: Console, message: str, code: int = 2) -> typer.Exit:
     console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
     return typer.Exit(code)
+
+
+def say_skipped(console: Console, problems) -> None:
+    """One yellow line per input that was left out, and why."""
+    for src, msg in problems:
+        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+
+
+def checked_llm(console: Console, *, model: str, base_url: str, backend: str) -> dict:
+    """The LLM server the options (or the settings) name, checked before a long run: a bad
+    option ends the command with its message; a server that looks wrong is warned about."""
+    from app.settings import resolve_llm
+    from evaluation import online_bench as bench_online
+
+    try:
+        llm = resolve_llm(model=model, base_url=base_url, backend=backend)
+        warning = bench_online.preflight(llm)
+    except ValueError as exc:
+        raise fail(console, str(exc)) from exc
+    if warning:
+        console.print(f"[yellow]{escape(warning)}[/yellow]")
+    return llm
 
 
 # ---- aitw ---------------------------------------------------------------------------
@@ -85,15 +106,15 @@ def aitw(
     from evaluation.aitw import score
     from evaluation.loaders import LoadError, parse_size
 
-    console = _console()
+    console = new_console()
     if clamp not in ("edges", "reference"):
-        raise _fail(console, "--clamp must be 'edges' or 'reference'")
+        raise fail(console, "--clamp must be 'edges' or 'reference'")
     try:
         size = parse_size(screen)
         g = _trajectories(gold, size)
         p = _trajectories(pred, size)
     except (LoadError, ValueError) as exc:
-        raise _fail(console, str(exc)) from exc
+        raise fail(console, str(exc)) from exc
     s = score(g, p, clamp=clamp, require_text=require_text)
     summary = s.summary()
     table = Table(title=f"AITW action matching — {len(s.steps)} gold steps in {s.episodes} episodes")
@@ -108,13 +129,13 @@ def aitw(
         ("action type", "action_type"),
         ("typed text", "typed_text"),
     ):
-        table.add_row(label, _pct(summary[key]))
+        table.add_row(label, pct(summary[key]))
     console.print(table)
     cats = Table(title="per gold action type")
     for c in ("type", "matched", "steps", "accuracy"):
         cats.add_column(c, justify="right" if c != "type" else "left")
     for name, (ok, n) in summary["per_category"].items():
-        cats.add_row(name, str(ok), str(n), _pct(ok / n if n else None))
+        cats.add_row(name, str(ok), str(n), pct(ok / n if n else None))
     console.print(cats)
     if s.unmatched_gold:
         console.print(f"[yellow]{len(s.unmatched_gold)} gold episode(s) had no prediction (scored 0): "
@@ -150,13 +171,27 @@ def _open_db(console: Console, db: Path, run: str):
     from evaluation.results import ResultsDB, ResultsError
 
     if not db.exists():
-        raise _fail(console, f"{db}: no results database (run `tapwise bench online --db {db}` first)")
+        raise fail(console, f"{db}: no results database (run `tapwise bench online --db {db}` first)")
     try:
         store = ResultsDB(db)
         store.run_settings(run)
     except ResultsError as exc:
-        raise _fail(console, str(exc)) from exc
+        raise fail(console, str(exc)) from exc
     return store
+
+
+def open_run(console: Console, db: Path, run: str, settings: dict, problems) -> tuple:
+    """The results database at ``db`` with ``run`` begun (or continued: then True) under
+    ``settings``, and the inputs left out recorded with it; a bad database ends the command."""
+    from evaluation.results import ResultsDB, ResultsError
+
+    try:
+        store = ResultsDB(db)
+        resumed = store.open_run(run, settings)
+    except ResultsError as exc:
+        raise fail(console, str(exc)) from exc
+    store.add_problems(run, problems)
+    return store, resumed
 
 
 def write_run_report(db_path: Path, run: str, out: Path, *, title: str | None = None, latent: bool = True) -> Path:
@@ -190,7 +225,7 @@ def report(
     title: str = typer.Option("", help="Report title."),
 ) -> None:
     """Write the Markdown and self-contained HTML report of a benchmark run."""
-    console = _console()
+    console = new_console()
     _open_db(console, db, run).close()
     html_path = write_run_report(db, run, out, title=title or None)
     console.print(f"report: {html_path}  (and {html_path.with_suffix('.md')})", soft_wrap=True)
@@ -205,13 +240,13 @@ def latent(
     """Score the latent-state estimates of a run against the virtual phone's truth (LLM-free rubric)."""
     from evaluation.latent import ASPECTS, NOT_JUDGED, score_records
 
-    console = _console()
+    console = new_console()
     store = _open_db(console, db, run)
     results = store.results(run)
     store.close()
     recs = [rec for r in results for rec in r.step_records if rec.get("estimate") is not None]
     if not recs:
-        raise _fail(
+        raise fail(
             console,
             f"run {run!r} holds no latent-state estimates: run `tapwise bench online` with a planner that "
             "estimates latent state (e.g. zeroshot+)",
@@ -222,8 +257,8 @@ def latent(
         table.add_column(c, justify="left" if c == "aspect" else "right")
     for a in ASPECTS:
         s = scores[a]
-        table.add_row(a, str(s.judged), _pct(s.accuracy), _pct(s.baseline), str(s.hard_judged),
-                      _pct(s.hard_accuracy), str(s.not_judged))
+        table.add_row(a, str(s.judged), pct(s.accuracy), pct(s.baseline), str(s.hard_judged),
+                      pct(s.hard_accuracy), str(s.not_judged))
     console.print(table)
     console.print("not judged by the rubric: " + "; ".join(NOT_JUDGED))
     if json_out is not None:
@@ -262,17 +297,15 @@ def online(
     """Run virtual-phone tasks headless with each planner and record Table 3's measures."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from app.settings import resolve_llm
     from evaluation import online_bench as bench_online
     from evaluation.online import plan_jobs, run_jobs
-    from evaluation.results import ResultsDB, ResultsError
     from evaluation.wordings import asked_cells
 
-    console = _console()
+    console = new_console()
     if estimator not in ("chained", "fused"):
-        raise _fail(console, "--estimator must be 'chained' or 'fused'")
+        raise fail(console, "--estimator must be 'chained' or 'fused'")
     if parse not in ("tree", "fusion"):
-        raise _fail(console, "--parse must be 'tree' or 'fusion'")
+        raise fail(console, "--parse must be 'tree' or 'fusion'")
     planner_list = [p.strip() for p in planners.split(",") if p.strip()]
     noise_list = [n.strip() for n in noise.split(",") if n.strip()]
     try:
@@ -280,17 +313,13 @@ def online(
         bench_online.check_noises(noise_list)
         task_ids, problems = bench_online.select_tasks(tasks)
         asked, skipped = asked_cells(tasks, task_ids, wording, language)
-        llm = resolve_llm(model=model, base_url=base_url, backend=backend)
-        warning = bench_online.preflight(llm)
     except ValueError as exc:
-        raise _fail(console, str(exc)) from exc
-    if warning:
-        console.print(f"[yellow]{escape(warning)}[/yellow]")
-    for src, msg in [*problems, *(("task", m) for m in skipped)]:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+        raise fail(console, str(exc)) from exc
+    llm = checked_llm(console, model=model, base_url=base_url, backend=backend)
+    say_skipped(console, [*problems, *(("task", m) for m in skipped)])
     task_ids = list(asked)
     if not task_ids:
-        raise _fail(console, "no runnable tasks")
+        raise fail(console, "no runnable tasks")
     settings = {
         **llm,
         "max_steps": max_steps,
@@ -306,12 +335,7 @@ def online(
         "seeds": seeds,
     }
     jobs = plan_jobs(planner_list, task_ids, seeds, noise_list, settings, asked=asked)
-    try:
-        store = ResultsDB(db)
-        resumed = store.open_run(run, settings)
-    except ResultsError as exc:
-        raise _fail(console, str(exc)) from exc
-    store.add_problems(run, problems)
+    store, resumed = open_run(console, db, run, settings, problems)
     console.print(
         f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(planner_list)} planners × "
         f"{len(task_ids)} tasks × {seeds} seeds × {len(noise_list)} noise = {len(jobs)} episodes; model "
@@ -371,7 +395,7 @@ def _run_on_ray(console: Console, progress, store, run: str, jobs, address: str,
                           on_phones=on_phones)
     except FarmError as exc:
         store.close()
-        raise _fail(console, str(exc)) from exc
+        raise fail(console, str(exc)) from exc
 
 
 @bench_app.command("export-gold")
@@ -383,204 +407,20 @@ def export_gold(
     from evaluation import online_bench as bench_online
     from evaluation.loaders import dump_trajectories
 
-    console = _console()
+    console = new_console()
     try:
         task_ids, problems = bench_online.select_tasks(tasks)
         trajectories, failures = bench_online.gold_trajectories(tasks, task_ids)
     except ValueError as exc:
-        raise _fail(console, str(exc)) from exc
-    for src, msg in [*problems, *failures]:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
+        raise fail(console, str(exc)) from exc
+    say_skipped(console, [*problems, *failures])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dump_trajectories(trajectories))
     console.print(f"{len(trajectories)} gold trajectories written to {out}")
 
 
-# ---- offline ----------------------------------------------------------------------------
-
-
-@bench_app.command("offline")
-def offline(
-    dataset: str = typer.Argument(..., help="Recorded trajectories: DroidTask folders (<app>/task*.yaml), LlamaTouch "
-                                             "trace folders (N.png, N.xml, eventStructs.txt) or AITW/AITZ JSON(L) with "
-                                             "screenshots."),
-    planners: str = typer.Option("visiontasker,zeroshot-", help="Comma-separated planner names."),
-    model: str = typer.Option("", help="Model name as the server knows it (default: the configured model)."),
-    base_url: str = typer.Option("", help="LLM server URL (Ollama or OpenAI-compatible); default: the configured one."),
-    backend: str = typer.Option("", help="'ollama' or 'openai' (OpenAI-compatible, e.g. llama.cpp)."),
-    constrained: bool = typer.Option(True, "--constrained/--free", help="Structured replies with a per-screen JSON "
-                                     "schema (the element enum built from the recorded screen), or free-text replies."),
-    both: bool = typer.Option(False, "--both-replies", help="Run every planner with structured and with free replies "
-                              "(paired on the same tasks)."),
-    oracle: bool = typer.Option(False, "--oracle", help="A scripted model that answers every step with the recorded "
-                                "one (the sanity ceiling); no LLM server needed."),
-    limit: int = typer.Option(0, help="Only the first N tasks (0: all)."),
-    only: str = typer.Option("", "--tasks", help="Comma-separated task ids or app names to keep (e.g. dialer,camera/task3)."),
-    fmt: str = typer.Option("auto", "--format", help="auto, droidtask, aitw or llamatouch."),
-    parse: str = typer.Option("tree", help="Screenshots with a view tree: 'tree' (tree only) or 'fusion' (tree + OCR + "
-                              "detector); screenshots without one are always parsed from pixels."),
-    samples: int = typer.Option(8, help="CoT-SC samples per step."),
-    temperature: float = typer.Option(0.5, help="Sampling temperature of CoT-SC's samples (other calls use 0)."),
-    timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
-    db: Path = typer.Option(DEFAULT_DB, help="Results database (created if missing)."),
-    run: str = typer.Option("offline", help="Run name: the same name continues an interrupted run."),
-    out: Path | None = typer.Option(None, help="Write the report (offline.md, offline.html) into this folder."),
-    retry_errors: bool = typer.Option(False, help="Replay again the tasks whose recording could not be read."),
-    vs_run: str = typer.Option("", "--vs-run", help="Another run in the same database (e.g. another model's) to "
-                               "compare with, paired on the same tasks; labels then start with the run's name."),
-    evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Plan as the window does: with the "
-                                  "screen's own evidence for the goal (agent.knowledge.focus), or the bare planner "
-                                  "(always bare with --oracle, the ceiling of the model's path)."),
-) -> None:
-    """Replay recorded real-app trajectories step by step: each planner proposes the next
-    action on the recorded screen (gold history so far), nothing is executed, and the
-    proposal is scored against the recorded action."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from agent.llm import RetryPolicy, make_client
-    from agent.planners.registry import check_planner, planner_bundle
-    from agent.types import Autonomy
-    from evaluation.offline import summary
-    from evaluation.offline.bench import Cell, run_offline
-    from evaluation.offline.datasets import load_dataset
-    from evaluation.offline.oracle import MODEL as ORACLE_MODEL
-    from evaluation.offline.oracle import GoldOracle
-    from evaluation.offline.replay import RecordingParser, StepReplayer
-    from evaluation.offline.types import DatasetError
-    from evaluation.results import ResultsDB, ResultsError
-
-    console = _console()
-    try:
-        planner_list = [check_planner(p) for p in planners.split(",") if p.strip()]
-        parser = RecordingParser(parse)
-        kind, tasks, problems = load_dataset(dataset, fmt)
-    except (ValueError, DatasetError) as exc:
-        raise _fail(console, str(exc)) from exc
-    if not planner_list:
-        raise _fail(console, "name at least one planner (--planners)")
-    keep = {k.strip() for k in only.split(",") if k.strip()}
-    if keep:
-        tasks = [t for t in tasks if t.task_id in keep or t.app in keep]
-    if limit > 0:
-        tasks = tasks[:limit]
-    for src, msg in problems:
-        console.print(f"[yellow]skipped {escape(src)}: {escape(msg)}[/yellow]", soft_wrap=True)
-    if not tasks:
-        raise _fail(console, "no tasks to replay (check the path, --tasks and --limit)")
-    if oracle:
-        llm = {"model": ORACLE_MODEL, "base_url": "scripted-oracle", "backend": "openai"}
-    else:
-        from app.settings import resolve_llm
-        from evaluation import online_bench as bench_online
-
-        try:
-            llm = resolve_llm(model=model, base_url=base_url, backend=backend)
-            warning = bench_online.preflight(llm)
-        except ValueError as exc:
-            raise _fail(console, str(exc)) from exc
-        if warning:
-            console.print(f"[yellow]{escape(warning)}[/yellow]")
-    replies = (True, False) if both else (constrained,)
-    cells = [Cell(p, c) for p in planner_list for c in replies]
-    settings = {**llm, "max_steps": 0, "sample_temperature": temperature, "samples": samples, "parse_mode": parse,
-                "estimator": "chained", "timeout_s": timeout_s, "dataset": str(dataset), "format": kind.value,
-                "benchmark": "offline", "planners": [c.label for c in cells], "tasks": len(tasks),
-                "evidence": evidence and not oracle}
-    oracles: dict[bool, GoldOracle] = {}
-
-    def oracle_for(cell: Cell) -> GoldOracle | None:
-        if not oracle:
-            return None
-        if cell.constrained not in oracles:
-            oracles[cell.constrained] = GoldOracle(structured=cell.constrained).__enter__()
-        return oracles[cell.constrained]
-
-    def replayer_for(cell: Cell) -> StepReplayer:
-        gold = oracle_for(cell)
-        url = gold.url if gold is not None else llm["base_url"]
-        client = make_client(llm["backend"], llm["model"], url, policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
-        bundle = planner_bundle(cell.planner, client, autonomy=Autonomy.AUTO, samples=samples, temperature=temperature,
-                                llm_grounder=False, constrained=cell.constrained)
-        if evidence and gold is None:  # the scripted gold oracle is the ceiling of the model's path alone
-            from dataclasses import replace as with_field
-
-            from agent.knowledge.guide import with_maps
-
-            bundle = with_field(bundle, planner=with_maps(bundle.planner, None))
-        return StepReplayer(bundle, parser)
-
-    try:
-        store = ResultsDB(db)
-        resumed = store.open_run(run, settings)
-    except ResultsError as exc:
-        raise _fail(console, str(exc)) from exc
-    store.add_problems(run, problems)
-    total_steps = sum(len(t.steps) for t in tasks) * len(cells)
-    console.print(f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(tasks)} "
-                  f"{kind.value} tasks ({total_steps // len(cells)} steps) × {len(cells)} planner/reply cells; model "
-                  f"{escape(str(llm['model']))}")
-    progress = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console)
-    steps_of = {t.task_id: len(t.steps) for t in tasks}
-    try:
-        with progress:
-            bar = progress.add_task("steps", total=total_steps)
-
-            def on_skip(n: int) -> None:
-                if n:
-                    progress.console.print(f"{n} task cells already done; skipping them")
-                    labels = {c.label for c in cells}
-                    done = sum(steps_of.get(r.task_id, 0) for r in store.results(run) if r.planner in labels)
-                    progress.update(bar, completed=min(done, total_steps))
-
-            def on_step(task, index: int, rec: dict) -> None:
-                progress.update(bar, advance=1, description=f"{task.task_id} step {index + 1}")
-
-            def on_result(r, done: int, total: int) -> None:
-                right = r.checkpoints_reached
-                verdict = "[red]error[/red]" if r.error else ("[green]all right[/green]" if r.success else "")
-                progress.console.print(f"{escape(r.planner)} · {escape(r.task_id)}: {right}/{r.checkpoints_total} "
-                                       f"steps right {verdict} ({r.wall_s:.1f}s)"
-                                       + (f" — {escape(r.error)}" if r.error else ""), soft_wrap=True)
-
-            outcome = run_offline(store, run, tasks, cells, replayer_for, model=str(llm["model"]),
-                                  oracle_for=oracle_for if oracle else None, retry_errors=retry_errors,
-                                  on_skip=on_skip, on_step=on_step, on_result=on_result)
-    except KeyboardInterrupt:
-        n = len(store.results(run))
-        store.close()
-        console.print(f"[yellow]interrupted: {n} task cells saved; run the same command again to continue[/yellow]")
-        raise typer.Exit(130) from None
-    finally:
-        for o in oracles.values():
-            o.__exit__(None, None, None)
-    wanted = {c.label for c in cells}
-    ids = {t.task_id for t in tasks}
-    results = [r for r in store.results(run) if r.planner in wanted and r.task_id in ids]
-    if vs_run:
-        from dataclasses import replace
-
-        other = [r for r in store.results(vs_run) if r.task_id in ids] if vs_run in store.runs() else []
-        if not other:
-            console.print(f"[yellow]--vs-run {escape(vs_run)}: no results on these tasks in {db}[/yellow]")
-        results = [replace(r, planner=f"{run}/{r.planner}") for r in results] + \
-            [replace(r, planner=f"{vs_run}/{r.planner}") for r in other]
-    store.close()
-    console.print(f"ran {outcome.ran} task cells ({outcome.errors} unreadable), skipped {outcome.skipped} already done")
-    table = Table(title=f"offline step evaluation — {kind.value}")
-    for c in ("planner:replies", "tasks", "steps", "action accuracy", "element steps", "completion", "s/step"):
-        table.add_column(c, justify="left" if c == "planner:replies" else "right", no_wrap=c == "planner:replies")
-    for f in summary.by_label(results).values():
-        table.add_row(f.label, str(f.tasks), str(f.steps), _pct(f.accuracy.estimate if f.accuracy else None),
-                      _pct(f.element_accuracy), _pct(f.completion.estimate if f.completion else None),
-                      f"{f.s_per_step:.1f}")
-    console.print(table)
-    if out is not None:
-        from evaluation.offline import report as offline_report
-
-        md_path, html_path = offline_report.write(out, results, settings, problems,
-                                                  f"Tapwise offline benchmark — run {run}")
-        console.print(f"report: {md_path} and {html_path}", soft_wrap=True)
-
-
-from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401  ("bench supervised" registers itself)
+# the commands in their own modules register themselves on ``bench_app``
+from app.cli import bench_escalation as _bench_escalation  # noqa: E402,F401
+from app.cli import bench_grounding as _bench_grounding  # noqa: E402,F401
+from app.cli import bench_offline as _bench_offline  # noqa: E402,F401
+from app.cli import bench_supervised as _bench_supervised  # noqa: E402,F401

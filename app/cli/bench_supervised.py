@@ -2,25 +2,31 @@
 virtual-phone tasks, with the run assembled exactly as the window assembles it
 (``app.compose.build_run``, every step waiting for approval, a failed step offered to
 the user).  ``--paired`` runs every task twice: with decision feedback and without it
-(rejections not remembered, not told to the planner).  ``--scripted`` uses the scripted
+(rejections not remembered, not told to the planner).  ``--again`` runs every task twice
+with one decision memory (``agent.memory``): the second pass sees what the user approved,
+edited and demonstrated in the first (``--second-wording N``: in another wording of the
+goal), and the two passes are printed side by side.  ``--scripted`` uses the scripted
 listening model (no LLM server); otherwise the configured or named model.
 
 ``--wording`` (``0``, ``0,1,2``, ``all``) and ``--language`` (``en``, ``de``, ``en,de``)
 choose how each task is asked (``evaluation.wordings``): a task without goals in the
 language, or without that many wordings, is skipped with a message.  ``--out FILE`` is
 rewritten after every task (each result with its wording, language and goal) and an
-existing file resumes the run: the cells it holds are read back, not run again.
+existing file resumes the run: the cells it holds are read back, not run again.  With
+``--again`` the passes share a memory that lives only as long as the command, so its
+``--out`` file is written once at the end and never resumed.
 
-Prints one line per task and a summary per arm, per language and wording beside the tuned
-wording 0 when there are several; writes nothing but the ``--out`` file.
+Prints one line per task and a summary per arm (or pass), per language and wording beside
+the tuned wording 0 when there are several; writes nothing but the ``--out`` file.
 """
 
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -30,7 +36,10 @@ from app.cli.bench import bench_app
 from app.cli.bench_tables import print_axes
 
 if TYPE_CHECKING:
+    from agent.memory.memory import DecisionMemory
     from app.storage import Store
+    from evaluation.supervised import SupervisedResult
+    from evaluation.wordings import Cell
 
 
 @bench_app.command("supervised")
@@ -46,13 +55,20 @@ def supervised(
     feedback: bool = typer.Option(True, "--feedback/--no-feedback", help="Decision feedback (without --paired)."),
     budget: float = typer.Option(2.0, help="Step budget as a multiple of the task's own budget."),
     timeout_s: float = typer.Option(120.0, help="Timeout per LLM request, seconds."),
-    out: Path | None = typer.Option(None, help="Write every task's figures to this JSON file."),
+    out: Path | None = typer.Option(None, help="Write every task's figures to this JSON file (rewritten after every "
+                                    "task; an existing file resumes the run)."),
     maps: Path | None = typer.Option(None, help="App maps (JSON, as `bench/bench_app_map.py explore --maps` writes "
                                      "them) the runs may use, as if the user had explored those apps."),
     wording: str = typer.Option("0", "--wording", help="Which wording of each goal: 0 (the tuned one), a list such "
                                 "as 0,1,2, or 'all'. A task without that wording is skipped with a message."),
     language: str = typer.Option("en", "--language", help="The phone's language and the goals': en, de, or en,de. "
                                  "A task without goals in the language is skipped with a message."),
+    again: bool = typer.Option(False, "--again", help="Supervise every task twice: the second pass with the "
+                               "decision memory the first left (first and second pass side by side)."),
+    second_wording: str = typer.Option("", "--second-wording", help="With --again: word the second pass with each "
+                                       "task's goal number N (0: its first wording), or several passes after the "
+                                       "first, one per listed wording (0,1); tasks without the wording are left out "
+                                       "of that pass. Default: the first pass's wording."),
 ) -> None:
     """Supervise the agent with a scripted user: interventions per task, rejected actions
     proposed again, model seconds, the user's waiting time, Approve -> next proposal."""
@@ -61,8 +77,8 @@ def supervised(
     from app.settings import load_settings
     from evaluation.online_bench import select_tasks
     from evaluation.scripted_model import ScriptedLLMServer
-    from evaluation.supervised import listening_model, summarise, supervise
-    from evaluation.supervised_log import MEASURES, SupervisedLog
+    from evaluation.supervised import listening_model, supervise
+    from evaluation.supervised_log import SupervisedLog
     from evaluation.wordings import parse_languages, parse_wordings, plan_cells
     from phone.virtual.phone import VirtualPhone
     from phone.virtual.tasks import load_tasks, tasks_by_id
@@ -75,6 +91,7 @@ def supervised(
     try:
         ids, _ = select_tasks(tasks)
         cells, skipped = plan_cells([by_id[i] for i in ids], parse_wordings(wording), parse_languages(language))
+        passes = _passes(paired, feedback, again, second_wording)
     except ValueError as exc:
         console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -88,18 +105,18 @@ def supervised(
         key = "ollama_host" if llm.backend == "ollama" else "openai_base_url"
         llm = llm.model_copy(update={key: base_url})
     settings = settings.model_copy(update={"llm": llm})
-    arms = (True, False) if paired else (feedback,)
     what = {"model": "scripted" if scripted else (builtin or llm.model), "planner": planner or settings.agent.planner,
             "maps": str(maps) if maps is not None else "", "budget": budget}
     try:
-        log = SupervisedLog.open(out, what) if out is not None else SupervisedLog(None, what)
+        log = SupervisedLog.open(out, what) if out is not None and not again else SupervisedLog(None, what)
     except ValueError as exc:
         console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
-    todo = [(arm, c) for arm in arms for c in cells if not log.has(arm, c)]
-    if len(todo) < len(arms) * len(cells):
-        console.print(f"resuming from {escape(str(out))}: {len(arms) * len(cells) - len(todo)} of "
-                      f"{len(arms) * len(cells)} cells already there", soft_wrap=True)
+    jobs = list(_jobs(passes, cells, by_id))
+    todo = [(p, c) for p, c in jobs if again or not log.has(p.feedback, c)]
+    if len(todo) < len(jobs):
+        console.print(f"resuming from {escape(str(out))}: {len(jobs) - len(todo)} of {len(jobs)} cells already there",
+                      soft_wrap=True)
     server = ScriptedLLMServer(responder=listening_model, models=("scripted",)).__enter__() if scripted and todo \
         else None
     if server is not None:
@@ -107,17 +124,9 @@ def supervised(
             "backend": "ollama", "ollama_host": server.url, "model": "scripted"})})
     own = None
     if builtin and todo:
-        from app.builtin_model.catalog import ModelFileError, by_alias
-        from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
+        from app.cli.model import start_builtin
 
-        try:
-            bundled = by_alias(builtin)
-            own = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
-            console.print(f"starting the built-in model {bundled.alias} …")
-            url = own.start()
-        except (ModelFileError, ServerError) as exc:
-            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-            raise typer.Exit(2) from exc
+        own, bundled, url = start_builtin(console, builtin)
         settings = settings.model_copy(update={"llm": llm.model_copy(update={
             "backend": "openai", "openai_base_url": url, "model": bundled.alias})})
     parser = make_parser(settings, mode="tree")
@@ -126,49 +135,145 @@ def supervised(
     console.print(f"model {escape(settings.llm.model)}, planner {escape(chosen)}"
                   f"{' (fused latent estimate)' if slow_model(settings.llm.model, prefs) else ''}; {len(cells)} cells "
                   f"({len(ids)} tasks × wording {escape(wording)} × language {escape(language)})")
+    memory = _fresh_memory(console) if again else None
+    by_pass: dict[_Pass, list[SupervisedResult]] = {p: [] for p in passes}
     try:
-        for arm, cell in todo:
+        for p, cell in todo:
             task = by_id[cell.task_id]
             phone = VirtualPhone(seed=0, lang=cell.language)
             task.setup(phone)
 
-            def make_run(goal, device, judge, task=task, arm=arm):  # type: ignore[no-untyped-def]
+            def make_run(goal, device, judge, task=task, arm=p.feedback):  # type: ignore[no-untyped-def]
                 return build_run(
                     RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
-                               constrained=False if scripted else None,
+                               constrained=False if scripted else None, remember=memory is not None,
                                max_steps=max(1, round(task.step_budget * budget))),
                     settings, device=device, parser=parser, judge=judge, ask_on_error=True, prefs=prefs,
-                    store=map_store,
+                    store=map_store, memory=memory,
                     confirm_done=True, feedback=arm, max_wait_s=0.2).events
 
-            t0 = time.perf_counter()
             try:
                 r = supervise(task, phone, phone, make_run, wording=cell.wording)
             finally:
                 phone.close()
-            log.add(arm, r)
-            console.print(f"{'with' if arm else 'without'} feedback  {cell.task_id:32} {cell.language} w{cell.wording}  "
+            by_pass[p].append(r)
+            if not again:
+                log.add(p.feedback, r)
+            origins = ", ".join(f"{o} {n}" for o, n in r.origins)
+            console.print(f"{p.label}  {cell.task_id:32} {cell.language} w{cell.wording}  "
                           f"{'done' if r.completed else 'NOT done':8} interventions {r.interventions} "
                           f"(rej {r.rejections}, dem {r.demonstrations}, edit {r.edits})  again "
-                          f"{r.proposed_again}  model {r.model_s:.1f} s  wall {time.perf_counter() - t0:.1f} s  "
-                          f"approve->next {_seconds(r.approve_to_next_s)}",
-                          soft_wrap=True)
+                          f"{r.proposed_again}  model calls {r.model_calls} ({r.model_s:.1f} s)  wall {r.wall_s:.1f} s  "
+                          f"approve->next {_seconds(r.approve_to_next_s)}  steps from: {origins}", soft_wrap=True)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
         if own is not None:
             own.stop()
-    for arm in arms:
-        results = log.results(arm, cells)
-        s = summarise(results)
-        median = "—" if s.approve_to_next_median_s is None else f"{s.approve_to_next_median_s:.1f} s"
-        console.print(f"[bold]{'with' if arm else 'without'} feedback:[/bold] {s.completed}/{s.tasks} completed, "
-                      f"mean interventions {s.mean_interventions:.2f}, rejected proposed again "
-                      f"{s.proposed_again}, Approve→next proposal median {median}, model {s.model_s:.1f} s, "
-                      f"waiting {s.waiting_s:.1f} s", soft_wrap=True)
-        print_axes(console, results, MEASURES, f"{'with' if arm else 'without'} feedback, per wording")
+    if again:
+        _report_passes(console, passes, by_pass, out)
+        return
+    for p in passes:
+        _print_summary(console, p.label, log.results(p.feedback, cells))
     if out is not None:
         console.print(f"written: {out}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    label: str
+    feedback: bool
+    wording: int | None = None  # a later --again pass's wording (None: the cell's own)
+
+
+def _passes(paired: bool, feedback: bool, again: bool, second_wording: str) -> tuple[_Pass, ...]:
+    if again:
+        try:
+            later: list[int | None] = [int(w) for w in second_wording.split(",") if w.strip()]
+        except ValueError:
+            raise ValueError(f"--second-wording {second_wording!r}: give wording numbers such as 1 or 0,1") from None
+        return (_Pass("first pass", feedback), *(_Pass(f"second pass, wording {w}", feedback, w) for w in later or [None]))
+    if paired:
+        return (_Pass("with feedback", True), _Pass("without feedback", False))
+    return (_Pass("with feedback" if feedback else "without feedback", feedback),)
+
+
+def _jobs(passes: tuple[_Pass, ...], cells: list[Cell], by_id: dict[str, Any]) -> Iterator[tuple[_Pass, Cell]]:
+    """Every pass over the cells, in order; a later ``--again`` pass asks each cell's task in
+    its own wording (tasks without it are left out of that pass)."""
+    from dataclasses import replace
+
+    for p in passes:
+        for c in cells:
+            if p.wording is None:
+                yield p, c
+            elif p.wording < len(by_id[c.task_id].wordings(c.language)):
+                yield p, replace(c, wording=p.wording, goal=by_id[c.task_id].wording(p.wording, c.language))
+
+
+def _print_summary(console: Console, label: str, results: list[SupervisedResult]) -> None:
+    from evaluation.supervised import summarise
+    from evaluation.supervised_log import MEASURES
+
+    s = summarise(results)
+    median = "—" if s.approve_to_next_median_s is None else f"{s.approve_to_next_median_s:.1f} s"
+    console.print(f"[bold]{label}:[/bold] {s.completed}/{s.tasks} completed, "
+                  f"mean interventions {s.mean_interventions:.2f}, model calls {s.model_calls} "
+                  f"({s.mean_model_calls:.2f} per task), rejected proposed again "
+                  f"{s.proposed_again}, Approve→next proposal median {median}, model {s.model_s:.1f} s, "
+                  f"waiting {s.waiting_s:.1f} s, wall {s.wall_s:.1f} s", soft_wrap=True)
+    print_axes(console, results, MEASURES, f"{label}, per wording")
+
+
+def _report_passes(console: Console, passes: tuple[_Pass, ...], by_pass: dict[_Pass, list[SupervisedResult]],
+                   out: Path | None) -> None:
+    """The ``--again`` passes: each one's summary, the first beside each later one, the file."""
+    from evaluation.supervised import summarise
+
+    for p in passes:
+        _print_summary(console, p.label, by_pass[p])
+    first = by_pass[passes[0]]
+    for p in passes[1:]:
+        console.print(f"[bold]first pass beside {p.label}[/bold]")
+        _side_by_side(console, first, by_pass[p])
+    if out is not None:
+        out.write_text(json.dumps([{"pass": p.label, "feedback": p.feedback, "wording": p.wording,
+                                    "summary": asdict(summarise(by_pass[p])), "tasks": [asdict(r) for r in by_pass[p]]}
+                                   for p in passes], indent=2, ensure_ascii=False), encoding="utf-8")
+        console.print(f"written: {out}")
+
+
+def _fresh_memory(console: Console) -> DecisionMemory:
+    """An empty decision memory in a throwaway Tapwise database (the first pass fills it)."""
+    import tempfile
+
+    from agent.memory.memory import DecisionMemory
+    from app.knowledge_store import SqliteKnowledgeStore
+    from app.storage import Store as Db
+
+    path = Path(tempfile.mkdtemp(prefix="tapwise-memory-")) / "memory.sqlite"
+    console.print(f"decision memory: {escape(str(path))}")
+    return DecisionMemory(SqliteKnowledgeStore(Db(path)))
+
+
+def _side_by_side(console: Console, first: list[SupervisedResult], second: list[SupervisedResult]) -> None:
+    """Per task: interventions and model calls of the first pass beside the second's."""
+    key: Callable[[SupervisedResult], tuple[str, str]] = lambda r: (r.task_id, r.language)  # noqa: E731
+    by_id = {key(r): r for r in first}
+    console.print("task | first: done, interventions, model calls | second: done, interventions, model calls")
+    for r in second:
+        f = by_id.get(key(r))
+        if f is None:
+            continue
+        console.print(f"{r.task_id} | {'yes' if f.completed else 'no'}, {f.interventions}, {f.model_calls} | "
+                      f"{'yes' if r.completed else 'no'}, {r.interventions}, {r.model_calls}", soft_wrap=True)
+    pairs = [(by_id[key(r)], r) for r in second if key(r) in by_id]
+    if pairs:
+        n = len(pairs)
+        console.print(f"[bold]same tasks, {n}:[/bold] interventions/task {sum(f.interventions for f, _ in pairs) / n:.2f}"
+                      f" -> {sum(r.interventions for _, r in pairs) / n:.2f}; model calls "
+                      f"{sum(f.model_calls for f, _ in pairs)} -> {sum(r.model_calls for _, r in pairs)}",
+                      soft_wrap=True)
 
 
 def _map_store(path: Path, console: Console) -> Store:

@@ -1,7 +1,7 @@
 """``tapwise episodes``: list recorded runs (newest first), how each ended and why.
 
 A typer group whose callback lists when no subcommand is given, so more subcommands
-(an export, say) attach with ``@episodes_app.command()``.  User text (goals, notes) is
+(``export``, ``show``) attach with ``@episodes_app.command()``.  User text (goals, notes) is
 printed as text (``app.cli.safe_text``).  An unusable database is a clean message and
 exit status 2.  Heavy imports stay inside the commands.
 """
@@ -52,3 +52,8 @@ def episodes(ctx: typer.Context, limit: int = typer.Option(20, min=1, help="How 
 from app.cli.episode_export import export as _export  # noqa: E402
 
 episodes_app.command("export")(_export)
+
+# `tapwise episodes show ID`: a run's steps with what flashed after each (app/cli/episode_show.py)
+from app.cli.episode_show import show as _show  # noqa: E402
+
+episodes_app.command("show")(_show)

@@ -2,8 +2,8 @@
 
 On the virtual phone (``--device sim``, the default) it runs freely; on a real phone it
 first shows what exploring may do and asks for consent (``--yes`` answers for you).
-The map is stored in the project database, per app and app version; an earlier
-unfinished exploration is resumed unless ``--fresh``.  ``--export FILE`` writes the map
+The map is stored in the project database, per app, app version and the UI language the
+phone shows; an earlier unfinished exploration is resumed unless ``--fresh``.  ``--export FILE`` writes the map
 as JSON; ``tapwise explore --show APP`` prints the stored map's coverage.
 Heavy imports stay inside the command.
 """
@@ -62,6 +62,9 @@ def explore(
         raise typer.Exit(EXIT_ERROR) from exc
     phone = _device(console, device)
     try:
+        from agent.knowledge.map_language import LanguageMaps, phone_language
+
+        maps = AppMaps(LanguageMaps(SqliteKnowledgeStore(store), phone_language(phone)))  # the phone's language's
         package = _package(phone, app_name)
         earlier = None if fresh or not package else maps.load(package)
         if earlier is not None:

@@ -168,6 +168,9 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
            profile: str = typer.Option("phone", help="Virtual phone profile: phone, small, tablet."),
            theme: str = typer.Option("light", help="light or dark."),
            lang: str = typer.Option("en", help="en or de."),
+           layout: str = typer.Option("default", help="default, shifted (rows lower) or reordered (rows swapped)."),
+           heal: bool = typer.Option(True, help="Heal a step the recording cannot find again with one call to the "
+                                                "configured model (the healed step is always asked)."),
            param: list[str] = typer.Option([], "--param", "-p", help="NAME=VALUE for a {NAME} parameter."),
            approve: bool = typer.Option(False, help="Ask before each step."),
            interactive: bool = typer.Option(True, help="Ask for a demonstration when a step cannot be found."),
@@ -184,16 +187,18 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
     store = _open_store()
     m = _find(store, name)
     try:
-        phone = VirtualPhone(profile=profile, theme=theme, lang=lang)
+        phone = VirtualPhone(profile=profile, theme=theme, lang=lang, layout=layout)
     except ValueError as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from exc
-    from app.compose import make_parser
+    from app.compose import agent_device, macro_healer, make_parser
     from app.settings import load_settings
 
-    screen_parser = make_parser(load_settings()[0], mode=parser)
+    settings = load_settings()[0]
+    screen_parser = make_parser(settings, mode=parser)
+    healer = macro_healer(settings) if heal else None
     try:  # a replay is a run of the agent loop: its steps are stored as an episode
-        replay = Replayer(device=phone, parser=screen_parser, approve_each=approve).start(
+        replay = Replayer(device=agent_device(phone), parser=screen_parser, approve_each=approve, healer=healer).start(
             m, _parse_params(param), store=store)
     except MissingParameter as exc:
         c.print(f"[red]{escape(str(exc))}[/red]")
@@ -229,6 +234,11 @@ def replay(name: str = typer.Argument(..., help="Macro name or id."),
         result = stop.value
     colour = "green" if result.succeeded else "red"
     c.print(f"[{colour}]{result.status}[/{colour}] {quoted(result.message)}")
+    if result.episode is not None:
+        from agent.cost import run_cost
+
+        c.print(f"cost: {quoted(run_cost(result.episode).describe())}"
+                + (f"; {result.healed} step(s) healed" if result.healed else ""))
     if result.repaired and save:
         saved = store.save_macro(result.macro)
         c.print(f"saved the repaired macro as version {saved.version} (see `tapwise macro diff {quoted(m.name)}`)")

@@ -92,28 +92,13 @@ def _open_tty() -> tuple[TextIO, TextIO] | None:
         return None
 
 
-def _phone(device: str, task: str | None) -> Any:
-    from agent.device import DeviceError
-
-    if device == "sim":
-        from phone.virtual.phone import VirtualPhone
-
-        phone = VirtualPhone()
-        if task:
-            from phone.virtual.tasks import load_tasks
-
-            found = {t.id: t for t in load_tasks()}.get(task)
-            if found is None:
-                phone.close()
-                raise typer.BadParameter(f"no task {task!r}; see `tapwise sim tasks`", param_hint="--task")
-            found.setup(phone)
-        return phone
-    from phone.adb.adb_device import AdbDevice
+def _phone(device: str, task: str | None, *, streamed: bool = False) -> Any:
+    from app.cli.phones import PhoneProblem, open_phone
 
     try:
-        return AdbDevice(device)
-    except DeviceError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--device") from None
+        return open_phone(device, task, streamed=streamed)
+    except PhoneProblem as exc:
+        raise typer.BadParameter(str(exc), param_hint="--task" if "task" in str(exc) else "--device") from None
 
 
 def mcp(
@@ -132,6 +117,9 @@ def mcp(
                                                        "(default from the vision settings)."),
     store: bool = typer.Option(True, help="Store every call as a step of an episode named after the client."),
     db: Path | None = typer.Option(None, help="Database file (default: the project database)."),
+    record: bool = typer.Option(False, "--record", help="Record each client's session: a video beside the "
+                                "database and what flashes on the screen after each call (read_episode returns "
+                                "both). Needs a phone streamed over scrcpy (with sim: served in its own process)."),
 ) -> None:
     """Serve the phone to MCP clients; every acting call waits for approval (or --auto / --read-only)."""
     import anyio
@@ -162,7 +150,10 @@ def mcp(
     settings, problem = load_settings()
     if problem:
         err.print(f"[yellow]settings: {escape(problem)}[/]")
-    phone = _phone(device, task)
+    opened = _phone(device, task, streamed=record)
+    phone = opened.phone
+    if opened.note or opened.mirror_problem:
+        err.print(f"[dim]{escape(opened.note or opened.mirror_problem)}[/]")
     sink = None
     if store:
         from app.storage import Store, StoreError
@@ -178,10 +169,17 @@ def mcp(
     if asker is None and policy is not Policy.READ_ONLY:
         err.print("[yellow]no terminal to ask on: calls that need approval will be refused[/]")
     parser = compose.make_parser(settings, mode=parse_mode or None)
-    book = EpisodeBook(sink, device=device)
+    records = None
+    if record and sink is not None:
+        from app.mcp.recording import SessionRecords
+        from phone.record.capture import default_reader
+
+        read = default_reader()  # one OCR for every client's record, loaded now
+        records = SessionRecords(sink, lambda: compose.recording(settings, phone, sink, video=True, read=read))
+    book = EpisodeBook(sink, device=device, on_begin=records.begin if records is not None else None)
     service = PhoneService(phone, parser.parse, PolicySupervisor(policy, asker), book, store=sink,
                            task_runner=task_runner(settings, phone, parser, sink, policy),
-                           wait_ms=0 if device == "sim" else 300)
+                           wait_ms=0 if device == "sim" and not record else 300, records=records)
     server = build_server(service)
     err.print(f"[bold]Tapwise MCP server[/] on {escape(device)}: {escape(POLICY_WORDS[policy])}")
     try:

@@ -6,6 +6,8 @@ Argument handling and printing only; the calibration is ``app.model_check``, the
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -13,6 +15,27 @@ from rich.table import Table
 
 model_app = typer.Typer(help="Models: list them, and check whether one is usable (grounding calibration).",
                         no_args_is_help=True)
+
+
+def start_builtin(console: Console, alias: str | None) -> tuple[Any, Any, str]:
+    """Start the built-in model ``alias`` (the default one when None): its server, its
+    catalogue entry and its URL.  A missing model file or a server that does not come up is
+    said in red and ends the command (exit 2), the server stopped."""
+    from app.builtin_model.catalog import ModelFileError, by_alias, default_model
+    from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
+
+    server = None
+    try:
+        bundled = by_alias(alias) if alias else default_model()
+        server = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
+        console.print(f"starting the built-in model {bundled.alias} …")
+        url = server.start()
+    except (ModelFileError, ServerError) as exc:
+        if server is not None:
+            server.stop()
+        console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from exc
+    return server, bundled, url
 
 
 @model_app.command("check")
@@ -43,17 +66,7 @@ def check(
     server = None
     try:
         if not model:
-            from app.builtin_model.catalog import ModelFileError, by_alias, default_model
-            from app.builtin_model.server import BuiltinServer, ServerError, ServerOptions
-
-            try:
-                bundled = by_alias(builtin) if builtin else default_model()
-                server = BuiltinServer(bundled, ServerOptions(n_ctx=4096))
-                console.print(f"starting the built-in model {bundled.alias} …")
-                url = server.start()
-            except (ModelFileError, ServerError) as exc:
-                console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-                raise typer.Exit(2) from exc
+            server, bundled, url = start_builtin(console, builtin or None)
             llm = {"model": bundled.alias, "base_url": url, "backend": "openai"}
         else:
             try:

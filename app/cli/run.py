@@ -6,8 +6,12 @@ the step's time went) with rich.  ``--mode auto`` never asks (sensitive actions 
 unless ``--allow-sensitive``); ``approve`` asks at every step and ``confident`` only when
 the assessment is unsure; questions are answered on the terminal (a/e/r/d/q).  Steps are
 stored in the project database unless ``--no-store``; a step that cannot be stored
-stops the run.  The exit status says how the run ended (``EXIT_CODES``, documented in
-the README).  Heavy imports stay inside the command.
+stops the run.  ``--record`` records the run (``app.run_record``): what flashes on the
+screen after each action goes into the steps and a video is written beside the database
+(its path is printed at the end); it needs a phone streamed over scrcpy, so with
+``--device sim`` the virtual phone is served in its own process and reached through adb.
+The exit status says how the run ended (``EXIT_CODES``, documented in the README).  Heavy
+imports stay inside the command.
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ def _print(console: Console, ev: Event, verbose: bool) -> None:
     """One event on the terminal; every stored step ends with where its time went."""
     from agent.events import (
         Aborted,
+        Amended,
         ErrorEvent,
         Estimated,
         Executed,
@@ -107,8 +112,14 @@ def _print(console: Console, ev: Event, verbose: bool) -> None:
             console.print("[yellow]stopped at this step[/]")
         case ErrorEvent(message=message, fatal=fatal):
             console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {quoted(redact_url(message))}")
-        case Finished(status=status, note=note):
+        case Finished(status=status, note=note, episode=episode):
+            from agent.cost import run_cost
+
             console.rule(f"[bold]{status.value}[/]: {quoted(redact_url(note))}")
+            console.print(f"cost: {quoted(run_cost(episode).describe())}")
+        case Amended(step=i, record=step):
+            console.print(f"[magenta]flashed after step {i + 1}:[/] "
+                          + "; ".join(f"“{quoted(t.text)}” ({t.seconds:.1f} s)" for t in step.transients))
     if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
         console.print(f"[dim]time: {quoted(_timings(ev.record))}[/]")
 
@@ -161,6 +172,9 @@ def run(
                                   "program holds locked before the run stops (a step is never left unstored)."),
     timeout: float | None = typer.Option(None, help="Per-request LLM timeout in seconds."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Show screens, prompts and replies."),
+    record: bool = typer.Option(False, "--record", help="Record the run: a video (its path is printed at the end) "
+                                "and what flashes on the screen after each action. Needs a phone streamed over "
+                                "scrcpy (with --device sim the virtual phone is served in its own process)."),
 ) -> None:
     """Run the agent on GOAL and print each step."""
     from agent.events import AwaitingDecision, Finished
@@ -184,7 +198,7 @@ def run(
             console.print(f"[red]{quoted(str(exc))}[/]")
             raise typer.Exit(EXIT_ERROR) from None
     try:
-        phone, found = _phone(console, device, task)
+        phone, found, judged = _phone(console, device, task, streamed=record)
     except BaseException:
         if sink is not None:
             sink.close()
@@ -194,13 +208,20 @@ def run(
         if record is not None:
             console.print("[dim]stored in the task repository for similar goals[/]")
 
+    recorded = _recording(console, settings, phone, sink) if record else None
     try:
         client = compose.make_client(settings, model=model, backend=backend, base_url=base_url, timeout_s=timeout)
         request = compose.RunRequest(goal, planner=planner, autonomy=mode, model=model, max_steps=max_steps,
                                      allow_sensitive=allow_sensitive or None, samples=samples, fused=fused,
                                      llm_grounder=llm_grounder, constrained=constrained)
+        from agent.secrets import MappingSource
+        from app.cli.consent_prompt import TerminalGate
+
         built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
-                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default())
+                                  store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default(),
+                                  consent=compose.user_consent(TerminalGate(console)),
+                                  secrets=MappingSource(found.secrets) if found is not None and found.secrets else None,
+                                  recorded=recorded)
     except ValueError as exc:
         console.print(f"[red]{quoted(redact_url(str(exc)))}[/]")
         _close(phone, sink)
@@ -220,7 +241,7 @@ def run(
         if final is not None:
             code = EXIT_CODES.get(final.status.value, EXIT_ERROR)
         if final is not None and found is not None:
-            ok = found.is_success(phone)
+            ok = found.is_success(judged)
             console.print(f"task check: {'[green]goal reached[/]' if ok else '[red]goal not reached[/]'}")
             if not ok and code == EXIT_SUCCEEDED:
                 code = EXIT_FAILED
@@ -235,36 +256,54 @@ def run(
         code = EXIT_INTERRUPTED
     finally:
         compose.close_client(built.client)
+        if recorded is not None:
+            _say_recorded(console, recorded)
         _close(phone, sink)
     if code != EXIT_SUCCEEDED:
         raise typer.Exit(code)
 
 
-def _phone(console: Console, device: str, task: str | None) -> tuple[Any, Any]:
-    """The phone to run on (set up for ``task`` on the virtual phone) and the task, if any."""
-    if device == "sim":
-        from phone.virtual.phone import VirtualPhone
-
-        phone = VirtualPhone()
-        if not task:
-            return phone, None
-        from phone.virtual.tasks import load_tasks
-
-        found = {t.id: t for t in load_tasks()}.get(task)
-        if found is None:
-            phone.close()
-            console.print(f"[red]no task {quoted(repr(task))}; see `tapwise sim tasks`[/]")
-            raise typer.Exit(EXIT_ERROR)
-        found.setup(phone)
-        return phone, found
-    from agent.device import DeviceError
-    from phone.adb.adb_device import AdbDevice
+def _phone(console: Console, device: str, task: str | None, *, streamed: bool = False) -> tuple[Any, Any, Any]:
+    """The phone to run on (``app.cli.phones``), the task if any, and what its check reads."""
+    from app.cli.phones import PhoneProblem, open_phone
 
     try:
-        return AdbDevice(device), None
-    except DeviceError as exc:
+        opened = open_phone(device, task, streamed=streamed)
+    except PhoneProblem as exc:
         console.print(f"[red]{quoted(str(exc))}[/]")
         raise typer.Exit(EXIT_ERROR) from None
+    if opened.note:
+        console.print(f"[dim]{quoted(opened.note)}[/]")
+    if opened.mirror_problem:
+        console.print(f"[yellow]no mirror, nothing will be recorded: {quoted(opened.mirror_problem)}[/]")
+    return opened.phone, opened.task, opened.judged
+
+
+def _recording(console: Console, settings: Any, phone: Any, sink: Any) -> Any:
+    from app import compose
+
+    recorded = compose.recording(settings, phone, sink, video=True)
+    if recorded is None:
+        console.print("[yellow]nothing is recorded: the phone is not streamed over scrcpy (see the mirror's "
+                      "message above)[/]")
+    elif not recorded.video:
+        console.print("[yellow]no video: it needs the project database (--store)[/]")
+    return recorded
+
+
+def _say_recorded(console: Console, recorded: Any) -> None:
+    """Finish the record (if the run did not) and say where the video is."""
+    summary = recorded.stop()
+    if summary is None:
+        return
+    flashes = len(summary.transients)
+    console.print(f"[magenta]record:[/] {flashes} flash{'es' if flashes != 1 else ''} on the screen kept in the steps")
+    v = summary.video
+    if v is not None and v.packets:
+        console.print(f"[magenta]video:[/] {quoted(str(v.path))} ({v.seconds:.1f} s, {v.bytes / 1e6:.1f} MB)"
+                      + (f" — stopped early: {quoted(v.stopped)}" if v.stopped else ""))
+    elif v is not None:
+        console.print("[yellow]video: the phone sent no picture; no file was written[/]")
 
 
 def _close(phone: Any, sink: Any) -> None:

@@ -40,10 +40,14 @@ class DeviceChoice:
 VIRTUAL_CHOICE = DeviceChoice(VIRTUAL_SERIAL, "Virtual phone (1080x2400)", is_virtual=True)
 
 
-def virtual_choice(profile: str = "phone", theme: str = "light", lang: str = "en") -> DeviceChoice:
-    """A virtual phone of another profile (size), theme or language."""
-    if (profile, theme, lang) == ("phone", "light", "en"):
+def virtual_choice(profile: str = "phone", theme: str = "light", lang: str = "en",
+                   layout: str = "default") -> DeviceChoice:
+    """A virtual phone of another profile (size), theme, language or layout."""
+    if (profile, theme, lang, layout) == ("phone", "light", "en", "default"):
         return VIRTUAL_CHOICE
+    if layout != "default":
+        return DeviceChoice(f"{VIRTUAL_SERIAL}:{profile}:{theme}:{lang}:{layout}",
+                            f"Virtual {profile} ({theme}, {lang}, {layout} layout)", is_virtual=True)
     return DeviceChoice(f"{VIRTUAL_SERIAL}:{profile}:{theme}:{lang}", f"Virtual {profile} ({theme}, {lang})",
                         is_virtual=True)
 
@@ -99,17 +103,18 @@ class OpenedDevice:
 def _virtual(choice: DeviceChoice, settings: DeviceSettings, early: PendingPhone | None = None) -> OpenedDevice:
     """The virtual phone for ``choice``: in its own process, reached through adb, scrcpy and
     uiautomator2 (the real-phone path), or inside the window when so set or when adb is missing."""
-    _, profile, theme, lang = (choice.serial + ":phone:light:en").split(":")[:4]
+    parts = choice.serial.split(":")[1:]
+    profile, theme, lang, layout = (*parts, *("phone", "light", "en", "default")[len(parts):])[:4]
     note = ""
     if settings.virtual_phone == "process":
         from phone.virtual.launcher import launch_device
 
-        if early is not None and not early.matches(profile, theme, lang):
+        if early is not None and not early.matches(profile, theme, lang, layout):
             early.discard()
             early = None
         try:
             return OpenedDevice(launch_device(profile, theme, lang, command_timeout_s=settings.command_timeout_s,
-                                              pending=early))
+                                              pending=early, layout=layout))
         except DeviceError as exc:
             note = (f"The virtual phone runs inside the window ({exc}); it is slower to draw and does not "
                     "take the real-phone path. Install adb to serve it in its own process.")
@@ -121,7 +126,7 @@ def _virtual(choice: DeviceChoice, settings: DeviceSettings, early: PendingPhone
     except ImportError as exc:
         raise DeviceError("the virtual phone is not available", f"its module failed to import: {exc}") from exc
     try:
-        return OpenedDevice(VirtualPhone(profile=profile, theme=theme, lang=lang), note)
+        return OpenedDevice(VirtualPhone(profile=profile, theme=theme, lang=lang, layout=layout), note)
     except ValueError as exc:
         raise DeviceError(f"no such virtual phone: {choice.title}", str(exc)) from exc
 

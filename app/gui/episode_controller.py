@@ -19,6 +19,7 @@ import numpy as np
 from agent.types import Episode, ImageRef
 from app.episode_html import STATUS_WORDS  # one set of words for how a run ended: the page's
 from app.gui.session import Session, Workbench
+from app.gui.video_controller import VideoController
 from app.gui.workers import Failure
 from vision.types import Screen
 
@@ -38,6 +39,7 @@ class OpenedEpisode:
     episode: Episode
     thumbs: dict[int, np.ndarray]  # step index -> small RGB image
     problems: tuple[str, ...] = ()  # screenshots that could not be read
+    video: bool = False  # the run was recorded on video
 
 
 def _thumb(image: np.ndarray) -> np.ndarray:
@@ -57,7 +59,9 @@ def load_episode_for_view(store: Any, episode_id: str) -> OpenedEpisode:
             thumbs[step.index] = _thumb(store.load_screenshot(step.screenshot).image)
         except Exception as exc:  # one unreadable frame must not hide the rest of the run
             problems.append(f"step {step.index + 1}: {exc}")
-    return OpenedEpisode(episode, thumbs, tuple(problems))
+    from app.run_record import video_of
+
+    return OpenedEpisode(episode, thumbs, tuple(problems), video_of(store, episode) is not None)
 
 
 def export_episode(store: Any, episode_id: str, fmt: str, path: Path) -> Path:
@@ -94,6 +98,7 @@ class EpisodeController:
         panel.openRequested.connect(self.open)
         panel.exportRequested.connect(self.export_dialog)
         panel.runStored.connect(self.adopt)
+        self.videos = VideoController(ui)  # plays a recorded run from a step (the Steps tab's Video tab)
 
     def adopt(self, section: str, episode: Episode) -> None:
         """A run stored by another loop (a macro replay) is on the timeline as ``section``:
@@ -136,6 +141,7 @@ class EpisodeController:
         episode = opened.episode
         self.opened[episode.id] = episode
         ui.timeline.begin_section(episode.id, episode_title(episode))
+        ui.timeline.set_video(episode.id, episode.id if opened.video else None)
         for step in episode.steps:
             ui.timeline.add_step(step, opened.thumbs.get(step.index), section=episode.id)
         if select:

@@ -5,8 +5,10 @@ the user's edits (context records, forgetting a task) there too.
 "Explore this app" explores the app in front on the phone (``agent.knowledge.explore``)
 on its own worker thread, every device call going through the phone's serial executor
 and every database write through the misc worker; progress reaches the panel's bar
-through the GUI poster; Stop cancels it.  A phone that is not virtual is explored only
-after the user agreed to the risks shown.  Never imports the window."""
+through the GUI poster; Stop cancels it.  Maps are read and stored per UI language
+(``agent.knowledge.map_language``): the view lists the maps of the language the phone
+shows (``set_language``, told by ``app.gui.auto_explore``).  A phone that is not virtual
+is explored only after the user agreed to the risks shown.  Never imports the window."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ class KnowledgeController:
         panel.contextEdited.connect(self.set_context)
         panel.contextDeleted.connect(self.delete_context)
         panel.taskDeleteRequested.connect(self.delete_task)
+        panel.memoryDeleteRequested.connect(self.forget_decision)
         panel.maps.exploreRequested.connect(self.explore_app)
         panel.maps.stopRequested.connect(self.stop_exploring)
         panel.maps.exportRequested.connect(self.export_map)
@@ -61,13 +64,50 @@ class KnowledgeController:
         self.w.session.misc.submit(load, on_done=lambda r: self.w.knowledge_panel.set_data(*r),
                            on_error=lambda f: self.w.notify_failure("Could not read the knowledge base", f))
         self.refresh_maps()
+        self.refresh_memory()
+
+    # ---- decision memory --------------------------------------------------------------------
+    def refresh_memory(self) -> None:
+        def load() -> list:
+            from agent.memory.memory import DecisionMemory
+
+            return DecisionMemory(self._kstore()).all()
+
+        self.w.session.misc.submit(load, on_done=lambda rows: self.w.knowledge_panel.memory.set_entries(
+            rows, _app_labels(rows)), on_error=lambda f: self.w.notify_failure("Could not read the decision memory", f))
+
+    def forget_decision(self, entry_id: str) -> None:
+        """Delete one remembered decision (it is never proposed again)."""
+        def forget() -> None:
+            self._kstore().delete_decision(entry_id)
+
+        self.w.session.misc.submit(forget, on_done=lambda _r: self.refresh_memory(),
+                                   on_error=lambda f: self.w.notify_failure("Could not forget the decision", f))
 
     # ---- app maps ----------------------------------------------------------------------------
+    def _maps_store(self, language: str | None) -> Any:
+        """The maps of ``language`` (``agent.knowledge.map_language``); None: as they are kept."""
+        from agent.knowledge.map_language import LanguageMaps
+
+        return self._kstore() if language is None else LanguageMaps(self._kstore(), language)
+
+    @property
+    def language(self) -> str | None:
+        """The phone's UI language: the maps shown are its (None: not known yet)."""
+        return self.w.session.maps_language
+
+    def set_language(self, language: str) -> None:
+        """The phone shows ``language``: the map view lists that language's maps."""
+        self.w.session.maps_language = language
+        self.refresh_maps()
+
     def refresh_maps(self, show: str = "") -> None:
+        language = self.language
+
         def load() -> list:
             from agent.knowledge.guide import AppMaps
 
-            return [m.picture() for m in AppMaps(self._kstore()).all()]
+            return [m.picture() for m in AppMaps(self._maps_store(language)).all()]
 
         self.w.session.misc.submit(load, on_done=lambda maps: self.w.knowledge_panel.maps.set_maps(maps, show),
                                    on_error=lambda f: self.w.notify_failure("Could not read the app maps", f))
@@ -128,14 +168,16 @@ class KnowledgeController:
         def run() -> Any:
             from agent.knowledge.explore import ExploreBudget, Explorer
             from agent.knowledge.guide import AppMaps
+            from agent.knowledge.map_language import map_id, phone_language
             from app.compose import make_parser
 
-            maps = AppMaps(self._kstore())
+            maps = AppMaps(self._maps_store(phone_language(device)))  # the maps of the language shown now
             earlier = session.misc.call(lambda: maps.load(package), timeout=60)
 
             def save(m: Any) -> None:
-                data = m.to_data()
-                session.misc.submit(lambda: maps.store.save_app_map(package, data))
+                m.label = label
+                key, data = map_id(m.package, m.language), m.to_data()  # here: the explorer changes m
+                session.misc.submit(lambda: maps.store.save_app_map(key, data))
 
             explorer = Explorer(device, make_parser(session.settings, mode="tree"), package, app_map=earlier,
                                 budget=ExploreBudget(settle_s=SETTLE_S), progress=progress, cancel=cancel,
@@ -143,9 +185,9 @@ class KnowledgeController:
             m = explorer.run()
             m.label = label
             session.misc.call(lambda: maps.save(m), timeout=60)
-            return m.coverage()
+            return m.language, m.coverage()
 
-        self._explorer.submit(run, on_done=lambda cov: self._explored(label, package, cov),
+        self._explorer.submit(run, on_done=lambda r: self._explored(label, package, *r),
                               on_error=self._failed)
 
     def _consent(self, package: str, risks: str) -> bool:
@@ -157,8 +199,9 @@ class KnowledgeController:
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
-    def _explored(self, label: str, package: str, cov: dict[str, int]) -> None:
+    def _explored(self, label: str, package: str, language: str, cov: dict[str, int]) -> None:
         self._cancel = None
+        self.w.session.maps_language = language
         text = (f"{label} explored: {cov['screens']} screens, {cov['transitions']} transitions, "
                 f"{cov['not_tried']} elements not tried.")
         self.w.knowledge_panel.maps.set_progress(1.0, text, False)
@@ -176,8 +219,10 @@ class KnowledgeController:
             self._cancel.cancel()
 
     def export_map(self, package: str, path: str) -> None:
+        language = self.language
+
         def write() -> str:
-            data = self._kstore().load_app_map(package)
+            data = self._maps_store(language).load_app_map(package)
             if data is None:
                 raise FileNotFoundError(f"no stored map of {package}")
             out = Path(path)
@@ -218,3 +263,11 @@ class KnowledgeController:
     def delete_task(self, record_id: str) -> None:
         self._apply("Could not forget the task", lambda: self._kstore().delete_task(record_id))
         self.w.notify(Level.INFO, "The task was removed from the repository.")
+
+
+def _app_labels(rows: list) -> dict[str, str]:
+    """Package -> the app's usual name, for the memory list's branches."""
+    from agent.macros.recorder import is_launcher
+    from agent.screen_text import app_words
+
+    return {r.app: "Home screen" if is_launcher(r.app) else app_words(r.app) for r in rows if r.app}

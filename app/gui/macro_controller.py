@@ -12,26 +12,26 @@ macro's planner): its events are the runner's own (``agent.events``), its steps 
 stored as an episode and shown on the step timeline, and a step that needs the user
 offers only demonstrate, skip (Reject) or abort (``app.gui.demonstrate`` is shared with
 the run controller).  Recording, editing, completing and replay run on worker threads.
-Never imports the window.
+The library (``app.gui.macro_library``) and recording (``app.gui.macro_recording``) are
+this controller's bases; this module is the replay.  Never imports the window.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import Aborted, AwaitingDecision, ErrorEvent, Executed, Finished, Observed, Parsed, Rejected
 from agent.explain import confidence_of
-from agent.types import Action, Decision, DecisionKind, Macro, MacroStep, Step
+from agent.types import Decision, DecisionKind, Macro, Step
 from app.gui.demonstrate import Demonstration
+from app.gui.macro_recording import MacroRecording
+from app.gui.run_start import SessionParser
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
-from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
-from widgets.screen_view import ViewMode
+from widgets.proposal import MACRO_ADVICE
 
 if TYPE_CHECKING:
     from agent.macros.complete import Completion
@@ -45,20 +45,9 @@ def is_replay_question(event: object) -> bool:
     return isinstance(event, AwaitingDecision)
 
 
-def learn_demonstration(store: Any, macro: Macro) -> None:
-    """Keep a recorded macro as a task–solution example (worker thread; best effort)."""
-    from app.compose import knowledge_for
+class MacroController(MacroRecording):
+    """Macros from the window: the library and recording (the bases) and the replay."""
 
-    knowledge = knowledge_for(store)
-    if knowledge is None:
-        return
-    try:
-        knowledge.learn_from_demonstration(macro, macro.description or macro.name)
-    except Exception:  # the macro is saved either way
-        log.warning("could not keep the macro as a demonstration", exc_info=True)
-
-
-class MacroController:
     def __init__(self, ui: Workbench) -> None:
         self.ui = ui
         self.session: Session = ui.session
@@ -98,374 +87,6 @@ class MacroController:
         p.completeRequested.connect(self.complete_dialog)
         ui.view.actionDemonstrated.connect(self._on_gesture)
 
-    @property
-    def active(self) -> bool:
-        return self.driver is not None and self.driver.running
-
-    # ---- library ------------------------------------------------------------------------
-    def refresh(self) -> None:
-        def load() -> list[Macro]:
-            store = self.session.store()
-            return [store.load_macro(row["id"]) for row in store.list_macros()]
-
-        self.session.misc.submit(load, on_done=self.ui.macro_panel.set_macros,
-                                 on_error=lambda f: self.ui.notify_failure("Could not read the macros", f))
-
-    def load_versions(self, macro_id: str) -> None:
-        """Every saved version of the macro, with what each one changed (worker thread)."""
-        from agent.macros.diff import summarize
-
-        def load() -> list[tuple[Macro, str]]:
-            store = self.session.store()
-            versions = [store.load_macro(macro_id, v) for v in sorted(store.macro_versions(macro_id))]
-            return [(m, summarize(prev, m)) for prev, m in zip([None, *versions], versions, strict=False)]
-
-        self.session.misc.submit(load, on_done=lambda rows: self.ui.macro_panel.set_versions(macro_id, rows),
-                                 on_error=lambda f: self.ui.notify_failure("Could not read the macro's versions", f))
-
-    def restore(self, macro_id: str, version: int) -> None:
-        """Bring back ``version``: saved as the newest version, so nothing is lost."""
-        def load() -> Macro:
-            return self.session.store().load_macro(macro_id, version)
-
-        def loaded(old: Macro) -> None:
-            self.save(old, note=f"v{version} is back")
-
-        self.session.misc.submit(load, on_done=loaded,
-                                 on_error=lambda f: self.ui.notify_failure("Could not restore the version", f))
-
-    def save(self, macro: Macro, *, learn: bool = False, note: str = "") -> None:
-        def write() -> Macro:
-            store = self.session.store()
-            saved = store.save_macro(macro)
-            if learn:
-                learn_demonstration(store, saved)
-            return saved
-
-        def saved(m: Macro) -> None:
-            undo = f" Undo brings back v{m.version - 1}." if m.version > 1 else ""
-            said = f"{note}: saved" if note else "Saved"
-            self.ui.notify(Level.INFO, f"{said} macro “{m.name}” as v{m.version}.{undo}", key="macro-saved")
-            self.refresh()
-            self.ui.macro_panel.select(m.id)
-            if learn:
-                self.ui.knowledge_changed()
-
-        self.session.misc.submit(write, on_done=saved,
-                                 on_error=lambda f: self.ui.notify_failure("Could not save the macro", f))
-
-    def import_dialog(self) -> None:
-        from PySide6.QtWidgets import QFileDialog
-
-        path, _ = QFileDialog.getOpenFileName(self.ui.macro_panel, "Import a macro", "", "Tapwise macro (*.json)")
-        if path:
-            self.import_file(Path(path))
-
-    def import_file(self, path: Path) -> None:
-        from agent.macros.io import import_json
-
-        def imported(m: Macro) -> None:
-            self.ui.notify(Level.INFO, f"Imported macro “{m.name}”.")
-            self.refresh()
-
-        self.session.misc.submit(
-            lambda: self.session.store().save_macro(import_json(path.read_text(encoding="utf-8"), source=path.name)),
-            on_done=imported, on_error=lambda f: self.ui.notify_failure(f"Could not import {path.name}", f))
-
-    def export_dialog(self, macro_id: str) -> None:
-        from PySide6.QtWidgets import QFileDialog
-
-        path, _ = QFileDialog.getSaveFileName(self.ui.macro_panel, "Export the macro", "macro.json",
-                                              "Tapwise macro (*.json)")
-        if path:
-            self.export_file(macro_id, Path(path))
-
-    def export_file(self, macro_id: str, path: Path) -> None:
-        from agent.macros.io import export_json
-
-        def write() -> Path:
-            path.write_text(export_json(self.session.store().load_macro(macro_id)), encoding="utf-8")
-            return path
-
-        self.session.misc.submit(write, on_done=lambda p: self.ui.notify(Level.INFO, f"Macro exported to {p}"),
-                                 on_error=lambda f: self.ui.notify_failure("Export failed", f))
-
-    # ---- completing from the app map -----------------------------------------------------------
-    def complete_dialog(self, macro_id: str) -> None:
-        """Show what the app map would add to the macro; Save stores it as the next version."""
-        from widgets.macro_panel import CompleteFromMapDialog
-
-        macro = self.ui.macro_panel.macro(macro_id)
-        if macro is None:
-            return
-        dlg = CompleteFromMapDialog(macro.name, macro.description or macro.name, self.ui.macro_panel)
-        dlg.proposeRequested.connect(lambda goal: self.propose_completion(macro_id, goal, dlg))
-        dlg.accepted.connect(lambda: self._save_completion(dlg))
-        dlg.finished.connect(lambda _r: self._dialog_closed(dlg))
-        self.dialog = dlg
-        self.completion = None
-        dlg.open()
-        self.propose_completion(macro_id, dlg.goal_text(), dlg)
-
-    def propose_completion(self, macro_id: str, goal: str, dlg: Any) -> None:
-        """Ask the stored maps (worker thread) and show the answer in ``dlg``."""
-        from agent.macros.complete import CompletionError
-
-        session = self.session
-
-        def work() -> Completion:
-            from agent.knowledge.guide import AppMaps
-            from agent.macros.complete import complete
-            from app.knowledge_store import SqliteKnowledgeStore
-
-            store = session.store()
-            return complete(store.load_macro(macro_id), AppMaps(SqliteKnowledgeStore(store)).all(), goal)
-
-        def done(c: Completion) -> None:
-            if self.dialog is not dlg:
-                return
-            self.completion = c
-            kept = len(c.macro.steps) - len(c.added)
-            rows = [("kept", f"{n}. {s.description or s.action.describe()}") for n, s in enumerate(c.macro.steps[:kept], 1)]
-            rows += [("sensitive" if a.sensitive else "added", f"{kept + n}. {a.step.description}")
-                     for n, a in enumerate(c.added, 1)]
-            dlg.show_proposal(c.summary(), rows, c.macro.version)
-
-        def failed(f: Failure) -> None:
-            if self.dialog is not dlg:
-                return
-            self.completion = None
-            known = isinstance(f.error, CompletionError)
-            dlg.show_error(f.message if known else f"Could not ask the app map: {f.message}")
-            if not known:
-                log.warning("completing a macro failed:\n%s", f.detail)
-
-        dlg.busy()
-        session.misc.submit(work, on_done=done, on_error=failed)
-
-    def _save_completion(self, dlg: Any) -> None:
-        c = self.completion
-        self.completion = None
-        if c is not None and dlg.result():
-            self.save(c.macro, note="Completed from the app map")
-
-    # ---- editing steps ------------------------------------------------------------------------
-    def edit_step(self, macro_id: str, how: str, index: int, to: int = 0) -> None:
-        """Move or delete one step; the edited macro is saved as the next version."""
-        from agent.macros import editing
-
-        macro = self.ui.macro_panel.macro(macro_id)
-        if macro is None:
-            return
-        try:
-            edited = editing.move_step(macro, index, to) if how == "move" else editing.delete_step(macro, index)
-        except editing.MacroEditError as exc:
-            self.ui.notify(Level.WARNING, str(exc), key="macro-edit")
-            return
-        self.save(edited, note=f"Step {index + 1} {'moved' if how == 'move' else 'deleted'}")
-        if how == "move":
-            self.ui.macro_panel.steps.setCurrentRow(to)
-
-    def edit_step_action(self, macro_id: str, index: int) -> None:
-        """Change one step's action in the action editor (type, point, text…)."""
-        macro = self.ui.macro_panel.macro(macro_id)
-        if macro is None or not 0 <= index < len(macro.steps):
-            return
-        step = macro.steps[index]
-        self.ui.open_action_editor(step.action, lambda action: self._replace_action(macro, index, action))
-
-    def _replace_action(self, macro: Macro, index: int, action: Action) -> None:
-        from agent.macros.editing import replace_step
-
-        step = macro.steps[index]
-        same_kind = action.type is step.action.type
-        # a new kind of action keeps no old target or words: they described the old one
-        new = replace(step, action=action, target=action.target if not same_kind or action.target else step.target,
-                      description=step.description if same_kind else action.describe(),
-                      expect_checked=step.expect_checked if same_kind else None)
-        self.save(replace_step(macro, index, new), note=f"Step {index + 1} edited")
-
-    def redemonstrate_step(self, macro_id: str, index: int) -> None:
-        """The next gesture on the mirror replaces step ``index`` (recorded on the live screen)."""
-        macro = self.ui.macro_panel.macro(macro_id)
-        if macro is None or self.session.device is None or self.active or self.recorder is not None:
-            self.ui.notify(Level.WARNING, "Connect a phone and stop any replay or recording first.", key="macro-busy")
-            return
-        self._redemo = (macro, index)
-        self._redemonstrating = True
-        self.ui.show_live()
-        self.ui.view.set_mode(ViewMode.DEMONSTRATE)
-        self.ui.notify(Level.INFO, f"Show step {index + 1} again on the mirror (tap, hold, drag or type).",
-                       key="macro-redemo")
-
-    def _record_replacement(self, action: Action) -> None:
-        assert self._redemo is not None
-        macro, index = self._redemo
-        self._redemo = None
-        self._redemonstrating = False
-        self.ui.notifications.resolve("macro-redemo")
-        if self.ui.view.mode is ViewMode.DEMONSTRATE:
-            self.ui.view.set_mode(ViewMode.INSPECT)
-
-        def record() -> Macro:
-            from agent.execute import execute
-            from agent.macros.editing import replace_step
-            from agent.macros.recorder import make_step
-
-            before = self.observe()
-            execute(action, self.session.agent_device())
-            after = self.observe()
-            step: MacroStep = make_step(action, before, after)
-            return replace_step(macro, index, step)
-
-        def recorded(m: Macro) -> None:
-            self.ui.busy("")
-            self.save(m, note=f"Step {index + 1} replaced by what you showed")
-
-        self.ui.busy("Recording the step…")
-        self.session.misc.submit(record, on_done=recorded, on_error=self._record_failed)
-
-    def _record_failed(self, failure: Failure) -> None:
-        self.ui.busy("")
-        self.ui.notify_failure("The step was not recorded", failure)
-
-    # ---- observing the phone (worker threads only) ------------------------------------------
-    def observe(self) -> Any:
-        from agent.macros.recorder import Observation
-
-        device = self.session.agent_device()
-        screen = device.screenshot(with_hierarchy=True)
-        parse = self.session.parse_screen(screen)
-        return Observation.of(parse, screen, screen.foreground_package)
-
-    # ---- recording --------------------------------------------------------------------------
-    def toggle_recording(self, on: bool) -> None:
-        ui = self.ui
-        if on:
-            if self.session.device is None or self.ui_busy():
-                ui.notify(Level.WARNING, "Connect a phone and stop any running task before recording.",
-                          key="macro-busy")
-                ui.macro_panel.set_recording(False)
-                return
-            from agent.macros.recorder import Recorder
-
-            self.recorder = Recorder()
-            self._last_obs = None
-            self._rec_first = None
-            self._rec_afters = []
-            ui.show_live()
-            ui.view.set_mode(ViewMode.DEMONSTRATE)
-            ui.notify(Level.INFO, "Recording: tap, hold or drag on the mirror; each gesture becomes a step. "
-                      "Home and Back on the navigation bar are recorded as keys.", key="macro-recording")
-            return
-        recorder, self.recorder = self.recorder, None
-        ui.notifications.resolve("macro-recording")
-        if ui.view.mode is ViewMode.DEMONSTRATE and not (self.demonstrating or self._redemonstrating):
-            ui.view.set_mode(ViewMode.INSPECT)
-        if recorder is None or not recorder.steps:
-            ui.notify(Level.INFO, "Recording stopped: no steps were recorded.", key="macro-recording")
-            return
-        from agent.macros.start import start_problem
-
-        problem = start_problem(self._rec_first, recorder.steps, self._rec_afters)
-        if problem is None:
-            self._name_and_save(recorder)
-            return
-        self._warn_start(recorder, problem.app, problem.message)
-
-    def _name_and_save(self, recorder: Any) -> None:
-        from PySide6.QtWidgets import QInputDialog
-
-        name, ok = QInputDialog.getText(self.ui.macro_panel, "Save macro", "Name of the new macro:")
-        if ok and name.strip():
-            self.save(recorder.build(name.strip()), learn=True)
-
-    def _warn_start(self, recorder: Any, app: str, message: str) -> None:
-        """The recording depends on where an app was left: offer a known start."""
-        from agent.macros.start import app_label
-        from widgets.macro_panel import StartWarningDialog
-
-        device = self.session.device
-        label = app_label(device, app) if device is not None else app
-        dlg = StartWarningDialog(message, label, self.ui.macro_panel)
-        dlg.chosen.connect(lambda what: self._start_chosen(what, recorder, app, label))
-        dlg.finished.connect(lambda _r: self._dialog_closed(dlg))
-        self.dialog = dlg
-        dlg.open()
-
-    def _start_chosen(self, what: str, recorder: Any, app: str, label: str) -> None:
-        if what == "keep":
-            self._name_and_save(recorder)
-            return
-        from agent.macros.start import fresh_launch_step, home_step, unwind_to_first_screen
-
-        fresh = what == "fresh"
-        step = fresh_launch_step(app, label) if fresh else home_step()
-
-        def reach() -> Any:
-            from agent.device import Key
-
-            device = self.session.agent_device()
-            if fresh:
-                unwind_to_first_screen(device, app, lambda: device.foreground()[0])
-            else:
-                device.key(Key.HOME)
-            return self.observe()
-
-        def reached(obs: Any) -> None:
-            from agent.macros.recorder import Recorder
-
-            self.ui.busy("")
-            again = Recorder()
-            again.begin_with(step, app)
-            self.recorder = again
-            self._last_obs = obs
-            self._rec_first = None
-            self._rec_afters = [None]
-            self.ui.macro_panel.set_recording(True, 1)
-            self.ui.show_live()
-            self.ui.view.set_mode(ViewMode.DEMONSTRATE)
-            where = f"{label} on its first screen" if fresh else "the home screen"
-            self.ui.notify(Level.INFO, f"Recording again from {where}: step 1 is “{step.description}”. "
-                           "Do the steps on the mirror, then Stop.", key="macro-recording")
-
-        self.ui.busy("Putting the phone in the known state…")
-        self.session.misc.submit(reach, on_done=reached, on_error=self._record_failed)
-
-    def ui_busy(self) -> bool:
-        return self.ui.run_active() or self.active
-
-    def _on_gesture(self, action: Action) -> None:
-        if self._redemo is not None:
-            self._record_replacement(action)
-            return
-        if self.recorder is None:  # a replay's demonstration is answered by ``Demonstration``
-            return
-        recorder = self.recorder
-        previous = self._last_obs
-
-        def record() -> tuple[int, Any, Any]:
-            from agent.execute import execute
-
-            before = previous or self.observe()
-            step = recorder.record(action, before)
-            execute(step.action, self.session.agent_device())  # a nav-bar tap runs as its key
-            after = self.observe()
-            recorder.observe_after(after)
-            return len(recorder.steps), before, after
-
-        def done(result: tuple[int, Any, Any]) -> None:
-            self.ui.busy("")
-            count, before, after = result
-            if count == 1:
-                self._rec_first = before  # where the recording starts
-            self._rec_afters.append(after)
-            self._last_obs = after
-            self.ui.macro_panel.set_recording(self.recorder is not None, count)
-
-        self.ui.busy("Recording the step…")
-        self.session.misc.submit(record, on_done=done, on_error=self._record_failed)
-
     # ---- replay ----------------------------------------------------------------------------
     def run(self, macro_id: str, approve_each: bool) -> None:
         """Replay on the connected phone; a macro with parameters asks for their values first."""
@@ -485,14 +106,8 @@ class MacroController:
             dlg.open()
             return
         self._start(macro_id, approve_each, {})
-
-    def _dialog_closed(self, dlg: Any) -> None:
-        if self.dialog is dlg:
-            self.dialog = None
-        dlg.deleteLater()
-
     def run_on_dialog(self, macro_id: str) -> None:
-        """Pick a virtual phone (profile, theme, language), switch to it and replay there."""
+        """Pick a virtual phone (profile, theme, language, layout), switch to it and replay there."""
         from widgets.macro_panel import RunOnDialog
 
         macro = self.ui.macro_panel.macro(macro_id)
@@ -504,14 +119,15 @@ class MacroController:
         self.dialog = dlg
         dlg.open()
 
-    def run_on(self, macro_id: str, profile: str, theme: str, lang: str, approve_each: bool = False) -> None:
+    def run_on(self, macro_id: str, profile: str, theme: str, lang: str, approve_each: bool = False,
+               layout: str = "default") -> None:
         from app.gui.devices import virtual_choice
 
         if self.ui_busy() or self.recorder is not None:
             self.ui.notify(Level.WARNING, "Stop any task, replay or recording first.", key="macro-busy")
             return
         self._after_connect = lambda: self.run(macro_id, approve_each)
-        self.ui.connect_device(virtual_choice(profile, theme, lang))
+        self.ui.connect_device(virtual_choice(profile, theme, lang, layout))
 
     def device_ready(self) -> None:
         """The window connected a phone: a waiting "Run on…" goes ahead."""
@@ -528,7 +144,11 @@ class MacroController:
 
             macro = session.store().load_macro(macro_id)
             self._cancel = CancelToken()
-            replayer = Replayer(session.agent_device(), _SessionParser(session), approve_each=approve_each)
+            from app.compose import macro_healer
+
+            # a step the recording cannot find again is healed by one model call, and asked
+            replayer = Replayer(session.agent_device(), SessionParser(session), approve_each=approve_each,
+                                healer=macro_healer(session.settings))
             # MissingParameter says which value is missing; the run is stored like a task's
             return macro, replayer.start(macro, params, store=session.store(), cancel=self._cancel)
 
@@ -575,7 +195,10 @@ class MacroController:
                     self._add_step(record)
                 ui.notify(Level.WARNING, f"The macro's step {index + 1} failed", message, key="macro-step-failed")
             case Finished(status=status, note=note, episode=episode):
-                ui.timeline.set_section_title(self._section, f"macro — {status.value}: {note}")
+                from agent.cost import run_cost
+
+                ui.timeline.set_section_title(self._section, f"macro — {status.value}: {note} · "
+                                                             f"{run_cost(episode).describe()}")
                 ui.episodes_panel.runStored.emit(self._section, episode)  # its frames, like an opened run's
             case _:
                 log.debug("replay event not shown: %r", event)
@@ -594,11 +217,7 @@ class MacroController:
             bar.set_failed_step(True)
             bar.buttons[DecisionKind.EDIT].setEnabled(False)
             bar.feedback.setPlaceholderText("Reject skips this step")
-            card.set_failed(question.reason)
-            card.title.setText(f"Macro step {question.index + 1} needs you")
-            card.rationale.setText(f"{_esc(question.reason)}<br><br><b>Demonstrate</b> the step on the mirror "
-                                   "(it replaces the recorded one in the next version); <b>Reject</b> skips it; "
-                                   "<b>Abort</b> stops the replay.")
+            card.set_failed(question.reason, title=f"Macro step {question.index + 1} needs you", advice=MACRO_ADVICE)
             ui.view.set_proposal(None)
             ui.notify(Level.WARNING, f"Macro step {question.index + 1} needs you: {question.reason}",
                       "Show the step on the mirror (tap, hold or drag), Reject to skip it, or Abort.",
@@ -651,10 +270,6 @@ class MacroController:
         self._demo.start()
 
     @property
-    def demonstrating(self) -> bool:
-        return self._demo.active
-
-    @property
     def section(self) -> str:
         """The timeline section of the current (or last) replay."""
         return self._section
@@ -702,16 +317,3 @@ class MacroController:
             driver.stop()
             driver.join(timeout)
 
-
-class _SessionParser:
-    """The session's screen parser, as the agent loop's parser (built on first use)."""
-
-    def __init__(self, session: Session) -> None:
-        self._s = session
-
-    def parse(self, screen: Screen) -> ScreenParse:
-        return self._s.parse_screen(screen)
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

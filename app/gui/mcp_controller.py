@@ -133,24 +133,21 @@ class McpPanel(QWidget):
         self.calls.setToolTip("The clients' calls, newest first")
         self.calls.setWordWrap(True)
         self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Policy"))
-        top.addWidget(self.policy, 1)
-        top.addWidget(self.start)
         form = QFormLayout()
+        form.addRow("Policy", self.policy)
         token_row = QHBoxLayout()
         token_row.addWidget(self.token, 1)
         token_row.addWidget(self.copy_token)
         form.addRow("Address", self.address)
         form.addRow("Token", token_row)
-        buttons = QHBoxLayout()
+        buttons = QVBoxLayout()  # one under the other: the dock stays narrow (1024x700)
         buttons.addWidget(self.copy_config)
         buttons.addWidget(self.copy_stdio)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.state)
-        lay.addLayout(top)
         lay.addLayout(form)
+        lay.addWidget(self.start)
         lay.addWidget(self.config)
         lay.addLayout(buttons)
         lay.addWidget(QLabel("Calls"))
@@ -235,12 +232,29 @@ class McpController:
         store = ui.store()
         phone = ui.session.device
         serial = getattr(getattr(phone, "info", None), "serial", "") if phone is not None else ""
-        book = EpisodeBook(store, device=serial or "window", on_recorded=self._recorded)
+        from app.compose import recording
+        from app.mcp.recording import SessionRecords
+
+        settings = ui.session.settings
+        read: list[Any] = []  # one OCR for every client's record, loaded when the first one begins
+
+        def record() -> Any:
+            from app.run_record import streams
+            from phone.record.capture import default_reader
+
+            if not streams(phone):
+                return None
+            if not read:
+                read.append(default_reader())
+            return recording(settings, phone, store, read=read[0])
+
+        records = SessionRecords(store, record)  # when the phone streams
+        book = EpisodeBook(store, device=serial or "window", on_recorded=self._recorded, on_begin=records.begin)
         self.stopping = False
         self.service = PhoneService(device, ui.parse_screen, PolicySupervisor(policy, WindowSupervisor(self)), book,
-                                    store=store, task_runner=task_runner(ui.session.settings, device, _WindowParser(ui),
+                                    store=store, task_runner=task_runner(settings, device, _WindowParser(ui),
                                                                          store, policy),
-                                    busy=self._phone_busy)
+                                    busy=self._phone_busy, records=records)
         self.token = new_token()
         server = build_server(self.service)
         ports = [port] if port is not None else [DEFAULT_PORT, 0]

@@ -58,6 +58,7 @@ class ModelController(QObject):
         self._server: Any = None
         self._cancel = threading.Event()
         self._closed = False
+        self.offering_builtin = False  # the panel offers the built-in model: no Ollama answered
         self.builtin_phase = "stopped"
         self.builtin_alias = builtin_alias  # "" = the catalog's default
         self._then: Any = None  # called once a requested built-in model is in use
@@ -113,12 +114,20 @@ class ModelController(QObject):
     def _listed(self, listing: Any) -> None:
         current = self.current_model()
         rows = [ModelRow(m.name, m.source, m.adapter, m.note, m.name == current) for m in listing.models]
-        self.panel.set_models(rows, "\n".join(listing.problems))
-        offer = not listing.ollama_reachable and self.builtin_phase in ("stopped", "failed")
-        self.panel.show_builtin_offer(offer)
+        # while the built-in model stands in, that no Ollama answers is not news
+        stands_in = not listing.ollama_reachable and self.builtin_phase in ("preparing", "loading", "ready")
+        self.panel.set_models(rows, "" if stands_in else "\n".join(listing.problems))
+        llm = getattr(_settings_of(self.window), "llm", None)
+        uses_ollama = getattr(llm, "backend", "ollama") == "ollama"  # another server answers for itself
+        offer = uses_ollama and not listing.ollama_reachable and self.builtin_phase in ("stopped", "failed")
+        self.offering_builtin = offer
+        self.panel.show_builtin_offer(offer, self.manager.ollama_host or "")
         if offer:
             self.dock.show()
             self.dock.raise_()
+            resolve = getattr(getattr(self.window, "notifications", None), "resolve", None)
+            if resolve is not None:
+                resolve("model-list")  # one message about a missing Ollama: the offer says it
 
     def settings_changed(self) -> None:
         """The window's settings changed: the list may differ (another Ollama host)."""

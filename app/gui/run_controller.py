@@ -10,7 +10,9 @@ the user's gesture as the step.  Closing the window stops the loop at its next y
 the runner stores the episode as it goes.  While the model works the card shows the
 stage, the call of the step and the seconds so far (ticking), with the reply streaming in
 (the run's ``CancelToken`` is listened to); the latent panel greys the previous step's
-estimates.  A proposal's reason line comes from ``agent.explain``; candidates offered
+estimates, and says why when a run makes none (``app.gui.latent_controller``).  A
+proposal's reason line comes from ``agent.explain``; the card warns of a changed screen only
+when it changed in a way that matters (``app.gui.screen_watch``); candidates offered
 after repeated rejections are one click (an edit); "Is the task done?" is asked on the
 card when the agent says so.  Never imports the window.
 """
@@ -18,15 +20,13 @@ card when the agent says so.  Never imports the window.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
-
 from agent.events import (
     Aborted,
+    Amended,
     AwaitingDecision,
     ErrorEvent,
     Estimated,
@@ -51,28 +51,22 @@ from agent.types import (
 )
 from app.gui.demonstrate import Demonstration
 from app.gui.episode_controller import STATUS_WORDS
-from app.gui.mirror import frame_signature
+from app.gui.latent_controller import LatentNotes
+from app.gui.record_controller import RecordController
+from app.gui.run_start import NoModelAnswers, SessionParser, check_model
+from app.gui.screen_watch import ScreenWatch, identify_on, planned_identity
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver
+from app.gui.working_card import WorkingCard
 from vision.types import Screen, ScreenParse
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 from widgets.task_panel import RunState, TaskRequest
 
 if TYPE_CHECKING:
-    from agent.llm.base import LLMClient
     from agent.runner import RunGenerator
-    from app.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-class NoModelAnswers(RuntimeError):
-    """Start found no model to talk to; ``hint`` says what to do."""
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +76,12 @@ class RunEnd:
     status: EpisodeStatus
     reason: str
     episode_id: str = ""
+    cost: str = ""  # agent.cost.RunCost.describe(): model calls, interventions, wall time, origins
 
     def summary(self) -> str:
-        """How it ended and why: "✔ succeeded — the goal is reached"."""
+        """How it ended and why: "✔ succeeded — the goal is reached · 2 model calls · …"."""
         words = STATUS_WORDS.get(self.status, self.status.value)
-        return words + (f" — {self.reason}" if self.reason else "")
+        return words + (f" — {self.reason}" if self.reason else "") + (f" · {self.cost}" if self.cost else "")
 
     def text(self) -> str:
         return f"Finished: {self.summary()}"
@@ -95,40 +90,6 @@ class RunEnd:
 def is_decision_request(event: object) -> bool:
     """The agent loop waits for a decision after this event."""
     return isinstance(event, AwaitingDecision)
-
-
-def check_model(settings: Settings, model: str, client: LLMClient | None = None) -> None:
-    """Raise ``NoModelAnswers`` unless the configured LLM server answers and has ``model``."""
-    from agent.llm.base import LLMError
-
-    own = client is None
-    if client is None:
-        from app.compose import make_client
-
-        client = make_client(settings, model=model)
-    where = getattr(client, "host", "") or getattr(client, "base_url", "") or "the LLM server"
-    try:
-        models = client.list_models()
-    except LLMError as exc:
-        raise NoModelAnswers(
-            f"No model answers at {where}: Start needs a running model.",
-            f"{exc}\n\nWhat to do: start the model server (for Ollama: `ollama serve`, then "
-            f"`ollama pull {model or 'MODEL'}`), or start the built-in model on the Models tab, "
-            "or point Tapwise at another server in File ▸ Settings (Ctrl+,); then press Start again.") from None
-    finally:
-        if own:
-            close = getattr(client, "close", None)
-            if close is not None:
-                close()
-    if not models:
-        raise NoModelAnswers(
-            f"The server at {where} answers but has no model yet.",
-            f"What to do: download one (for Ollama: `ollama pull {model or 'llama3.2'}`), or start the "
-            "built-in model on the Models tab; then press Start again.")
-    if model and not any(m == model or m.split(":")[0] == model for m in models):
-        raise NoModelAnswers(
-            f"The server at {where} has no model “{model}”.",
-            "What to do: pick one of its models in the Model box: " + ", ".join(models[:12]))
 
 
 class RunController:
@@ -152,20 +113,13 @@ class RunController:
         self._latent_step: int | None = None
         self._screens: dict[tuple[str, int], tuple[Screen | None, ScreenParse | None, Action | None]] = {}
         self._step_screen: dict[int, Screen] = {}  # the frame each step was planned on
-        self._live_sig_at: dict[int, str] = {}
         self._current_parse: ScreenParse | None = None
-        self._planned_sig = ""
+        self._built: tuple[str, str, str, bool] | None = None  # planner chosen, planner used, model, estimates
         self._decision_started: float | None = None
         self._starting = False
         self._cancel: Any = None
         self._client: Any = None
-        self._working: Working | None = None
-        self._stream_lock = threading.Lock()
-        self._streamed = ""  # the reply so far, written on the request's thread
-        self._stream_posted = False
-        self._ticker = QTimer()
-        self._ticker.setInterval(1000)
-        self._ticker.timeout.connect(self._tick)
+        self.working = WorkingCard(ui.proposal_card, self.session.poster, lambda: self.proposal is not None)
         ui.proposal_card.alternativePicked.connect(self._pick)
         tp = ui.task_panel
         tp.startRequested.connect(self.start)
@@ -174,6 +128,10 @@ class RunController:
         tp.abortRequested.connect(self.abort)
         tp.modelPicked.connect(self._model_picked)
         self._demo = Demonstration(ui, self._on_demonstrated)
+        self.recording = RecordController(ui)  # the "Record a video" box, the REC line, the run's record
+        self.latent = LatentNotes(ui)  # what the latent panel says when there are no estimates
+        self.watch = ScreenWatch(identify_on(self.session))  # has the screen changed in a way that matters?
+        self.watch.verdict.connect(ui.proposal_card.set_screen_changed)
 
     @property
     def demonstrating(self) -> bool:
@@ -203,6 +161,7 @@ class RunController:
             ui.notify(Level.ERROR, "No phone is connected.", "Pick a phone (or the virtual phone) in the tool bar.")
             return
         self._remember_choices(request)
+        self.recording.warm_up()  # the record's OCR loads while the model is checked
         if not ui.ensure_model(request.model, then=lambda: self.start(request)):
             ui.task_panel.set_state(RunState.IDLE, f"Starting the built-in model {request.model}…")
             return  # Start goes on once the built-in model answers
@@ -252,7 +211,8 @@ class RunController:
         ui.task_panel.error.setText("")
         self.events.clear()
         self._step_screen.clear()
-        self._live_sig_at.clear()
+        if self._built is not None:
+            self.latent.run_started(*self._built)
         self._latent_prev = self._latent_last = None
         self._latent_step = None
         self.result = None
@@ -263,11 +223,13 @@ class RunController:
         ui.timeline.begin_section(self._section, f"▶ {request.goal} — running")
         ui.timeline_dock.raise_()
         ui.model_status.setText(f"model: {request.model}")
+        ui.decision_bar.set_bigger_model(self.session.settings.escalation.model.strip())
         self._clear_panels()
         self.driver = GeneratorDriver(gen, self.session.poster, self._on_event, self._on_finished, self._on_error,
                                       on_stop=self._cancel_run, needs_decision=is_decision_request)
         self._goal = request.goal
         ui.task_panel.set_state(RunState.RUNNING, f"Running: {request.goal}")
+        self.recording.started()
         self.driver.start()
 
     def _make_generator(self, request: TaskRequest) -> RunGenerator:
@@ -280,15 +242,30 @@ class RunController:
         client = self.llm_factory(request) if self.llm_factory is not None else None
         settings = self.session.settings
         check_model(settings, request.model, client)
+        store = self.session.store()
         self._cancel = CancelToken()
-        self._cancel.listen(self._heard)
+        self._cancel.listen(self.working.heard)
         run = build_run(RunRequest(goal=request.goal, planner=request.planner, autonomy=request.autonomy,
                                    model=request.model),
-                        settings, device=self.session.agent_device(), parser=_SessionParser(self.session),
-                        store=self.session.store(), cancel=self._cancel, client=client, prefs=self.session.prefs,
-                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True)
+                        settings, device=self.session.agent_device(), parser=SessionParser(self.session),
+                        store=store, cancel=self._cancel, client=client, prefs=self.session.prefs,
+                        judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True,
+                        consent=self._consent(), recorded=self.recording.prepare(store))
         self._client = run.client
+        from app.compose import planner_for_model
+
+        chosen, model = request.planner or settings.agent.planner, request.model or settings.llm.model
+        self._built = (chosen, planner_for_model(chosen, model, self.session.prefs), model,
+                       run.bundle.estimator is not None)
         return run.events
+
+    def _consent(self) -> Any:
+        """The user's consent, asked in the window's dialog (``app.gui.guards``)."""
+        from app.compose import user_consent
+        from app.gui.guards import DialogConsentGate
+
+        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui)  # type: ignore[arg-type,return-value]
+        return user_consent(self.consent_gate)
 
     def _cancel_run(self) -> None:
         if self._cancel is not None:
@@ -296,8 +273,7 @@ class RunController:
 
     def _clear_panels(self) -> None:
         """Nothing from an earlier step may stay on the proposal and latent panels."""
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = None
         self.ui.proposal_card.set_proposal(None)
         self.ui.latent_panel.set_state(None)
@@ -309,15 +285,11 @@ class RunController:
         match event:
             case Observed(step=index, screen=screen):
                 self._step_screen[index] = screen
-                live = self.session.live_screen
-                # the mirror's frame when the step was observed; later frames are compared
-                # with it (not with the runner's screenshot, which a video mirror never matches)
-                self._live_sig_at[index] = frame_signature(live) if live is not None else ""
                 self.proposal = None  # a new observation: the last proposal is stale
                 self.ui.proposal_card.set_proposal(None)
                 self.ui.latent_panel.set_stale(True)
             case Working() as working:
-                self._show_working(working)
+                self.working.show(working)
             case Parsed(parse=parse):
                 self._current_parse = parse
                 self.session.live_parse = parse  # the runner's parse is the freshest one of the phone
@@ -335,7 +307,7 @@ class RunController:
                 self._show_proposal(index, proposal)
                 self._offer(alternatives)
                 self._ask(index, reason)
-            case Executed(record=record) | Rejected(record=record) | Aborted(record=record):
+            case Executed(record=record) | Rejected(record=record) | Aborted(record=record) | Amended(record=record):
                 self._add_step(record)
             case Finished(status=status, note=note, episode=episode):
                 self._finish(status, note, episode)
@@ -357,47 +329,13 @@ class RunController:
         self._latent_last = latent
         self.ui.latent_panel.set_state(latent, self._latent_prev)
 
-    # ---- while the model works -----------------------------------------------------------------
-    def _show_working(self, working: Working) -> None:
-        self._working = working
-        with self._stream_lock:
-            self._streamed = ""
-        self.ui.proposal_card.set_working(working.stage, working.call, working.calls,
-                                          max(0.0, time.time() - working.started))
-        self._ticker.start()
-
-    def _tick(self) -> None:
-        w = self._working
-        if w is None or self.proposal is not None:
-            self._ticker.stop()
-            return
-        self.ui.proposal_card.set_working(w.stage, w.call, w.calls, max(0.0, time.time() - w.started))
-        self.ui.proposal_card.set_streamed(self._streamed)
-
-    def _heard(self, text: str) -> None:
-        """The reply so far (on the request's thread): shown on the GUI thread, newest only."""
-        with self._stream_lock:
-            self._streamed = text
-            if self._stream_posted:
-                return
-            self._stream_posted = True
-        self.session.poster.post(self._show_stream)
-
-    def _show_stream(self) -> None:
-        with self._stream_lock:
-            self._stream_posted = False
-            text = self._streamed
-        if self._working is not None and self.proposal is None:
-            self.ui.proposal_card.set_streamed(text)
-
     # ---- proposals and questions ------------------------------------------------------------------
     def _show_proposal(self, index: int, proposal: Proposal) -> None:
         from agent.explain import confidence_of, why_line
 
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = proposal
-        self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal),
+        self.ui.proposal_card.set_proposal(proposal, why=why_line(proposal, self._goal, self._current_parse),
                                            confidence=confidence_of(proposal))
         self._show_screen_gist(index)
         if self.session.viewing.live:
@@ -418,8 +356,7 @@ class RunController:
     def _ask(self, index: int, reason: str) -> None:
         ui = self.ui
         self._decision_started = time.perf_counter()
-        self._planned_sig = self._live_sig_at.get(index, "")
-        self.check_screen_changed()
+        self._watch_screen(index)
         ui.decisions.claim(self)
         ui.task_panel.set_state(RunState.WAITING, f"Waiting for your decision ({reason})" if reason
                                 else "Waiting for your decision")
@@ -435,13 +372,12 @@ class RunController:
 
     def _ask_if_done(self, index: int, proposal: Proposal, reason: str) -> None:
         """The agent says the task is done (or the run stopped): the user says whether it is."""
-        self._ticker.stop()
-        self._working = None
+        self.working.stop()
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal)
         self.ui.proposal_card.set_question("Is the task done?", (proposal.rationale or reason).strip())
         self.ui.view.set_proposal(None)
-        self._planned_sig = ""
+        self.watch.stop()
         self.ui.decisions.claim(self)
         self.ui.decision_bar.set_confirm(True)
         self.ui.task_panel.set_state(RunState.WAITING, "Is the task done? Yes ends the run as succeeded")
@@ -452,18 +388,25 @@ class RunController:
         self.proposal = placeholder
         self.ui.proposal_card.set_failed(reason)
         self.ui.view.set_proposal(None)
-        self._planned_sig = ""
+        self.watch.stop()
         self.ui.decisions.claim(self)
         self.ui.decision_bar.set_failed_step(True)
         self.ui.task_panel.set_state(RunState.WAITING, "The step failed: Demonstrate or Edit it, Reject to retry")
         self.ui.decision_bar.buttons[DecisionKind.DEMONSTRATE].setFocus()
 
     def check_screen_changed(self) -> None:
-        """Tell the user when the live screen moved on from the frame the step was planned on."""
+        """A live frame arrived while a proposal waits: the watch looks at it once it settles."""
         live = self.session.live_screen
-        if not self._planned_sig or live is None or self.proposal is None:
+        if live is not None and self.proposal is not None:
+            self.watch.frame(live)
+
+    def _watch_screen(self, index: int) -> None:
+        """Watch for a change that matters to the screen step ``index`` was planned on."""
+        parse, screen = self._current_parse, self._step_screen.get(index)
+        if parse is None or screen is None:
+            self.watch.stop()
             return
-        self.ui.proposal_card.set_screen_changed(frame_signature(live) != self._planned_sig)
+        self.watch.watch(planned_identity(parse, screen), self.session.live_screen)
 
     def _add_step(self, step: Step) -> None:
         shown = self._step_screen.get(step.index)
@@ -472,10 +415,14 @@ class RunController:
 
     def _finish(self, status: EpisodeStatus, note: str, episode: Episode) -> None:
         self.episode_id = episode.id
-        self.end = RunEnd(EpisodeStatus(status), note, episode.id)
-        # the stored steps are the truth: any step the loop did not announce is added here
+        from agent.cost import run_cost
+
+        self.end = RunEnd(EpisodeStatus(status), note, episode.id, run_cost(episode).describe())
+        # the stored steps are the truth: any step the loop did not announce (or that gained
+        # what flashed after it since) is shown as stored
         for step in episode.steps:
-            if self.ui.timeline.step(step.index, self._section) is None:
+            shown = self.ui.timeline.step(step.index, self._section)
+            if shown is None or shown.transients != step.transients:
                 self._add_step(step)
         self.ui.timeline.set_section_title(self._section, f"{self._goal} — {self.end.summary()}")
 
@@ -494,7 +441,7 @@ class RunController:
         level = Level.INFO if end.status is EpisodeStatus.SUCCEEDED else Level.WARNING
         self.ui.notify(level, f"Task {end.summary()}", key="run-finished")
         self.ui.episodes_panel.request_refresh()
-        self.ui.knowledge_changed()
+        self.ui.task_ended()
 
     def _on_error(self, failure: Failure) -> None:
         self._close_client()
@@ -507,10 +454,14 @@ class RunController:
 
     def _end_ui(self) -> None:
         ui = self.ui
+        self.recording.finished(self._section, self.episode_id)
         self.driver = None
         self.demonstrating = False
         ui.decisions.release(self)
+        ui.decision_bar.set_bigger_model("")
         self._clear_panels()
+        self.watch.stop()
+        self.latent.run_ended()
         if ui.view.mode is ViewMode.DEMONSTRATE:
             ui.view.set_mode(ViewMode.INSPECT)
 
@@ -542,7 +493,7 @@ class RunController:
         if ui.view.mode is ViewMode.DEMONSTRATE:
             ui.view.set_mode(ViewMode.INSPECT)
         ui.view.set_proposal(None)
-        ui.proposal_card.set_screen_changed(False)
+        self.watch.stop()
         ui.task_panel.set_state(RunState.RUNNING, f"{decision.kind.value}: carrying on")
         self.driver.decide(decision)
 
@@ -595,25 +546,14 @@ class RunController:
         """Stop the loop cleanly (abort at the next decision or yield) and wait for it."""
         driver = self.driver
         if driver is None:
+            self.recording.shutdown()
             return
         driver.stop()
         if not driver.join(timeout):
             log.error("the agent loop did not stop within %.0f s", timeout)
         self._close_client()
+        self.recording.shutdown()
 
     # ---- past steps ---------------------------------------------------------------------------
     def step_screen(self, section: str, index: int) -> tuple[Screen | None, ScreenParse | None, Action | None] | None:
         return self._screens.get((section, index))
-
-
-class _SessionParser:
-    """Hands the runner the session's parser, built on first use (on the runner's thread)."""
-
-    def __init__(self, session: Session) -> None:
-        self._s = session
-
-    def parse(self, screen: Screen, *args: Any, **kwargs: Any) -> ScreenParse:
-        return self._s.parse_screen(screen, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._s.parser(), name)

@@ -106,6 +106,9 @@ class Session:
         self.viewing: Viewing = LIVE
         self.live_screen: Screen | None = None
         self.live_parse: ScreenParse | None = None
+        #: the UI language the phone shows, as automatic exploration last read it: the app maps
+        #: the window lists and completes macros from are that language's (None: not read yet)
+        self.maps_language: str | None = None
         self._store = store
         self._owns_store = False
         self._parser_factory = parser_factory
@@ -114,10 +117,13 @@ class Session:
 
     # ---- the phone -------------------------------------------------------------------------
     def agent_device(self) -> SerializedDevice:
-        """The current device, with every call routed through its serial executor."""
+        """The current device, with every call routed through its serial executor, typing
+        ``{{secret:NAME}}`` from the user's vault (``app.compose.agent_device``)."""
         if self.device is None or self.executor is None:
             raise RuntimeError("no phone is connected")
-        return SerializedDevice(self.device, self.executor)
+        from app.compose import agent_device
+
+        return agent_device(SerializedDevice(self.device, self.executor))  # type: ignore[return-value]
 
     # ---- parsing ---------------------------------------------------------------------------
     def parser(self) -> Any:
@@ -193,6 +199,10 @@ class Workbench(Protocol):
     def run_active(self) -> bool: ...
 
     def knowledge_changed(self) -> None: ...
+
+    def task_ended(self) -> None:
+        """A task ended (learnt knowledge is shown; the phone's apps are looked over for maps)."""
+        ...
 
     def connect_device(self, choice: DeviceChoice) -> None: ...
 

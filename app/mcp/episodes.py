@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Any
 
 from agent.types import Autonomy, Episode, EpisodeStatus, ImageRef, Macro, Step, StepOutcome
 from vision.types import Screen, ScreenParse
@@ -52,9 +53,11 @@ class EpisodeBook:
     ``app.storage.Store`` (or anything with its episode methods), or None to record nothing."""
 
     def __init__(self, store: object | None, *, device: str = "", autonomy: Autonomy = Autonomy.APPROVE,
-                 on_recorded: Callable[[str, Step], None] | None = None) -> None:
+                 on_recorded: Callable[[str, Step], None] | None = None,
+                 on_begin: Callable[[str, Episode], None] | None = None) -> None:
         self.store = store
         self.on_recorded = on_recorded  # told (on the writer thread) after each step is stored
+        self.on_begin = on_begin  # told (on the caller's thread) when a client's episode begins
         self.device = device
         self.autonomy = autonomy
         self._open: dict[str, _Open] = {}
@@ -92,6 +95,8 @@ class EpisodeBook:
             episode = Episode(goal=episode_goal(client), planner=f"{PLANNER_PREFIX}{client}", model=client,
                               device=self.device, autonomy=self.autonomy)
             found = self._open[client] = _Open(episode.id)
+            if self.on_begin is not None:
+                self.on_begin(client, episode)
             if self.store is not None:
                 self._writer.submit(self._begin, episode)
         return found
@@ -140,6 +145,41 @@ class EpisodeBook:
             self.store.finish_episode(episode_id, EpisodeStatus.SUCCEEDED, note)  # type: ignore[union-attr]
         except Exception:
             log.exception("could not finish MCP episode %s", episode_id)
+
+
+def episode_dict(episode: Episode, store: object | None = None) -> dict[str, Any]:
+    """A stored episode as plain data for an MCP client: each step's call, decision and
+    result, what flashed on the screen after it, and (with ``store``) the run's video."""
+    steps = []
+    for s in episode.steps:
+        row: dict[str, Any] = {"index": s.index, "outcome": s.outcome.value}
+        if s.proposal is not None:
+            row["proposed"] = s.proposal.action.describe()
+        if s.decision is not None:
+            row["decision"] = s.decision.kind.value
+            if s.decision.feedback:
+                row["feedback"] = s.decision.feedback
+        if s.executed is not None:
+            row["executed"] = s.executed.describe()
+        if s.error:
+            row["error"] = s.error
+        if s.foreground_package:
+            row["app"] = s.foreground_package
+        if s.transients:
+            row["flashed"] = [{"text": t.text, "seconds": round(t.seconds, 2)} for t in s.transients]
+        if s.proposal is None and s.executed is None and s.decision is None and not s.error:
+            row["call"] = "observe"
+        steps.append(row)
+    out: dict[str, Any] = {"id": episode.id, "goal": episode.goal, "status": episode.status.value,
+                           "note": episode.note, "planner": episode.planner, "steps": steps}
+    if store is not None:
+        from app.run_record import video_of
+
+        video = video_of(store, episode)
+        if video is not None:
+            out["video"] = {"path": str(video.path), "seconds": video.duration_s,
+                            "steps_at_s": {str(k + 1): round(v, 2) for k, v in sorted(video.steps.items())}}
+    return out
 
 
 def macro_from_episode(episode: Episode, name: str, description: str = "", *,

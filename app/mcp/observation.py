@@ -81,8 +81,9 @@ class Observation:
         from PIL import Image
 
         from vision.marks import set_of_marks
+        from vision.secret_mask import mask_password_fields
 
-        img = set_of_marks(self.screen.image, self.elements(), skip_kinds=_BARS)
+        img = set_of_marks(mask_password_fields(self.screen).image, self.elements(), skip_kinds=_BARS)
         buf = io.BytesIO()
         Image.fromarray(img).save(buf, format="PNG", compress_level=1)
         return buf.getvalue()

@@ -38,13 +38,14 @@ from agent.types import (
     StepOutcome,
     Target,
 )
-from app.mcp.episodes import EpisodeBook
+from app.mcp.episodes import EpisodeBook, episode_dict
 from app.mcp.observation import BadElementId, Observation, screen_signature, split_id
 from app.mcp.supervisor import Review, Supervisor
 from vision.types import Element, Screen, ScreenParse
 
 if TYPE_CHECKING:
     from agent.events import AwaitingDecision
+    from app.mcp.recording import SessionRecords
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,8 @@ class PhoneService:
 
     def __init__(self, device: Device, parse: Callable[[Screen], ScreenParse], supervisor: Supervisor,
                  book: EpisodeBook, *, store: Any = None, task_runner: TaskRunner | None = None,
-                 wait_ms: int = 0, busy: Callable[[], str | None] | None = None) -> None:
+                 wait_ms: int = 0, busy: Callable[[], str | None] | None = None,
+                 records: SessionRecords | None = None) -> None:
         self.device = device
         self._parse = parse
         self.supervisor = supervisor
@@ -113,6 +115,7 @@ class PhoneService:
         self.task_runner = task_runner
         self.wait_ms = wait_ms
         self.busy = busy  # why the phone cannot take a client's action now (another run drives it), or None
+        self.records = records  # the record of each client's session (flashes, video), when the phone streams
         self._state = _State()
         self._lock = threading.RLock()  # one call at a time reaches the phone
 
@@ -356,8 +359,12 @@ class PhoneService:
             notes.append(f"The user did this step themselves instead: {executed.describe()}.")
         if decision.feedback and decision.kind is not DecisionKind.APPROVE:
             notes.append(f"The user said: {decision.feedback}")
+        index = self.book.next_index(client)
+        started = self.records.action_begins(client, index, executed) if self.records is not None else 0.0
         try:
             execute(executed, self.device, wait_ms=self.wait_ms)
+            if self.records is not None:
+                self.records.action_sent(client, index, executed, started)
             self._settle()
         except (DeviceError, NotExecutable) as exc:
             timings.append(("execute", (time.perf_counter() - t2) * 1000))
@@ -369,6 +376,8 @@ class PhoneService:
         t3 = time.perf_counter()
         after = self._new_observation()
         timings += [("execute", (t3 - t2) * 1000), ("observe_after", (time.perf_counter() - t3) * 1000)]
+        if self.records is not None:
+            notes += [f"Appeared on the screen after this action: “{t.text}”" for t in self.records.showing(client, index)]
         self.book.record(client, _done(step, executed=executed, timings_ms=tuple(timings)), obs.screen)
         return Acted(decision, executed, after, tuple(notes))
 
@@ -496,7 +505,9 @@ class PhoneService:
             episode = self.store.load_episode(wanted)
         except KeyError:
             raise ToolRefused(f"no episode {wanted!r}") from None
-        return episode_dict(episode)
+        if self.records is not None:
+            episode = self.records.amend(episode)
+        return episode_dict(episode, self.store)
 
     def save_as_macro(self, client: str, name: str, description: str = "") -> str:
         """Turn the client's episode so far into a stored macro named ``name``."""
@@ -522,30 +533,10 @@ class PhoneService:
                 + "; ".join(s.description for s in saved.steps))
 
     def close(self) -> None:
+        if self.records is not None:  # the videos are finished and what flashed is stored first
+            self.book.flush()
+            self.records.close()
         self.book.close()
-
-
-def episode_dict(episode: Episode) -> dict[str, Any]:
-    steps = []
-    for s in episode.steps:
-        row: dict[str, Any] = {"index": s.index, "outcome": s.outcome.value}
-        if s.proposal is not None:
-            row["proposed"] = s.proposal.action.describe()
-        if s.decision is not None:
-            row["decision"] = s.decision.kind.value
-            if s.decision.feedback:
-                row["feedback"] = s.decision.feedback
-        if s.executed is not None:
-            row["executed"] = s.executed.describe()
-        if s.error:
-            row["error"] = s.error
-        if s.foreground_package:
-            row["app"] = s.foreground_package
-        if s.proposal is None and s.executed is None and s.decision is None and not s.error:
-            row["call"] = "observe"
-        steps.append(row)
-    return {"id": episode.id, "goal": episode.goal, "status": episode.status.value, "note": episode.note,
-            "planner": episode.planner, "steps": steps}
 
 
 class _Parser:

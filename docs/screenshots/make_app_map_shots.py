@@ -15,9 +15,7 @@ Uses the virtual phone and a throwaway database, so the pictures are reproducibl
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,37 +23,22 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import pump  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import grab, pump, start_app  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 
-def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
-    pump(0.8)
-    g = widget.frameGeometry()
-    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
-    path = OUT / name
-    pix.save(str(path), "PNG")
-    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
-    return path
-
-
 def main() -> int:
-    if not os.environ.get("DISPLAY"):
-        print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
+    started = start_app("tapwise-map-shots-")
+    if started is None:
         return 2
-    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
-    width, height = (int(v) for v in size.split("x"))
+    app, tmp, size, width, height = started
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QApplication
 
     from app.gui.devices import VIRTUAL_CHOICE
     from app.gui.window import MainWindow
     from app.settings import Settings, VisionSettings
 
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Tapwise")
-    tmp = Path(tempfile.mkdtemp(prefix="tapwise-map-shots-"))
     win = MainWindow(Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only")), "sim", discover=False)
     win.move(0, 0)
     win.resize(width, height)

@@ -13,6 +13,7 @@ repository root:
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import tempfile
@@ -26,6 +27,11 @@ sys.path.insert(0, str(ROOT))
 OUT = Path(__file__).resolve().parent
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_screenshots import pump as _pump  # noqa: E402  (the sibling script; run from anywhere)
+
+pump = functools.partial(_pump, must=False)  # a state not reached is seen in the shot, not raised
 
 #: What the streaming model answers (zero-shot, free text), one word every ``GAP_S``.
 REPLY = "tap Network & internet"
@@ -58,17 +64,6 @@ class _Streaming(BaseHTTPRequestHandler):
             self.wfile.write(b"data: [DONE]\n\n")
         except (BrokenPipeError, ConnectionResetError):
             pass
-
-
-def pump(seconds: float, until=None) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtWidgets import QApplication
-
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        if until is not None and until():
-            return
-        time.sleep(0.02)
 
 
 def main() -> int:

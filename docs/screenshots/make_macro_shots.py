@@ -14,10 +14,10 @@ Everything runs on the virtual phone, so the pictures are reproducible.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,27 +27,11 @@ OUT = Path(__file__).resolve().parent
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
+sys.path.insert(0, str(OUT))
+from make_screenshots import grab  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import pump as _pump  # noqa: E402
 
-def pump(seconds: float, until=lambda: False) -> bool:  # type: ignore[no-untyped-def]
-    from PySide6.QtWidgets import QApplication
-
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        if until():
-            return True
-        time.sleep(0.02)
-    return bool(until())
-
-
-def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
-    pump(0.8)
-    g = widget.frameGeometry()
-    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
-    path = OUT / name
-    pix.save(str(path), "PNG")
-    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
-    return path
+pump = functools.partial(_pump, must=False)  # a state not reached is seen in the shot, not raised
 
 
 def recorded_macro():  # type: ignore[no-untyped-def]

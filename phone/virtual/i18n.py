@@ -10,7 +10,7 @@ LANGUAGES = ("en", "de")
 
 DE: dict[str, str] = {
     # system
-    "Search": "Suchen", "Search apps": "Apps suchen", "No apps found": "Keine Apps gefunden", "Home": "Startbildschirm",
+    "Search": "Suchen", "Undo": "Rückgängig", "Search apps": "Apps suchen", "No apps found": "Keine Apps gefunden", "Home": "Startbildschirm",
     "Clear all": "Alle löschen", "No recent items": "Keine kürzlich verwendeten Elemente", "Overview": "Übersicht",
     "18°C  Mostly sunny": "18 °C  Überwiegend sonnig", "Navigate up": "Nach oben", "ON": "AN", "OFF": "AUS",
     "Cancel": "Abbrechen", "OK": "OK", "Save": "Speichern", "Delete": "Löschen", "Done": "Fertig", "Set": "Festlegen",

@@ -37,6 +37,11 @@ class LaunchedPhone:
     serial: str
     process: subprocess.Popen[bytes]
     started_s: float = 0.0  # seconds from launch to ready
+    profile: str = "phone"  # the configuration it was started with (``serve_command``'s arguments)
+    theme: str = "light"
+    lang: str = "en"
+    seed: int = 0
+    layout: str = "default"
     _stopped: bool = field(default=False, repr=False)
 
     @property
@@ -66,13 +71,14 @@ class LaunchedPhone:
             log.debug("stopping the virtual phone: %s", exc)
 
 
-def serve_command(profile: str = "phone", theme: str = "light", lang: str = "en", seed: int = 0) -> list[str]:
+def serve_command(profile: str = "phone", theme: str = "light", lang: str = "en", seed: int = 0,
+                  layout: str = "default") -> list[str]:
     """The command line that serves a virtual phone on a free loopback port (in the desktop
     bundle, whose executable is no Python interpreter, its entry point's own switch)."""
     head = ([sys.executable, "--virtual-phone-process"] if getattr(sys, "frozen", False)
             else [sys.executable, "-m", "phone.virtual.serve"])
     return [*head, "--port", "0", "--profile", profile, "--theme", theme,
-            "--lang", lang, "--seed", str(seed)]
+            "--lang", lang, "--seed", str(seed), *(("--layout", layout) if layout != "default" else ())]
 
 
 def _read_ready_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
@@ -103,15 +109,19 @@ class PendingPhone:
     lang: str
     process: subprocess.Popen[bytes]
     started_at: float = field(default_factory=time.perf_counter)
+    layout: str = "default"
+    seed: int = 0
 
-    def matches(self, profile: str, theme: str, lang: str) -> bool:
-        return (self.profile, self.theme, self.lang) == (profile, theme, lang) and self.process.poll() is None
+    def matches(self, profile: str, theme: str, lang: str, layout: str = "default") -> bool:
+        return ((self.profile, self.theme, self.lang, self.layout) == (profile, theme, lang, layout)
+                and self.process.poll() is None)
 
     def ready(self, timeout: float = 30.0) -> LaunchedPhone:
         from phone.adb.discovery import connect
 
         serial = _read_ready_line(self.process, timeout)
-        phone = LaunchedPhone(serial, self.process)
+        phone = LaunchedPhone(serial, self.process, profile=self.profile, theme=self.theme, lang=self.lang,
+                              seed=self.seed, layout=self.layout)
         try:
             connect(serial, timeout=timeout)
             _wait_online(serial, timeout)
@@ -128,22 +138,23 @@ class PendingPhone:
             self.process.wait(5)
 
 
-def start(profile: str = "phone", theme: str = "light", lang: str = "en", *, seed: int = 0) -> PendingPhone:
+def start(profile: str = "phone", theme: str = "light", lang: str = "en", *, seed: int = 0,
+          layout: str = "default") -> PendingPhone:
     """Start the phone's process and return at once (``PendingPhone.ready`` waits for it);
     ``DeviceError`` with the install hint when adb is missing."""
     from phone.adb.adb_host import AdbHost
 
     AdbHost().ensure_server()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(serve_command(profile, theme, lang, seed), stdin=subprocess.PIPE,
+    proc = subprocess.Popen(serve_command(profile, theme, lang, seed, layout), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    return PendingPhone(profile, theme, lang, proc)
+    return PendingPhone(profile, theme, lang, proc, layout=layout, seed=seed)
 
 
 def launch(profile: str = "phone", theme: str = "light", lang: str = "en", *, seed: int = 0,
-           timeout: float = 30.0) -> LaunchedPhone:
+           timeout: float = 30.0, layout: str = "default") -> LaunchedPhone:
     """Serve a virtual phone in its own process and connect adb to it (blocks until both)."""
-    return start(profile, theme, lang, seed=seed).ready(timeout)
+    return start(profile, theme, lang, seed=seed, layout=layout).ready(timeout)
 
 
 def _wait_online(serial: str, timeout: float) -> None:
@@ -183,11 +194,11 @@ class LaunchedDevice(MirroredDevice):
 
 def launch_device(profile: str = "phone", theme: str = "light", lang: str = "en", *, seed: int = 0,
                   command_timeout_s: float = 15.0, timeout: float = 30.0,
-                  pending: PendingPhone | None = None) -> LaunchedDevice:
+                  pending: PendingPhone | None = None, layout: str = "default") -> LaunchedDevice:
     """Serve a virtual phone in its own process (or take ``pending``, already started) and
     open it like a real phone."""
     launched = (pending.ready(timeout) if pending is not None
-                else launch(profile, theme, lang, seed=seed, timeout=timeout))
+                else launch(profile, theme, lang, seed=seed, timeout=timeout, layout=layout))
     try:
         return LaunchedDevice(launched, command_timeout_s)
     except Exception:

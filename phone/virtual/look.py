@@ -134,3 +134,8 @@ DARK = Palette(
 )
 
 PALETTES = {"light": LIGHT, "dark": DARK}
+
+#: Page layouts, as after an app update: ``shifted`` puts a suggestion card at the top of
+#: every list page, so each row (and the element a recorded step aimed at) sits lower than
+#: on the default layout; ``reordered`` swaps each pair of rows of every list page.
+LAYOUTS: tuple[str, ...] = ("default", "shifted", "reordered")

@@ -19,15 +19,17 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from agent.device import DeviceError, DeviceGone, DeviceInfo, Key
+from agent.device import DeviceError, DeviceGone, DeviceInfo
 from phone.virtual import dump, render, system
 from phone.virtual.apps import APP_CLASSES, OPTIONAL_APPS
 from phone.virtual.apps.base import App
 from phone.virtual.apps.clock import Clock
 from phone.virtual.apps.launcher import Launcher, Recents
+from phone.virtual.flashes import Flashes
 from phone.virtual.i18n import LANGUAGES, translate
-from phone.virtual.look import PALETTES, PROFILES
+from phone.virtual.look import LAYOUTS, PALETTES, PROFILES
 from phone.virtual.noise import NoiseConfig, make_rng
+from phone.virtual.phone_input import PhoneInput
 from phone.virtual.truth import GroundTruth, TruthElement
 from phone.virtual.view import Node, Ui
 from vision.geometry import Rect, Size
@@ -58,17 +60,21 @@ class _Focus:
         self.replace_next = replace_next
 
 
-class VirtualPhone:
+class VirtualPhone(PhoneInput):
     """An Android-like phone drawn with Pillow.  See the module docstring."""
 
     def __init__(self, profile: str = "phone", theme: str = "light", lang: str = "en", seed: int = 0,
-                 noise: NoiseConfig | None = None, state: dict | None = None) -> None:
+                 noise: NoiseConfig | None = None, state: dict | None = None, layout: str = "default",
+                 timed_flashes: bool = False) -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
         if theme not in PALETTES:
             raise ValueError(f"unknown theme {theme!r}; choose one of {sorted(PALETTES)}")
         if lang not in LANGUAGES:
             raise ValueError(f"unknown language {lang!r}; choose one of {sorted(LANGUAGES)}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; choose one of {list(LAYOUTS)}")
+        self.layout = layout
         self.profile = PROFILES[profile]
         self.seed = int(seed)
         self.noise = noise or NoiseConfig()
@@ -76,6 +82,7 @@ class VirtualPhone:
         self._lang = lang
         self._closed = False
         self.frame_id = 0
+        self.flashes = Flashes(timed_flashes)  # toasts and snackbars (``phone.virtual.flashes``)
         self.reset(state)
 
     # ---- lifecycle --------------------------------------------------------------------
@@ -104,8 +111,7 @@ class VirtualPhone:
         self.recent: list[str] = []
         self.dialog: system.Dialog | None = None
         self.focus: _Focus | None = None
-        self.toast: str | None = None
-        self._toast_ttl = 0
+        self.flashes.clear()
         self.shifted = False
         self.symbols = False
         self._tick = 0
@@ -149,6 +155,7 @@ class VirtualPhone:
 
     def screenshot(self, *, with_hierarchy: bool = False) -> Screen:
         self._check()
+        self.tick_flashes()
         if self.noise.dynamic_content:
             self._tick += 1
             self.state["clock_minutes"] += 1 if self._tick % 3 == 0 else 0
@@ -272,6 +279,11 @@ class VirtualPhone:
                            dialog=translate(self.dialog.title, self.lang) if self.dialog else None,
                            keyboard=self.focus is not None)
 
+    def contact_names(self) -> list[str]:
+        """The names the Contacts app holds (what a redactor may replace)."""
+        return [" ".join(f"{p.get('first', '')} {p.get('last', '')}".split())
+                for p in self.state.get("contacts", {}).get("people", [])]
+
     def installed_apps(self) -> list[tuple[str, str]]:
         return [(translate(a.label, self.lang), a.package) for a in self.apps.values()]
 
@@ -279,91 +291,9 @@ class VirtualPhone:
     def lang(self) -> str:
         return self.state["settings"].get("language", self._lang)
 
-    # ---- Device protocol: input ---------------------------------------------------------
-    def tap(self, x: int, y: int) -> None:
-        self._check()
-        if self.noise.drop_taps and self._rng_tap.random() < self.noise.drop_taps:
-            log.debug("noise: dropped tap at (%d, %d)", x, y)
-            self._after_input(changed=False)
-            return
-        x, y = self._offset(x, y)
-        node = self._hit(x, y, lambda n: n.on_tap is not None)
-        if node is not None and node.on_tap is not None:
-            node.on_tap(x, y)
-        self._after_input()
-
-    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
-        self._check()
-        if self.noise.drop_taps and self._rng_tap.random() < self.noise.drop_taps:
-            self._after_input(changed=False)
-            return
-        x, y = self._offset(x, y)
-        node = self._hit(x, y, lambda n: n.on_long is not None or n.on_tap is not None)
-        if node is not None and node.on_long is not None:
-            node.on_long()
-        self._after_input()
-
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
-        self._check()
-        dx, dy = x2 - x1, y2 - y1
-        if abs(dx) < 8 and abs(dy) < 8:
-            self.tap(x1, y1)
-            return
-        _tree, ui = self._build()
-        if abs(dy) >= abs(dx):
-            if self.current is self.launcher and self.dialog is None and self.launcher.swipe(dy, y1, ui):
-                pass
-            else:
-                node = self._hit(x1, y1, lambda n: n.on_scroll is not None)
-                if node is not None and node.on_scroll is not None:
-                    node.on_scroll(-dy)
-        else:
-            node = self._hit(x1, y1, lambda n: n.on_hswipe is not None)
-            if node is not None and node.on_hswipe is not None:
-                node.on_hswipe(1 if dx < 0 else -1)
-        self._after_input()
-
-    def input_text(self, text: str) -> None:
-        self._check()
-        if self.focus is None:
-            log.info("input_text with no focused field; text dropped")
-            self._after_input(changed=False)
-            return
-        self._insert(text)
-        self._after_input()
-
-    def key(self, key: Key | str) -> None:
-        self._check()
-        try:
-            k = Key(key) if not isinstance(key, Key) else key
-        except ValueError:
-            raise DeviceError(f"unknown key {key!r}", f"use one of {[k.value for k in Key]}") from None
-        if k is Key.BACK:
-            self._back()
-        elif k is Key.HOME:
-            self.go_home()
-        elif k is Key.APP_SWITCH:
-            self.dialog = None
-            self.clear_focus()
-            self.current = self.recents_view
-        elif k is Key.ENTER:
-            self._enter()
-        elif k is Key.DEL:
-            if self.focus is not None:
-                f = self.focus
-                f.holder[f.key] = str(f.holder.get(f.key, ""))[:-1]
-        elif k is Key.TAB:
-            pass
-        self._after_input()
-
-    def open_app(self, name_or_package: str) -> None:
-        self._check()
-        app = self.find_app(name_or_package)
-        if app is None:
-            known = ", ".join(f"{lbl} ({pkg})" for lbl, pkg in self.installed_apps())
-            raise DeviceError(f"no app called {name_or_package!r} on the virtual phone", f"installed: {known}")
-        self.launch(app.package)
-        self._after_input()
+    def ui_language(self) -> str:
+        """The language the phone shows now (Settings > Languages changes it)."""
+        return self.lang
 
     # ---- used by apps -----------------------------------------------------------------
     def find_app(self, name_or_package: str) -> App | None:
@@ -407,8 +337,19 @@ class VirtualPhone:
         self.dialog = None
 
     def show_toast(self, text: str) -> None:
-        self.toast = text
-        self._toast_ttl = 2
+        self.flashes.show_toast(text, translate(text, self.lang))
+
+    def show_snackbar(self, text: str, action: str = "", on_action: Callable[[], Any] | None = None) -> None:
+        """A snackbar on the app's current page (it goes when the page is left)."""
+        self.flashes.show_snackbar(text, action, on_action, page=self._front_app().page,
+                                   on_screen=translate(text, self.lang))
+
+    def tick_flashes(self) -> bool:
+        """A timed phone hides toasts and snackbars whose time is up; True when the screen changed."""
+        if self.flashes.tick():
+            self._settle()
+            return True
+        return False
 
     def focus_field(self, holder: dict, key: str, *, on_submit: Callable[[], Any] | None = None,
                     multiline: bool = False, select_all: bool = False) -> None:
@@ -443,75 +384,6 @@ class VirtualPhone:
     def _front_app(self) -> App:
         return self.current
 
-    def _offset(self, x: int, y: int) -> tuple[int, int]:
-        if self.noise.tap_offset_px:
-            x = int(round(x + self._rng_tap.gauss(0, self.noise.tap_offset_px)))
-            y = int(round(y + self._rng_tap.gauss(0, self.noise.tap_offset_px)))
-            w, h = self.screen_size().width, self.screen_size().height
-            x, y = min(max(0, x), w - 1), min(max(0, y), h - 1)
-        return x, y
-
-    def _hit(self, x: int, y: int, want: Callable[[Node], bool]) -> Node | None:
-        tree, _ = self._build()
-        best = None
-        for n in tree.walk():
-            r = n.rect if n.clip is None else n.rect.intersection(n.clip)
-            if r is None or not (r.left <= x < r.right and r.top <= y < r.bottom):
-                continue
-            if want(n):
-                best = n
-        return best
-
-    def _back(self) -> None:
-        if self.focus is not None and self.dialog is None:
-            self.clear_focus()
-            return
-        if self.dialog is not None:
-            if self.dialog.cancelable or self.dialog.kind == "ad":
-                self.close_dialog()
-            return
-        if self.current is self.recents_view:
-            self.current = self.apps.get(self.recent[0], self.launcher) if self.recent else self.launcher
-            return
-        if self.current is self.launcher:
-            self.launcher.back()
-            return
-        if not self.current.back():
-            self.current.reset()
-            self.go_home()
-
-    def _enter(self) -> None:
-        f = self.focus
-        if f is None:
-            return
-        if f.multiline:
-            f.holder[f.key] = str(f.holder.get(f.key, "")) + "\n"
-        elif f.on_submit is not None:
-            cb = f.on_submit
-            cb()
-
-    def _type_char(self, ch: str) -> None:
-        if self.focus is not None:
-            self._insert(ch)
-            if self.shifted:
-                self.shifted = False
-
-    def _kb_special(self, what: str) -> None:
-        if what == "shift":
-            self.shifted = not self.shifted
-        elif what == "symbols":
-            self.symbols = not self.symbols
-        elif what == "del":
-            if self.focus is not None:
-                f = self.focus
-                f.holder[f.key] = str(f.holder.get(f.key, ""))[:-1]
-        elif what == "enter":
-            self._enter()
-
-    def _nav_key(self, key: str) -> None:
-        {"BACK": self._back, "HOME": self.go_home,
-         "APP_SWITCH": lambda: self.key(Key.APP_SWITCH)}[key]()
-
     def _maybe_ad(self) -> None:
         if self.noise.ads and self.dialog is None and self.current is not self.launcher:
             if self._rng_ads.random() < self.noise.ads:
@@ -520,10 +392,7 @@ class VirtualPhone:
                 self.dialog = ad_dialog(self, self._rng_ads.randrange(1000))
 
     def _after_input(self, changed: bool = True) -> None:
-        if self.toast is not None:
-            self._toast_ttl -= 1
-            if self._toast_ttl <= 0:
-                self.toast = None
+        self.flashes.after_input(self._front_app().page)
         if self.noise.dynamic_content:
             self.state["clock_minutes"] += 1
         self._maybe_ad()
@@ -548,7 +417,8 @@ class VirtualPhone:
         ui_state["foreground"] = app.package
         ui_state["page"] = app.page.name
         ui_state["dialog"] = self.dialog.title if self.dialog else None
-        ui_state["toast"] = self.toast
+        ui_state["toast"] = self.flashes.toast.text if self.flashes.toast is not None else None
+        ui_state["shown"] = self.flashes.oracle_view()
         ui_state["keyboard"] = self.focus is not None
         ui_state["text"] = str(self.focus.holder.get(self.focus.key, "")) if self.focus else ""
         for mark in (app.package, f"{app.package}/{app.page.name}"):
@@ -559,6 +429,7 @@ class VirtualPhone:
         st = self.state["settings"]
         palette = PALETTES["dark" if st.get("dark_theme") else "light"]
         ui = Ui(self.profile, palette, self.lang, _FONT_SCALES.get(st.get("font_size", "default"), 1.0), package)
+        ui.layout = self.layout
         if self.focus is not None:
             ui.keyboard_h = system.keyboard_height(ui)
         return ui
@@ -577,8 +448,9 @@ class VirtualPhone:
             content.ops = content.ops[1:]  # the canvas starts in the background colour
         content.package = app.package
         root.add(content)
-        if self.toast and self.dialog is None:
-            root.add(system.toast_node(ui, self.toast))
+        for n in self.flashes.nodes(ui, dialog_open=self.dialog is not None):
+            n.package = n.package or (app.package if n.block and n.block[0] == "snackbar" else "")
+            root.add(n)
         note = self.state["ui"].get("notification")
         if note and self.dialog is None:  # a heads-up notification, set through state["ui"]["notification"]
             card = system.notification_node(ui, note, lambda: self._notification_tapped(True),

@@ -46,6 +46,14 @@ class ServedSimPhone:
             raise DeviceError("the phone's state is not a JSON object")
         return data
 
+    def shown(self) -> list[dict[str, Any]]:
+        """Every toast and snackbar the phone showed since its reset (kind, text, wall-clock
+        ``shown_at``/``hidden_at``): the phone's own account of what flashed."""
+        data = json.loads(self._shell("shown"))
+        if not isinstance(data, list):
+            raise DeviceError("the phone's list of shown messages is not a JSON list")
+        return [d for d in data if isinstance(d, dict)]
+
     def reset(self, overrides: dict[str, Any] | None = None) -> None:
         from phone.virtual.wire.bench_control import encode
 

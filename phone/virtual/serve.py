@@ -4,7 +4,8 @@ Renders a ``VirtualPhone`` (profile, theme, language from the arguments), serves
 the ADB transport protocol on a loopback port (``phone.virtual.wire``), prints one line
 ``serving SERIAL`` on standard output once it accepts connections, and runs until its
 standard input closes (the process that started it went away or stopped it) or it gets
-SIGTERM / SIGINT.  That is how the window drives the virtual phone exactly like a real
+SIGTERM / SIGINT.  Like a real phone, its toasts and snackbars last their seconds
+(``phone.virtual.flashes``), not until the next input.  That is how the window drives the virtual phone exactly like a real
 phone: through adb, the scrcpy v3 stream and the uiautomator2 server, in a separate
 interpreter that never shares the window's GIL.
 
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--theme", default="light")
     parser.add_argument("--lang", default="en")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layout", default="default", help="default, shifted or reordered (phone.virtual.look)")
+    parser.add_argument("--untimed-flashes", action="store_true",
+                        help="toasts and snackbars last until the next input (the in-process phone's clock) "
+                             "instead of their seconds, as on a real phone")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="virtual phone: %(levelname)s %(message)s")
 
@@ -38,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     from phone.virtual.wire import serve_phone
 
     try:
-        phone = VirtualPhone(profile=args.profile, theme=args.theme, lang=args.lang, seed=args.seed)
+        phone = VirtualPhone(profile=args.profile, theme=args.theme, lang=args.lang, seed=args.seed,
+                             layout=args.layout, timed_flashes=not args.untimed_flashes)
     except ValueError as exc:
         sys.stderr.write(f"no such virtual phone: {exc}\n")
         return 2

@@ -13,8 +13,9 @@ from typing import Any
 from PIL import Image
 
 from phone.virtual import render
+from phone.virtual.controls import edit, radio
 from phone.virtual.look import Palette
-from phone.virtual.view import K, Node, Ui, box, button, edit, icon_button, label, paragraph, radio, tapper
+from phone.virtual.view import K, Node, Ui, box, button, icon_button, label, paragraph, tapper
 from vision.geometry import Rect
 
 SYSTEMUI = "com.android.systemui"

@@ -25,6 +25,15 @@ TASK_SETS: dict[str, tuple[str, ...]] = {
         "shop.remove_case",
         "impossible.clock_weather",
     ),
+    # Tasks whose only confirmation is a toast or a snackbar (phone/virtual/tasks/toasts.yaml).
+    "toasts": (
+        "toasts.call_carla",
+        "toasts.force_stop_shop",
+        "toasts.reset_app_preferences",
+        "toasts.copy_link_speaker",
+        "toasts.wishlist_mug",
+        "toasts.delete_gym_alarm",
+    ),
 }
 
 

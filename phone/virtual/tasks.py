@@ -16,6 +16,10 @@ Conditions (``success`` and each checkpoint) are mappings:
 in len_gte len_eq has`` (``has`` matches a list of mappings against the given fields,
 strings compared case-insensitively), ``{visited: "package/page"}``, or the combinators
 ``{all: [...]}``, ``{any: [...]}``, ``{not: {...}}``.
+
+A task that types a secret refers to it as ``{{secret:NAME}}`` in its goals and steps and
+holds ``secrets: {NAME: value}``: what the user keeps in their vault for it.  Its reference
+steps type those values (``Step.secret_text``); a run gets them from the vault it is given.
 """
 
 from __future__ import annotations
@@ -179,6 +183,9 @@ class Step:
     #: what the step does that must wait for approval (``deleting``, ``sending``, ``paying``,
     #: ``installing``, ``security``, ``secret``), written ``{tap: Delete, sensitive: deleting}``
     sensitive: str | None = None
+    #: A ``type`` step that refers to a secret types this value (the task's ``secrets``);
+    #: the step's ``text`` and its action keep the reference.
+    secret_text: str | None = field(default=None, repr=False, compare=False)
 
     def describe(self) -> str:
         if self.target:
@@ -251,7 +258,7 @@ class Step:
             phone.key(Key(self.key))
             return None
         action = self.to_action(phone)
-        perform(phone, action)
+        perform(phone, action if self.secret_text is None else Action.type_text(self.secret_text))
         return action
 
 
@@ -275,6 +282,7 @@ class Task:
     source: str = ""
     #: goals written for the phone in another language (``goals_de:`` in YAML), by language
     local_goals: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)  # {{secret:NAME}} -> value, for replays and tests
 
     @property
     def goal(self) -> str:
@@ -408,7 +416,7 @@ def _parse_step(raw: Any, where: str) -> Step:
 
 
 _FIELDS = {"id", "goals", "goal", "app", "success", "solution", "step_budget", "checkpoints", "initial_state",
-           "impossible", "tags"}
+           "impossible", "tags", "secrets"}
 _LOCAL_GOALS = {f"goals_{lang}": lang for lang in LANGUAGES if lang != "en"}
 
 
@@ -462,9 +470,34 @@ def parse_task(raw: Any, source: str, index: int | None = None) -> Task:
     tags = raw.get("tags", []) or []
     if not isinstance(tags, list):
         raise TaskError(f"{where}: field 'tags' must be a list")
+    secrets = raw.get("secrets", {}) or {}
+    if not isinstance(secrets, dict) or not all(isinstance(k, str) and isinstance(v, (str, int))
+                                                for k, v in secrets.items()):
+        raise TaskError(f"{where}: field 'secrets' must map secret names to values")
+    secrets = {k: str(v) for k, v in secrets.items()}
+    steps = tuple(_with_secret(s, secrets, f"{where}: field 'solution[{i}]'") for i, s in enumerate(steps))
     return Task(id=tid, goals=goals, local_goals=local, app=app, success=success, solution=steps, step_budget=budget,
                 checkpoints=tuple(cps), initial_state=init, impossible=impossible, tags=tuple(map(str, tags)),
-                source=source)
+                source=source, secrets=secrets)
+
+
+def _with_secret(step: Step, secrets: dict[str, str], where: str) -> Step:
+    """A ``type`` step that refers to a secret, with the value it types (from the task's ``secrets``)."""
+    from agent.secrets import SecretMissing, names_in, resolve
+
+    if step.kind != "type" or not names_in(step.text):
+        return step
+    try:
+        return replace(step, secret_text=resolve(step.text or "", lambda n: secrets[n] if n in secrets
+                                                  else _missing(n)))
+    except SecretMissing as exc:
+        raise TaskError(f"{where}: refers to {{{{secret:{exc.name}}}}}, which the task's 'secrets' does not hold") from None
+
+
+def _missing(name: str) -> str:
+    from agent.secrets import SecretMissing
+
+    raise SecretMissing(name)
 
 
 def load_task_file(path: Path) -> list[Task]:

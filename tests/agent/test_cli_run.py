@@ -8,12 +8,18 @@ from typer.testing import CliRunner
 from app.cli.run import run
 
 
-def test_run_auto_on_sim_prints_each_step_and_stores_them(server, tmp_path, monkeypatch):
+def _wifi_cli(server, tmp_path, monkeypatch) -> typer.Typer:
+    """``tapwise run`` with the fake server scripted to turn Wi-Fi off."""
     monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path))
     server.on("Next action:", "open Settings", "tap Network & internet", "tap Internet", "tap the Wi-Fi switch",
               "done")
     cli = typer.Typer()
     cli.command()(run)
+    return cli
+
+
+def test_run_auto_on_sim_prints_each_step_and_stores_them(server, tmp_path, monkeypatch):
+    cli = _wifi_cli(server, tmp_path, monkeypatch)
     result = CliRunner().invoke(cli, [
         "Turn off Wi-Fi", "--device", "sim", "--planner", "zeroshot-", "--mode", "auto", "--model", "fake",
         "--base-url", server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree",
@@ -37,11 +43,7 @@ def test_run_rejects_unknown_planner(server, tmp_path):
 
 
 def test_a_solved_task_becomes_an_example_for_a_similar_later_goal(server, tmp_path, monkeypatch):
-    monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path))
-    server.on("Next action:", "open Settings", "tap Network & internet", "tap Internet", "tap the Wi-Fi switch",
-              "done")
-    cli = typer.Typer()
-    cli.command()(run)
+    cli = _wifi_cli(server, tmp_path, monkeypatch)
     args = ["--device", "sim", "--planner", "zeroshot-", "--mode", "auto", "--model", "fake", "--base-url",
             server.url, "--backend", "ollama", "--task", "settings.wifi_off", "--parse", "tree", "--free",
             "--db", str(tmp_path / "run.db")]

@@ -106,3 +106,17 @@ def test_cancel_token_abandons_in_flight_request(server, ollama):
 def test_make_client_rejects_unknown_backend():
     with pytest.raises(ValueError, match="ollama.*openai"):
         make_client("gpt5", "m")
+
+
+def test_a_reply_cache_answers_the_same_deterministic_request_again_without_the_server(server, openai_client):
+    from agent.llm.base import ReplyCache
+
+    server.on("same question", Reply("same answer"))
+    openai_client.replies = ReplyCache()
+    first = openai_client.chat(ChatRequest("same question", purpose="plan.a"))
+    sent = len(server.requests)
+    again = openai_client.chat(ChatRequest("same question", purpose="plan.b"))  # what it is for does not matter
+    assert again.text == first.text == "same answer" and len(server.requests) == sent
+    assert openai_client.replies.hits == 1
+    openai_client.chat(ChatRequest("same question", temperature=0.7))  # sampled: never from the cache
+    assert len(server.requests) == sent + 1

@@ -18,7 +18,8 @@ from agent.events import (
 from agent.grounding.assessment import Assessor
 from agent.latent import FusedEstimator
 from agent.planners import make_planner
-from agent.runner import STAGES, drive, run_episode
+from agent.run_step import STAGES
+from agent.runner import drive, run_episode
 from agent.types import Action, ActionType, Decision, DecisionKind, EpisodeStatus, StepOutcome
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks
@@ -64,14 +65,19 @@ def test_events_come_in_loop_order(server, ollama, phone):
     assert names[:4] == ["Observed", "Parsed", "Proposed", "Executed"]
 
 
-def test_steps_persist_into_the_real_sqlite_store(server, ollama, phone, tmp_path):
+def _stored_wifi_run(server, ollama, phone, tmp_path):
+    """The Wi-Fi task run into a real SQLite store, and the episode read back from it."""
     from app.storage import Store
 
     wifi(phone)
     server.on("Next action:", *WIFI_STEPS)
     with Store(tmp_path / "t.db") as store:
         fin = run("Turn off Wi-Fi", phone, ollama, store=store)[-1]
-        loaded = store.load_episode(fin.episode.id)
+        return store.load_episode(fin.episode.id)
+
+
+def test_steps_persist_into_the_real_sqlite_store(server, ollama, phone, tmp_path):
+    loaded = _stored_wifi_run(server, ollama, phone, tmp_path)
     assert loaded.status is EpisodeStatus.SUCCEEDED and len(loaded.steps) == 5
     assert loaded.steps[1].proposal.llm_calls[0].prompt.startswith("[system]")
     assert loaded.steps[1].screenshot is not None
@@ -406,13 +412,7 @@ def test_failed_steps_arrive_as_error_events_carrying_the_stored_step(server, ol
 
 
 def test_each_step_records_where_its_time_went(server, ollama, phone, tmp_path):
-    from app.storage import Store
-
-    wifi(phone)
-    server.on("Next action:", *WIFI_STEPS)
-    with Store(tmp_path / "t.db") as store:
-        fin = run("Turn off Wi-Fi", phone, ollama, store=store)[-1]
-        loaded = store.load_episode(fin.episode.id)
+    loaded = _stored_wifi_run(server, ollama, phone, tmp_path)
     executed = [s for s in loaded.steps if s.outcome is StepOutcome.EXECUTED]
     assert len(executed) == 4
     for step in executed:

@@ -157,13 +157,16 @@ def test_the_default_planner_fits_the_models_measured_speed(tmp_path):
     assert planner_for_model("cotsc+", "llama3.2", prefs) == "cotsc+"  # the user's own pick stands
 
 
-def test_a_built_run_acts_on_clear_screen_evidence_unless_the_user_turned_that_off(tmp_path):
-    """"Open Settings" on the launcher: the Settings icon is the only element the goal names, so the
-    first step is taken without the model, and the run ends on the evidence that Settings is open;
-    with screen evidence off the model decides both steps."""
-    with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
+def test_a_built_run_of_a_small_built_in_model_acts_on_clear_screen_evidence_unless_the_user_turned_that_off(
+        tmp_path):
+    """"Open Settings" on the launcher with a small built-in model: the Settings icon is the only
+    element the goal names, so the first step is taken without the model, and the run ends on the
+    evidence that Settings is open; with screen evidence off the model decides both steps."""
+    from app.builtin_model.catalog import default_model
+
+    with ScriptedLLMServer(models=(default_model().alias,)) as server, Store(tmp_path / "t.db") as store:
         server.on("JSON object", '{"action": {"app": "Settings", "type": "open_app"}}', '{"action": {"type": "complete"}}')
-        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model=default_model().alias, retries=0))
         played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), settings, store)
         steps = _finished(played).episode.steps
         assert steps[0].executed is not None and steps[0].executed.type is ActionType.TAP
@@ -172,4 +175,17 @@ def test_a_built_run_acts_on_clear_screen_evidence_unless_the_user_turned_that_o
         off = settings.model_copy(update={"agent": AgentSettings(screen_evidence=False)})
         played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), off, store)
         assert _finished(played).episode.steps[0].executed.app == "Settings"
+        assert server.prompts("JSON object")
+
+
+def test_a_built_run_of_any_other_model_is_never_overruled_by_the_screen_evidence(tmp_path):
+    """The same goal with a model that is not a small built-in one: the model is asked every
+    step (the evidence only orders its choices and adds notes)."""
+    with ScriptedLLMServer() as server, Store(tmp_path / "t.db") as store:
+        server.on("JSON object", '{"action": {"app": "Settings", "type": "open_app"}}', '{"action": {"type": "complete"}}')
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        played = _play(compose.RunRequest("Open Settings", planner="zeroshot-", autonomy="auto"), settings, store)
+        steps = _finished(played).episode.steps
+        assert steps[0].executed is not None and steps[0].executed.app == "Settings"  # the model's open_app
+        assert all(not s.proposal.planner.endswith(("+screen", "+map")) for s in steps if s.proposal is not None)
         assert server.prompts("JSON object")

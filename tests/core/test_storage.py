@@ -23,7 +23,8 @@ from agent.types import (
     Proposal,
     Step,
 )
-from app.storage import SCHEMA_VERSION, Store, StoreCorrupt, StoreTooNew
+from app.storage import Store, StoreCorrupt, StoreTooNew
+from app.store_schema import SCHEMA_VERSION
 from vision.types import Screen
 
 

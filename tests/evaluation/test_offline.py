@@ -182,7 +182,7 @@ def test_a_scripted_model_mistakes_are_counted_by_kind(tmp_path: Path) -> None:
     with ScriptedLLMServer(default="tap [2]", models=("m",)) as server, ResultsDB(tmp_path / "r.sqlite") as store:
         from agent.llm import make_client
 
-        def replayer_for(cell: Cell) -> StepReplayer:
+        def replayer_for(cell: Cell, app: str) -> StepReplayer:
             client = make_client("openai", "m", server.url)
             return StepReplayer(planner_bundle(cell.planner, client, llm_grounder=False, constrained=cell.constrained))
 

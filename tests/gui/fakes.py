@@ -44,7 +44,8 @@ class ScriptedPhone:
         self._enter("screenshot")
         self.frame_no += 1
         image = self.next_image if self.next_image is not None else sample_image(self.size.width, self.size.height)
-        return Screen(image=image, device="scripted-1")
+        package, activity = self.foreground()
+        return Screen(image=image, device="scripted-1", foreground_package=package, foreground_activity=activity)
 
     def dump_hierarchy(self) -> str:
         self._enter("dump")
@@ -76,11 +77,31 @@ class ScriptedPhone:
 
 
 class FixedParser:
-    """Returns the sample parse for any screen, counting calls."""
+    """Returns the sample parse for any screen (or ``next_parse`` once a test sets it: the
+    phone shows another screen), counting calls."""
 
     def __init__(self) -> None:
         self.calls = 0
+        self.next_parse: ScreenParse | None = None
 
     def parse(self, screen: Screen, *args, **kwargs) -> ScreenParse:
         self.calls += 1
-        return sample_parse()
+        return self.next_parse if self.next_parse is not None else sample_parse()
+
+
+def window_on(qtbot, phone, parser_factory, *, serial: str = "scripted-1", name: str = "Scripted phone",
+              ready=lambda w: w.view.frame is not None, timeout: int = 5000, size: tuple[int, int] | None = None):
+    """A shown ``MainWindow`` (no discovery) connected to ``phone`` and parsing with
+    ``parser_factory``, once ``ready(window)`` holds."""
+    from app.gui.devices import DeviceChoice
+    from app.gui.window import MainWindow
+
+    w = MainWindow(None, discover=False, parser_factory=parser_factory, device_factory=lambda choice, timeout: phone)
+    qtbot.addWidget(w)
+    if size is not None:
+        w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    w.connect_device(DeviceChoice(serial, name, is_virtual=True))
+    qtbot.waitUntil(lambda: ready(w), timeout=timeout)
+    return w

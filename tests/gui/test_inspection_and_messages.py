@@ -10,16 +10,15 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QPushButton, QTabBar
 
-from app.gui.devices import DeviceChoice
 from app.gui.window import MainWindow
 from vision.geometry import Point, Rect
 from vision.types import Disagreement, ScreenParse, StageTiming
 from widgets.notifications import Level, NotificationArea
-from widgets.overlays import Layer
+from widgets.overlays import Layer, LayerStyle
 from widgets.parse_inspector import ParseInspector
 from widgets.screen_view import ScreenView, ViewMode
 
-from .fakes import ScriptedPhone
+from .fakes import ScriptedPhone, window_on
 from .samples import sample_image, sample_parse
 
 
@@ -46,13 +45,7 @@ def phone():
 
 @pytest.fixture
 def win(qtbot, phone):
-    w = MainWindow(None, discover=False, parser_factory=DisagreeingParser, device_factory=lambda choice, timeout: phone)
-    qtbot.addWidget(w)
-    w.resize(1560, 960)
-    w.show()
-    qtbot.waitExposed(w)
-    w.connect_device(DeviceChoice("scripted-1", "Scripted phone", is_virtual=True))
-    qtbot.waitUntil(lambda: w.inspector.parse is not None, timeout=5000)
+    w = window_on(qtbot, phone, DisagreeingParser, size=(1560, 960), ready=lambda w: w.inspector.parse is not None)
     yield w
     w.close()
 
@@ -219,6 +212,8 @@ def test_set_of_marks_ids_never_cover_the_ocr_words_tags(qtbot):
 
 def test_icon_names_never_cover_the_widget_kind_tags(qtbot):
     v = _view_with(qtbot, {Layer.WIDGETS, Layer.ICON_LABELS})
+    assert v.layer_item(Layer.WIDGETS).placed == [], "kind words are off by default"
+    v.set_layer_style(Layer.WIDGETS, LayerStyle(True, "#1e88e5", 0.85, tags=True))
     kinds, names = v.layer_item(Layer.WIDGETS).placed, v.layer_item(Layer.ICON_LABELS).placed
     assert kinds and names
     assert _overlapping(kinds, names) == []

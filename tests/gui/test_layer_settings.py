@@ -28,10 +28,28 @@ def _show_a_parsed_screen(win: MainWindow) -> None:
 
 def test_every_layer_is_a_setting_whose_default_is_the_layer_panels():
     fields = OverlaySettings.model_fields
-    assert set(fields) == {layer.value for layer in Layer}
+    assert set(fields) == {layer.value for layer in Layer} | {"kind_tags"}
     defaults = OverlaySettings()
     assert {layer: getattr(defaults, layer.value) for layer in Layer} == \
         {layer: style.visible for layer, style in DEFAULT_STYLES.items()}
+    assert defaults.kind_tags is False is DEFAULT_STYLES[Layer.WIDGETS].tags  # kind words off by default
+
+
+def test_kind_words_turned_on_stay_on_after_a_restart(qtbot):
+    win = _open(qtbot)
+    try:
+        assert not win.layer_panel.kind_tags.isChecked()
+        win.layer_panel.kind_tags.setChecked(True)
+        assert win.view.layer_style(Layer.WIDGETS).tags and win.view.layer_style(Layer.BLOCKS).tags
+    finally:
+        win.close()
+    win = _open(qtbot)
+    try:
+        assert win.layer_panel.kind_tags.isChecked() and win.view.layer_style(Layer.WIDGETS).tags
+        _show_a_parsed_screen(win)
+        assert win.view.layer_item(Layer.WIDGETS).placed, "the widgets carry their kind's word"
+    finally:
+        win.close()
 
 
 def test_a_layer_turned_off_is_still_off_and_not_drawn_after_a_restart(qtbot):

@@ -13,7 +13,7 @@ from app.gui.devices import VIRTUAL_CHOICE, DeviceChoice, default_choice
 from app.gui.session import LIVE, viewing_file
 from app.gui.window import MainWindow
 
-from .fakes import FixedParser, ScriptedPhone
+from .fakes import FixedParser, ScriptedPhone, window_on
 from .samples import sample_image
 
 
@@ -25,14 +25,8 @@ def phone():
 @pytest.fixture
 def win(qtbot, phone):
     parser = FixedParser()
-    w = MainWindow(None, discover=False, parser_factory=lambda: parser,
-                   device_factory=lambda choice, timeout: phone)
+    w = window_on(qtbot, phone, lambda: parser)
     w.parser_stub = parser
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    w.connect_device(DeviceChoice("scripted-1", "Scripted phone", is_virtual=True))
-    qtbot.waitUntil(lambda: w.view.frame is not None, timeout=5000)
     yield w
     w.close()
 

@@ -288,7 +288,7 @@ def test_a_macro_step_is_shown_again_on_the_mirror_and_replaced(qtbot, tmp_path)
 
 
 def test_start_checks_the_model_against_what_the_server_has(tmp_path):
-    from app.gui.run_controller import NoModelAnswers, check_model
+    from app.gui.run_start import NoModelAnswers, check_model
     from tests.agent.fake_ollama import FakeLLMServer
 
     with FakeLLMServer() as server:  # a real HTTP server, asked by the real Ollama client

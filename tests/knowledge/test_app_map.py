@@ -10,7 +10,8 @@ import pytest
 from agent.device import DeviceInfo
 from agent.knowledge.app_map import OUTSIDE, SKIPPED, TRIED, AppMap, MapError, names_app, rank_apps
 from agent.knowledge.explore import ExploreBudget, Explorer, ExploreRefused
-from agent.knowledge.guide import AppMaps, GuidedPlanner, MapGuide
+from agent.knowledge.guide import AppMaps, MapGuide
+from agent.knowledge.guided import GuidedPlanner
 from agent.knowledge.retrieval import LexicalScorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import MemoryStore
@@ -195,7 +196,7 @@ def test_the_maps_next_step_is_taken_without_the_model_and_after_a_rejection_it_
     phone = VirtualPhone()
     phone.open_app("Settings")
     inner = Recorder()
-    planner = GuidedPlanner(inner, MapGuide([m]), phone)
+    planner = GuidedPlanner(inner, MapGuide([m]), phone, small_model=True)
     ctx = context(phone, "Turn on Wi-Fi")
     followed = planner.propose(ctx)
     assert not inner.seen  # no model call: the map knows the way
@@ -225,7 +226,7 @@ def test_the_map_does_not_lead_away_from_what_the_goal_names_on_this_screen():
     hint = MapGuide([m]).hint(goal, ctx.parse, phone.screenshot(with_hierarchy=True))
     assert hint is not None and hint.follow is not None  # the map alone would leave this page
     inner = Recorder()
-    proposal = GuidedPlanner(inner, MapGuide([m]), phone).propose(ctx)
+    proposal = GuidedPlanner(inner, MapGuide([m]), phone, small_model=True).propose(ctx)
     assert inner.seen and proposal.planner == "recorder"
     assert any(n.startswith("App map:") for n in inner.seen[-1].notes)
 
@@ -241,7 +242,7 @@ def test_a_value_the_goal_gives_is_picked_on_this_screen_before_the_map_leads_on
     hint = MapGuide([m]).hint(goal, ctx.parse, phone.screenshot(with_hierarchy=True))
     assert hint is not None and hint.follow is not None and hint.follow.target.description == "Create event"
     inner = Recorder()
-    GuidedPlanner(inner, MapGuide([m]), phone).propose(ctx)
+    GuidedPlanner(inner, MapGuide([m]), phone, small_model=True).propose(ctx)
     assert inner.seen
 
 
@@ -290,7 +291,7 @@ def test_a_path_step_that_cannot_be_found_again_gives_no_hint():
     phone.open_app("Settings")
     inner = Recorder()
     ctx = context(phone, "Turn on Wi-Fi")
-    GuidedPlanner(inner, MapGuide([m]), phone).propose(ctx)
+    GuidedPlanner(inner, MapGuide([m]), phone, evidence=False, small_model=True).propose(ctx)
     assert inner.seen[-1] is ctx  # planned exactly as without a map
 
 

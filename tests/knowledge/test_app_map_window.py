@@ -16,24 +16,17 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 def win(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("TAPWISE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("TAPWISE_CONFIG_DIR", str(tmp_path / "cfg"))
-    from app.gui.devices import DeviceChoice
-    from app.gui.window import MainWindow
     from phone.virtual.phone import VirtualPhone
+    from tests.gui.fakes import window_on
     from vision.config import PipelineConfig
     from vision.pipeline import ScreenParser
 
     phone = VirtualPhone()
     phone.open_app("Notes")
-    w = MainWindow(None, discover=False,
-                   parser_factory=lambda: ScreenParser(PipelineConfig(mode="tree", ocr="none", detector="none",
-                                                                      icons="none")),
-                   device_factory=lambda choice, timeout: phone)
+    w = window_on(qtbot, phone, lambda: ScreenParser(PipelineConfig(mode="tree", ocr="none", detector="none",
+                                                                    icons="none")),
+                  serial="virtual-1", name="Virtual phone", timeout=10000)
     w.phone_stub = phone
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    w.connect_device(DeviceChoice("virtual-1", "Virtual phone", is_virtual=True))
-    qtbot.waitUntil(lambda: w.view.frame is not None, timeout=10000)
     yield w
     w.knowledge.shutdown()
     w.close()

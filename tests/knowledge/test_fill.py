@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agent.knowledge.fill import fill, values
-from agent.knowledge.guide import GuidedPlanner, MapGuide
+from agent.knowledge.guide import MapGuide
+from agent.knowledge.guided import GuidedPlanner
 from agent.planners.base import PlanContext
-from agent.types import ActionType
+from agent.types import Action, ActionType, Proposal, Target
 from tests.knowledge.test_app_map import Recorder
 from vision.geometry import Rect, Size
 from vision.types import Element, ElementKind, ScreenParse
@@ -89,10 +90,20 @@ def test_two_fields_and_no_word_naming_either_give_nothing():
     assert fill("Rename it to 'Kitchen'", form) is None
 
 
-def test_the_guided_planner_types_the_value_without_a_model_call():
+def test_the_field_the_goal_gives_a_text_for_is_offered_first_with_that_text_and_a_tap_on_it_types_it():
     form = screen(field(1, "Title", top=300), field(2, "Note", top=500), button(3, "Save", 700))
     inner = Recorder()
-    p = GuidedPlanner(inner, MapGuide([]), None).propose(
+    p = GuidedPlanner(inner, MapGuide([]), None, small_model=True).propose(
         PlanContext("Create a note titled 'Packing list'", form, "form"))
-    assert p.action.type is ActionType.TYPE and p.action.text == "Packing list"
-    assert p.action.target.element_id == "1" and p.planner.endswith("+screen") and not inner.seen
+    ctx = inner.seen[-1]
+    assert ctx.offer[0] == "1" and any("typing 'Packing list' into 'Title'" in n for n in ctx.notes)
+
+    class TapsTitle(Recorder):
+        def propose(self, ctx: PlanContext) -> Proposal:
+            title = ctx.parse.element("1")
+            return Proposal(Action(ActionType.TAP, touch=title.rect.center,
+                                   target=Target(element_id="1", description="Title")), planner="taps")
+
+    p = GuidedPlanner(TapsTitle(), MapGuide([]), None, small_model=True).propose(
+        PlanContext("Create a note titled 'Packing list'", form, "form"))
+    assert p.action.type is ActionType.TYPE and p.action.text == "Packing list"  # the tap became the typing

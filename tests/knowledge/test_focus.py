@@ -1,14 +1,16 @@
-"""The screen's own evidence for a goal (``agent.knowledge.focus``) and how the guided
-planner hands it on: the element the goal's words point at is offered first, a switch
-already in the asked state (or the element just tapped) says "the task looks finished"."""
+"""The screen conventions of ``agent.knowledge.focus``: the element a goal's words point at,
+a switch already in the asked state, a tap that answers the goal's last part, a dialog's
+OK once the choice is made.  They are features of the learned step ranker
+(``agent.knowledge.step_features``), whose weight the data decides."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.knowledge.focus import asked_state, focus, focus_note
-from agent.knowledge.guide import GuidedPlanner, MapGuide
-from agent.planners.base import PlanContext, Turn
+from agent.knowledge.guide import MapGuide
+from agent.knowledge.guided import GuidedPlanner
+from agent.planners.base import PlanContext
 from agent.types import Action, ActionType
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks, tasks_by_id
@@ -86,30 +88,10 @@ class Front:
         return self.package, ""
 
 
-def test_a_clear_focus_is_acted_on_without_the_model_and_the_switch_then_finishes_the_task(parser):
-    parse, phone = screen_after("settings.wifi_off", 3, parser)  # the Internet page, Wi-Fi on
-    inner = Recorder()
-    guided = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0]))
-    step = guided.propose(PlanContext("Turn off Wi-Fi", parse, "", step_index=0))
-    assert not inner.seen and step.planner == "recorder+screen" and step.action.type is ActionType.TAP
-    switch = parse.element(step.action.target.element_id)
-    assert switch is not None and switch.checkable and switch.checked is True
-    c = switch.rect.center
-    phone.tap(c.x, c.y)
-    tapped = Turn("tap Wi-Fi", step.action, screen="before")
-    done = guided.propose(PlanContext("Turn off Wi-Fi", parser.parse(phone.screenshot(with_hierarchy=True)), "after",
-                                      history=(tapped,)))
-    assert done.action.type is ActionType.COMPLETE and not inner.seen  # said by the screen, no model
-
-
 def test_the_only_element_showing_the_goals_own_word_is_acted_on_though_its_score_is_low(parser):
     parse, phone = screen_after("notes.delete_dentist", 1, parser)  # the notes list
     f = focus("Delete the note about the dentist", parse, app_label="Notes")
     assert f is not None and f.score < 0.7 and f.unique and "dentist" in f.name
-    inner = Recorder()
-    step = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0])).propose(
-        PlanContext("Delete the note about the dentist", parse, ""))
-    assert not inner.seen and step.action.target is not None and step.action.target.element_id == f.element.id
 
 
 def test_a_word_shown_by_two_elements_is_no_sole_mention():
@@ -124,28 +106,16 @@ def test_a_word_shown_by_two_elements_is_no_sole_mention():
     assert f is None or not f.unique  # "trip" is on both
 
 
-def test_an_element_just_tapped_is_not_offered_again(parser):
-    parse, phone = screen_after("calendar.show_april", 2, parser)  # next month already shown
-    inner = Recorder()
-    guided = GuidedPlanner(inner, MapGuide([]), Front(phone.foreground()[0]))
-    target = next(e for e in parse.elements if e.display_name == "Next month")
-    tapped = Turn("tap Next month", Action(ActionType.TAP, touch=target.rect.center))
-    guided.propose(PlanContext("Show next month in the calendar", parse, "", history=(tapped,)))
-    ctx = inner.seen[-1]
-    assert ctx.parse.elements == parse.elements  # nothing moved to the front
-    assert any("just tapped" in n and "complete" in n for n in ctx.notes)
-
-
 def test_a_goal_that_only_opens_an_app_is_finished_once_that_app_is_in_front(parser):
     from agent.knowledge.focus import only_opens
 
     assert only_opens("Open Messages from the home screen", "Messages")
     assert not only_opens("Send a message in Messages", "Messages")
     assert not only_opens("Open Settings", "Clock")
-    parse, phone = screen_after("launcher.open_settings_icon", 1, parser)  # Settings is open
-    inner = Recorder()
-    done = GuidedPlanner(inner, MapGuide([]), phone).propose(PlanContext("Open Settings", parse, ""))
-    assert done.action.type is ActionType.COMPLETE and "Settings is open" in done.rationale and not inner.seen
+    parse, _ = screen_after("launcher.open_settings_icon", 1, parser)  # Settings is open
+    from agent.knowledge.focus import finished
+
+    assert "Settings is open" in finished("Open Settings", parse, app_label="Settings")
 
 
 def test_a_switch_already_in_the_asked_state_finishes_the_task_without_a_model_call(parser):
@@ -161,10 +131,6 @@ def test_a_switch_already_in_the_asked_state_finishes_the_task_without_a_model_c
     assert "shows on" in finished("Turn on dark theme", after, app_label="Settings")
     # a goal that asks for more than the switch is not finished by it
     assert finished("Turn on dark theme and make the font larger", after, app_label="Settings") == ""
-    inner = Recorder()
-    proposal = GuidedPlanner(inner, MapGuide([]), phone).propose(PlanContext("Turn on dark theme", after, ""))
-    assert proposal.action.type is ActionType.COMPLETE and not inner.seen  # no model call
-    assert "as the task asks" in proposal.rationale
 
 
 def test_once_the_user_says_not_done_the_screen_evidence_no_longer_claims_it(parser):
@@ -175,25 +141,6 @@ def test_once_the_user_says_not_done_the_screen_evidence_no_longer_claims_it(par
     GuidedPlanner(inner, MapGuide([]), phone).propose(
         PlanContext("Open Settings", parse, "", notes=(NOT_DONE_NOTE + ": show the Wi-Fi page too",)))
     assert inner.seen  # the model was asked
-
-
-def test_a_sensitive_step_is_never_taken_on_evidence_when_the_screen_lacks_what_the_goal_names(parser):
-    phone = VirtualPhone()
-    TASKS["notes.delete_dentist"].setup(phone)
-    phone.open_app("Notes")
-    listing = parser.parse(phone.screenshot(with_hierarchy=True))
-    groceries = next(e for e in listing.elements if e.display_name == "Groceries" and e.clickable)
-    c = groceries.rect.center
-    phone.tap(c.x, c.y)  # the wrong note is open
-    wrong = parser.parse(phone.screenshot(with_hierarchy=True))
-    inner = Recorder()
-    guided = GuidedPlanner(inner, MapGuide([]), phone)
-    guided.propose(PlanContext("Delete the note about the dentist", wrong, ""))
-    assert inner.seen  # "Delete note" matches the words, but the dentist is not on this note: the model decides
-    parse, phone = screen_after("notes.delete_dentist", 2, parser)  # the dentist note is open
-    step = GuidedPlanner(Recorder(), MapGuide([]), phone).propose(PlanContext("Delete the note about the dentist",
-                                                                             parse, ""))
-    assert step.action.type is ActionType.TAP and "Delete note" in step.rationale
 
 
 @pytest.mark.parametrize(("goal", "tapped", "can"), [
@@ -214,47 +161,6 @@ def test_tapping_what_the_goal_names_can_finish_it_only_when_nothing_else_is_ask
     assert tap_can_finish(goal, tapped, ScreenParse(Size(1080, 2400), elements=())) is can
 
 
-def test_a_tapped_item_does_not_finish_a_task_whose_operation_is_still_to_do(parser):
-    """"Delete the 7:00 AM alarm": opening the alarm is a step, not the end."""
-    goal = "Delete the 7:00 AM alarm"
-    phone = VirtualPhone()
-    phone.open_app("Clock")
-    guided = GuidedPlanner(Recorder(), MapGuide([]), phone)
-    parse = parser.parse(phone.screenshot(with_hierarchy=True))
-    first = guided.propose(PlanContext(goal, parse, "list"))
-    assert first.action.type is ActionType.TAP and "7:00" in (first.action.target.description or "")
-    c = first.action.touch
-    phone.tap(c.x, c.y)
-    after = parser.parse(phone.screenshot(with_hierarchy=True))
-    nxt = guided.propose(PlanContext(goal, after, "opened", history=(Turn("tap 7:00 AM", first.action, "list"),)))
-    assert nxt.action.type is not ActionType.COMPLETE
-
-
-def test_a_switch_row_tapped_once_by_evidence_is_not_tapped_again(parser):
-    """On the new-event form the map's target step is "All-day"; tapping it a second time
-    (after a step of the model's) would undo it, so the model decides instead."""
-    from tests.knowledge.test_app_map import explored
-
-    m, _ = explored("Calendar", 150)
-    goal = "Add an all-day event on April 1"
-    parse, phone = screen_after("calendar.rent_due_april_1", 2, parser)  # the new-event form
-    inner = Recorder()
-    guided = GuidedPlanner(inner, MapGuide([m]), phone)
-    history: tuple[Turn, ...] = ()
-    taps = []
-    for _ in range(4):
-        p = guided.propose(PlanContext(goal, parse, "form", history=history))
-        if p.action.type is ActionType.TAP:
-            taps.append(p.action.target.description)
-            phone.tap(p.action.touch.x, p.action.touch.y)
-        elif p.action.type is ActionType.TYPE:  # the title the goal gives
-            phone.tap(p.action.target.point.x, p.action.target.point.y)
-            phone.input_text(p.action.text)
-        parse = parser.parse(phone.screenshot(with_hierarchy=True))
-        history = (*history, Turn(p.action.describe(), p.action, "form"))
-    assert taps.count("All-day") == 1, [h.command for h in history]
-
-
 def _row_screen(*rows: tuple[str, str]):
     from vision.geometry import Rect, Size
     from vision.types import Element, ElementKind, ScreenParse
@@ -272,21 +178,6 @@ def test_a_setting_row_already_showing_the_asked_value_finishes_the_task():
     assert finished("adjust font size to large", page) == ""  # shows another value
     dialog = _row_screen(("button", "Font size, Medium"), ("button", "OK"))
     assert finished("adjust font size to medium", dialog) == ""  # the choice still waits for its OK
-
-
-def test_pressing_a_dialogs_ok_finishes_the_task_unless_the_goal_asks_for_another_button():
-    from agent.types import Target
-
-    after = _row_screen(("button", "Sort by"), ("text", "Apps, 12 items"))
-    ok = Action(ActionType.TAP, target=Target(element_id="9", description="OK"))
-    turn = Turn("tap OK", ok, "dialog")
-    done = GuidedPlanner(Recorder(), MapGuide([]), None).propose(
-        PlanContext("Sort apps by title in descending order", after, "list", history=(turn,)))
-    assert done.action.type is ActionType.COMPLETE and "'OK' accepted" in done.rationale
-    inner = Recorder()
-    GuidedPlanner(inner, MapGuide([]), None).propose(
-        PlanContext("Change the theme to light and save it", after, "list", history=(turn,)))
-    assert inner.seen  # "save it": the OK on the way is not the end; the model plans
 
 
 def test_an_element_is_the_one_just_tapped_by_name_even_when_its_name_was_cut_short():
@@ -373,23 +264,6 @@ def test_an_on_off_goal_is_finished_by_a_tap_only_when_the_control_shows_the_sta
                                  pointed=True, taken=["Wi-Fi"])  # opened a page: no control shows off
 
 
-def test_the_model_tapping_what_the_goal_pointed_at_ends_the_task_without_another_model_call():
-    before = _row_screen(("button", "1 column"), ("button", "3 columns"), ("button", "5 columns"))
-    after = _row_screen(("text", "Apps"), ("button", "Clock"), ("button", "Camera"))
-    inner = Recorder()
-    guided = GuidedPlanner(inner, MapGuide([]), None)
-    guided.propose(PlanContext("Change column count to 3", before, "columns"))
-    turn = Turn("tap 3 columns", _tap("3 columns", "1"), "columns")
-    done = guided.propose(PlanContext("Change column count to 3", after, "home", history=(turn,)))
-    assert done.action.type is ActionType.COMPLETE and "'3 columns' answers" in done.rationale
-    calls = len(inner.seen)
-    later = GuidedPlanner(inner, MapGuide([]), None)  # the same tap, on a screen with a question open
-    later.propose(PlanContext("Change column count to 3", before, "columns"))
-    asked = _row_screen(("text", "Apply to all screens?"), ("button", "Not now"), ("button", "Continue"))
-    nxt = later.propose(PlanContext("Change column count to 3", asked, "dialog", history=(turn,)))
-    assert nxt.action.type is not ActionType.COMPLETE and len(inner.seen) > calls
-
-
 def test_a_choice_made_in_a_dialog_is_confirmed_with_its_ok_once_every_option_the_goal_names_is_picked():
     from agent.knowledge.focus import ready_to_confirm
 
@@ -424,16 +298,6 @@ def test_a_form_is_saved_once_the_texts_the_goal_gives_are_entered_and_the_choic
     mode = _row_screen(("check_box", "Grid"), ("check_box", "List"), ("button", "OK"))
     assert ready_to_confirm("change the display mode from grid to list", mode, last="List",
                             taken=["Change view type", "List"]) is not None  # grid is left behind, not picked
-
-
-def test_the_guide_presses_ok_after_the_models_choice_in_a_dialog():
-    goal = "sort the folders by size"
-    page = _row_screen(("check_box", "Name"), ("check_box", "Size"), ("button", "Cancel"), ("button", "OK"))
-    inner = Recorder()
-    turn = Turn("tap Size", _tap("Size", "1"), "dialog before")
-    step = GuidedPlanner(inner, MapGuide([]), None).propose(PlanContext(goal, page, "dialog", history=(turn,)))
-    assert step.action.type is ActionType.TAP and step.action.target.description == "OK" and not inner.seen
-    assert "'OK' makes it count" in step.rationale
 
 
 def test_a_tap_that_only_opens_a_page_does_not_finish_a_goal_still_to_do_there(parser):

@@ -4,7 +4,8 @@ the maps (``GuidedPlanner``); a map whose app has another version on the phone i
 from __future__ import annotations
 
 from agent.knowledge.app_map import AppMap
-from agent.knowledge.guide import AppMaps, GuidedPlanner, with_maps
+from agent.knowledge.guide import AppMaps
+from agent.knowledge.guided import GuidedPlanner, with_maps
 from app.knowledge_store import SqliteKnowledgeStore
 from app.storage import Store
 
@@ -70,4 +71,8 @@ def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
 
     build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
               device=VirtualPhone(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
-    assert isinstance(seen["planner"], GuidedPlanner)
+    from agent.memory.planner import RememberingPlanner
+
+    # the user's decisions (the decision memory) sit outside the maps and the screen's evidence
+    assert isinstance(seen["planner"], RememberingPlanner)
+    assert isinstance(seen["planner"].inner, GuidedPlanner)

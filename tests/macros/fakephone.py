@@ -20,17 +20,18 @@ from vision.types import Block, Element, ElementKind, Screen, ScreenParse
 PKG = "com.example.clock"
 
 # (id, kind, rect in a 1000x2000 design space, text, label, resource id, block)
+TABS: list[tuple] = [
+    ("tab_alarm", ElementKind.BUTTON, (0, 100, 333, 200), "Alarm", "", "tab_alarm", "tabs"),
+    ("tab_timer", ElementKind.BUTTON, (333, 100, 666, 200), "Timer", "", "tab_timer", "tabs"),
+    ("tab_watch", ElementKind.BUTTON, (666, 100, 1000, 200), "Stopwatch", "", "tab_watch", "tabs"),
+]
 SCREENS: dict[str, list[tuple]] = {
     "home": [
-        ("tab_alarm", ElementKind.BUTTON, (0, 100, 333, 200), "Alarm", "", "tab_alarm", "tabs"),
-        ("tab_timer", ElementKind.BUTTON, (333, 100, 666, 200), "Timer", "", "tab_timer", "tabs"),
-        ("tab_watch", ElementKind.BUTTON, (666, 100, 1000, 200), "Stopwatch", "", "tab_watch", "tabs"),
+        *TABS,
         ("title", ElementKind.TEXT, (50, 300, 950, 400), "Clock", "", "", "body"),
     ],
     "alarms": [
-        ("tab_alarm", ElementKind.BUTTON, (0, 100, 333, 200), "Alarm", "", "tab_alarm", "tabs"),
-        ("tab_timer", ElementKind.BUTTON, (333, 100, 666, 200), "Timer", "", "tab_timer", "tabs"),
-        ("tab_watch", ElementKind.BUTTON, (666, 100, 1000, 200), "Stopwatch", "", "tab_watch", "tabs"),
+        *TABS,
         ("alarm_7", ElementKind.SWITCH, (800, 300, 950, 380), "", "", "alarm_switch", "body"),
         ("add", ElementKind.BUTTON, (400, 1700, 600, 1900), "", "add", "fab_add", "body"),
     ],

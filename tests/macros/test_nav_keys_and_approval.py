@@ -7,37 +7,17 @@ from __future__ import annotations
 import pytest
 
 from agent.events import AwaitingDecision
-from agent.macros.recorder import Observation, Recorder, nav_key_at
+from agent.macros.recorder import Recorder, nav_key_at
 from agent.macros.replay import Replayer, run_unattended
 from agent.types import Action, ActionType, Decision, DecisionKind
-from vision.types import ScreenParse
+from tests.macros.sim_support import TreeParser, observer, record_taps
 
 sim = pytest.importorskip("phone.virtual.phone")
 
 
-def _parse(screen) -> ScreenParse:
-    from vision.hierarchy import parse_uiautomator
-
-    tp = parse_uiautomator(screen.hierarchy_xml, screen.size)
-    return ScreenParse(screen.size, tp.elements, tp.blocks)
-
-
-class _Parser:
-    def parse(self, screen):
-        return _parse(screen)
-
-
-def _observer(phone):
-    def observe():
-        s = phone.screenshot(with_hierarchy=True)
-        return Observation(_parse(s), s.image, s.foreground_package)
-
-    return observe
-
-
 def test_home_and_back_on_the_navigation_bar_are_recorded_as_keys():
     phone = sim.VirtualPhone()
-    observe = _observer(phone)
+    observe = observer(phone)
     phone.open_app("Settings")
     size = phone.screen_size()
     bottom = size.height - 20
@@ -57,27 +37,20 @@ def test_home_and_back_on_the_navigation_bar_are_recorded_as_keys():
     # the recorded key replays on the tablet, whose navigation bar is elsewhere
     macro = rec.build("go home", app="com.android.settings")
     tablet = sim.VirtualPhone(profile="tablet")
-    result = run_unattended(Replayer(tablet, _Parser()), macro)
+    result = run_unattended(Replayer(tablet, TreeParser()), macro)
     assert result.succeeded, result
     assert "launcher" in tablet.screenshot().foreground_package
 
 
 def test_replay_with_approval_does_not_ask_about_a_step_it_skips():
     phone = sim.VirtualPhone()
-    observe = _observer(phone)
-    rec = Recorder()
-    for words in ("Settings", "Network & internet", "Airplane mode"):
-        before = observe()
-        el = [e for e in before.parse.elements if e.text == words][0]
-        c = el.rect.center
-        phone.tap(c.x, c.y)
-        rec.record(Action.tap(c.x, c.y), before, observe())
+    rec = record_taps(phone, ("Settings", "Network & internet", "Airplane mode"))
     macro = rec.build("airplane on", app="com.android.settings")
     assert phone.state["settings"]["airplane_mode"] is True  # already on: the last step must be skipped
 
     phone.reset({"settings": {"airplane_mode": True}})  # a fresh phone whose airplane mode is on
     asked = []
-    replay = Replayer(phone, _Parser(), approve_each=True).start(macro)
+    replay = Replayer(phone, TreeParser(), approve_each=True).start(macro)
     reply = None
     try:
         while True:

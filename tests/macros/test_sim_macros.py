@@ -8,35 +8,18 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from agent.macros.recorder import Observation, Recorder
+from agent.macros.recorder import Recorder
 from agent.types import Action
 from app.storage import Store
-from vision.types import ScreenParse
+from tests.macros.sim_support import TreeParser, observer, record_taps
 
 sim = pytest.importorskip("phone.virtual.phone")
-
-
-def _parse(screen) -> ScreenParse:
-    from vision.hierarchy import parse_uiautomator
-
-    tp = parse_uiautomator(screen.hierarchy_xml, screen.size)
-    return ScreenParse(screen.size, tp.elements, tp.blocks)
 
 
 def _record_airplane_macro():
     phone = sim.VirtualPhone()
 
-    def observe():
-        s = phone.screenshot(with_hierarchy=True)
-        return Observation(_parse(s), s.image, s.foreground_package)
-
-    rec = Recorder()
-    for words in ("Settings", "Network & internet", "Airplane mode"):
-        before = observe()
-        el = [e for e in before.parse.elements if e.text == words][0]
-        c = el.rect.center
-        phone.tap(c.x, c.y)
-        rec.record(Action.tap(c.x, c.y), before, observe())
+    rec = record_taps(phone, ("Settings", "Network & internet", "Airplane mode"))
     return rec.build("airplane on", app="com.android.settings", description="turn on airplane mode")
 
 
@@ -107,12 +90,8 @@ def test_on_the_virtual_phone_a_repaired_step_stays_repaired_and_versions_diff()
                      description="tap the gizmo")
     macro = replace(replace_step(macro, 1, broken), version=1)
 
-    class Parser:
-        def parse(self, screen):
-            return _parse(screen)
-
     def replayer(phone):
-        return Replayer(device=phone, parser=Parser())
+        return Replayer(device=phone, parser=TreeParser())
 
     phone = sim.VirtualPhone(lang="de")
 
@@ -134,9 +113,7 @@ def test_on_the_virtual_phone_a_repaired_step_stays_repaired_and_versions_diff()
 def test_after_screen_given_later_still_turns_a_launcher_tap_into_open_app():
     phone = sim.VirtualPhone()
 
-    def observe():
-        s = phone.screenshot(with_hierarchy=True)
-        return Observation(_parse(s), s.image, s.foreground_package)
+    observe = observer(phone)
 
     rec = Recorder()
     before = observe()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.macros.recorder import Observation, Recorder
+from agent.macros.recorder import Recorder
 from agent.macros.replay import Replayer, run_unattended
 from agent.macros.start import (
     fresh_launch_step,
@@ -16,36 +16,19 @@ from agent.macros.start import (
     unwind_to_first_screen,
 )
 from agent.types import Action
-from vision.types import ScreenParse
+from tests.macros.sim_support import TreeParser, observe
 
 sim = pytest.importorskip("phone.virtual.phone")
 SETTINGS = "com.android.settings"
 
 
-def _parse(screen) -> ScreenParse:
-    from vision.hierarchy import parse_uiautomator
-
-    tp = parse_uiautomator(screen.hierarchy_xml, screen.size)
-    return ScreenParse(screen.size, tp.elements, tp.blocks)
-
-
-class _Parser:
-    def parse(self, screen):
-        return _parse(screen)
-
-
-def _observe(phone) -> Observation:
-    s = phone.screenshot(with_hierarchy=True)
-    return Observation(_parse(s), s.image, s.foreground_package)
-
-
 def _tap(phone, rec, words):
-    before = _observe(phone)
+    before = observe(phone)
     el = next(e for e in before.parse.elements if e.text == words or e.label == words)
     c = el.rect.center
     rec.record(Action.tap(c.x, c.y), before)
     phone.tap(c.x, c.y)
-    after = _observe(phone)
+    after = observe(phone)
     rec.observe_after(after)
     return before, after
 
@@ -55,7 +38,7 @@ def _left_inside_settings(phone, row="Network & internet"):
     from agent.device import Key
 
     phone.open_app("Settings")
-    obs = _observe(phone)
+    obs = observe(phone)
     c = next(e for e in obs.parse.elements if e.text == row).rect.center
     phone.tap(c.x, c.y)
     phone.key(Key.HOME)
@@ -90,7 +73,7 @@ def test_unwinding_opens_the_app_on_its_first_screen():
     phone = sim.VirtualPhone()
     _left_inside_settings(phone)
     assert unwind_to_first_screen(phone, SETTINGS, lambda: phone.foreground()[0])
-    obs = _observe(phone)
+    obs = observe(phone)
     assert obs.package == SETTINGS and not inner_screen(obs.parse)
 
 
@@ -107,7 +90,7 @@ def test_a_macro_that_begins_with_a_fresh_launch_reaches_its_start_wherever_the_
 
     phone = sim.VirtualPhone(profile="tablet", lang="de")
     _left_inside_settings(phone, "Verbundene Geräte")  # left elsewhere on this phone
-    result = run_unattended(Replayer(phone, _Parser()), macro)
+    result = run_unattended(Replayer(phone, TreeParser()), macro)
     assert result.succeeded, result
     assert phone.state["settings"]["airplane_mode"] is True
     assert result.steps[0].words.startswith("no element needed")
@@ -120,7 +103,7 @@ def test_a_macro_that_begins_with_a_fresh_launch_reaches_its_start_wherever_the_
     phone2 = sim.VirtualPhone(profile="tablet", lang="de")
     _left_inside_settings(phone2, "Verbundene Geräte")
     asked = []
-    failed = run_unattended(Replayer(phone2, _Parser()), plain, demonstrate=lambda q: asked.append(q))
+    failed = run_unattended(Replayer(phone2, TreeParser()), plain, demonstrate=lambda q: asked.append(q))
     assert failed.status == "failed" and asked and asked[0].index == 1
 
 
@@ -132,6 +115,30 @@ def test_a_macro_that_begins_at_home_replays_from_wherever_the_phone_is():
     macro = rec.build("open the clock", app="com.google.android.deskclock")
     phone = sim.VirtualPhone()
     phone.open_app("Settings")  # not at home
-    result = run_unattended(Replayer(phone, _Parser(), start_in_app=False), macro)
+    result = run_unattended(Replayer(phone, TreeParser(), start_in_app=False), macro)
     assert result.succeeded, result
     assert "clock" in phone.foreground()[0]
+
+
+def test_the_start_warning_names_the_app_as_the_phone_does():
+    from agent.device import app_label
+
+    phone = sim.VirtualPhone()
+    _left_inside_settings(phone)
+    rec = Recorder()
+    first, after1 = _tap(phone, rec, "Settings")
+    inside = start_problem(after1, rec.steps[1:] or rec.steps, [None], label_of=lambda p: app_label(phone, p))
+    assert inside is not None and "starts inside Settings" in inside.message
+    assert SETTINGS not in inside.message
+
+
+def test_a_phone_that_names_only_some_apps_names_those_and_leaves_the_rest_as_packages():
+    from agent.device import app_label
+
+    class Named:
+        def label_of(self, package: str) -> str | None:
+            return {"com.android.settings": "Settings"}.get(package)
+
+    assert app_label(Named(), "com.android.settings") == "Settings"
+    assert app_label(Named(), "org.example.notes") == "org.example.notes"
+    assert app_label(object(), "com.android.settings") == "com.android.settings"

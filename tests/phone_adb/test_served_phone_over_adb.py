@@ -247,3 +247,17 @@ def test_tapwise_devices_lists_the_served_phone(adb_env, served):
     result = CliRunner().invoke(devices_app, ["list"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert served.serial in result.output and "(virtual)" in result.output
+
+
+def test_an_adb_phone_names_its_apps_by_the_names_it_was_opened_by(served, adb_env):
+    from agent.device import app_label
+
+    dev = AdbDevice(served.serial, adb_env.host)
+    try:
+        assert app_label(dev, "com.android.settings") == "Settings"  # a common system app
+        assert app_label(dev, "com.tapwise.shop") == "com.tapwise.shop"  # adb lists packages, not names
+        dev.open_app("Shop")  # opened by its launcher name: that name is kept
+        assert dev.foreground()[0] == "com.tapwise.shop"
+        assert app_label(dev, "com.tapwise.shop") == "Shop"
+    finally:
+        dev.close()

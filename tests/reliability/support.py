@@ -19,6 +19,23 @@ from evaluation.scripted_model import Reply, ScriptedLLMServer
 REPO = Path(__file__).resolve().parents[2]
 MODEL = "scripted-model:latest"
 
+#: Replies that name points off any screen (infinite, NaN, negative, huge, not numbers):
+#: the action parser must refuse every one (the test and bench/bench_reliability.py).
+HOSTILE = [
+    '{"action_type":"click","x":Infinity,"y":1e999}',
+    '{"action_type":"click","x":-Infinity,"y":5}',
+    '{"action_type":"click","x":NaN,"y":5}',
+    '{"action_type":"click","x":-50,"y":-7}',
+    '{"action_type":"click","x":99999,"y":123456}',
+    '{"action_type":"long_press","x":1e308,"y":1e308}',
+    '{"action_type":"input_text","text":"hi","x":-1,"y":10}',
+    '{"action_type":"click","x":"1e999","y":"2"}',
+    '{"action_type":"click","x":true,"y":false}',
+    "tap (-50, -7)",
+    "tap at (99999, 123456)",
+    "Action: tap (-1000000000000, 10000000000000000000000000000000000000000)",
+]
+
 
 def cli_env(**extra: str) -> dict[str, str]:
     """The test's environment (its own config and data folders, see tests/conftest.py)

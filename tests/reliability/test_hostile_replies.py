@@ -14,26 +14,16 @@ from agent.device import Key
 from agent.execute import NotExecutable, execute
 from agent.types import Action, ActionType, EpisodeStatus, Target
 from app.storage import Store
+from tests.reliability.support import HOSTILE as HOSTILE_REPLIES
 from tests.reliability.support import alternating, done_lines, run_args, scripted, tapwise
 from vision.geometry import Point, Size
 
 SCREEN = Size(1080, 2400)
 
 HOSTILE = [
-    '{"action_type":"click","x":Infinity,"y":1e999}',
-    '{"action_type":"click","x":-Infinity,"y":5}',
-    '{"action_type":"click","x":NaN,"y":5}',
-    '{"action_type":"click","x":-50,"y":-7}',
-    '{"action_type":"click","x":99999,"y":123456}',
-    '{"action_type":"long_press","x":1e308,"y":1e308}',
-    '{"action_type":"input_text","text":"hi","x":-1,"y":10}',
-    '{"action_type":"click","x":"1e999","y":"2"}',
-    '{"action_type":"click","x":true,"y":false}',
+    *HOSTILE_REPLIES,
     '{"action": {"action_type":"click","x":1080,"y":2400}}',
-    "tap (-50, -7)",
-    "tap at (99999, 123456)",
     "long press (5000, 10)",
-    "Action: tap (-1000000000000, 10000000000000000000000000000000000000000)",
 ]
 
 

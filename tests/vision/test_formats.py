@@ -16,7 +16,8 @@ import pytest
 
 from vision.config import PipelineConfig
 from vision.geometry import Rect, Size
-from vision.hierarchy import detect_format, parse_hierarchy, read_uiautomator_xml
+from vision.hierarchy import detect_format, parse_hierarchy
+from vision.hierarchy_read import read_uiautomator_xml
 from vision.pipeline import ScreenParser
 from vision.types import ElementKind, Screen
 
@@ -145,3 +146,23 @@ def test_a_tree_file_finds_the_screenshot_beside_it(tmp_path) -> None:
     (tmp_path / "lonely.xml").write_text("<hierarchy/>")
     with pytest.raises(ImageError, match="no screenshot beside lonely.xml"):
         image_beside_tree(tmp_path / "lonely.xml")
+
+
+def test_a_data_set_with_screenshots_and_trees_in_two_folders_side_by_side(tmp_path) -> None:
+    """Rico keeps ``screenshots/ID.jpg`` beside ``view_hierarchies/ID.json``: opening either
+    finds the other (a newcomer opens what the data set gives)."""
+    from PIL import Image
+
+    from vision.imageio import image_beside_tree, load_screen_files, sibling_tree
+
+    shots, trees = tmp_path / "screenshots", tmp_path / "view_hierarchies"
+    shots.mkdir()
+    trees.mkdir()
+    Image.new("RGB", (20, 40), "white").save(shots / "336.jpg")
+    (trees / "336.json").write_text('{"activity": {"root": {}}}')
+    (trees / "337.json").write_text("{}")
+    assert sibling_tree(shots / "336.jpg") == trees / "336.json"
+    assert image_beside_tree(trees / "336.json") == shots / "336.jpg"
+    rgb, tree = load_screen_files(shots / "336.jpg")
+    assert rgb.shape == (40, 20, 3) and tree and "activity" in tree
+    assert sibling_tree(shots / "999.jpg") is None

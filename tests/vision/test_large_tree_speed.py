@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 import vision.hierarchy as hierarchy
+import vision.hierarchy_read as hierarchy_read
 from tests.vision.large_trees import deep_dump, grid_dump
 from vision.blocks import _hue_signatures, _tab_items, hue_signature
 from vision.geometry import Point, Rect, Size
-from vision.hierarchy import clean_tree, parse_uiautomator, read_uiautomator_xml, tree_to_parse
+from vision.hierarchy import clean_tree, parse_uiautomator, tree_to_parse
+from vision.hierarchy_read import read_uiautomator_xml
 from vision.pipeline import _renamed
 from vision.spatial import GridIndex
 from vision.tree_text import mask_tree_text, uniform_boxes
@@ -44,14 +46,14 @@ def test_skipping_off_screen_subtrees_gives_the_parse_of_reading_every_node(xml)
 
 def test_nodes_below_the_screen_are_counted_but_never_built(monkeypatch):
     built = 0
-    make = hierarchy._node_from_attrib
+    make = hierarchy_read._node_from_attrib
 
     def counting(*args, **kwargs):
         nonlocal built
         built += 1
         return make(*args, **kwargs)
 
-    monkeypatch.setattr(hierarchy, "_node_from_attrib", counting)
+    monkeypatch.setattr(hierarchy_read, "_node_from_attrib", counting)
     counts = {}
     for n in (20_000, 50_000):
         built = 0

@@ -14,7 +14,7 @@ from tests.vision.large_trees import deep_dump, grid_dump
 from vision.config import PipelineConfig
 from vision.fusion import fuse
 from vision.geometry import Point, Rect
-from vision.hierarchy import MAX_DEPTH
+from vision.hierarchy_read import MAX_DEPTH
 from vision.pipeline import ScreenParser
 from vision.spatial import GridIndex
 from vision.tree_text import tree_spans, uniform_boxes, worded

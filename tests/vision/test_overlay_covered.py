@@ -1,4 +1,4 @@
-"""The overlay shows covered elements greyed, and places tags where they hide no screen text."""
+"""The overlay shows covered elements greyed, and places captions where they hide no screen text."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ sim = pytest.importorskip("phone.virtual.phone", reason="the virtual phone is no
 from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtGui import QColor, QFont, QImage, QPainter  # noqa: E402
 
+from widgets.captions import CaptionPlacer  # noqa: E402
 from widgets.overlays import (  # noqa: E402
     CLASS_COLORS,
     COVERED_COLOR,
     DEFAULT_STYLES,
     Layer,
     OverlayLayerItem,
-    TagPlacer,
     qrect,
 )
 
@@ -97,20 +97,18 @@ def test_marks_name_only_what_can_be_tapped(qapp):
 
 
 @pytest.mark.parametrize("font_px", [24, 48])
-def test_tags_never_cover_screen_text(qapp, font_px):
+def test_captions_never_cover_screen_text(qapp, font_px):
     parse = _menu_parse()
     font = QFont()
     font.setPixelSize(font_px)
-    placer = TagPlacer(parse, font)
-    words = [qrect(s.rect) for s in parse.text_spans] + [qrect(e.rect) for e in parse.elements if e.text and e.rect.area < 0.05 * parse.screen_size.area]
-    placed = []
+    placer = CaptionPlacer(parse, font)
+    words = [qrect(s.rect) for s in parse.text_spans] + [qrect(e.rect) for e in parse.uncovered() if e.text and e.rect.area < 0.05 * parse.screen_size.area]
+    placed: list[QRectF] = []
     for e in parse.uncovered():
-        at = placer.place(e.kind.value, e.rect)
-        if at is None:
+        cap = placer.place(e.kind.value, e.rect)
+        if cap is None:
             continue
-        w, h = placer.size(e.kind.value)
-        tag = QRectF(at.x(), at.y(), w, h)
-        assert not any(tag.intersects(r) for r in words), e
-        assert not any(tag.intersects(t) for t in placed)
-        placed.append(tag)
-    assert placed, "some tags find a free place"
+        assert not any(cap.rect.intersects(r) for r in words), e
+        assert not any(cap.rect.intersects(t) for t in placed)
+        placed.append(cap.rect)
+    assert placed, "some captions find a free place"

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from phone.virtual.controls import edit
 from phone.virtual.look import RGB
-from phone.virtual.view import Node, Ui, box, edit
+from phone.virtual.view import Node, Ui, box
 from vision.geometry import Rect
 
 if TYPE_CHECKING:

@@ -14,22 +14,10 @@ from phone.virtual.apps.base import App, Page
 from phone.virtual.apps.clock import _time_picker, fmt_time
 from phone.virtual.apps.common import Row, list_page
 from phone.virtual.apps.launcher import TODAY
+from phone.virtual.controls import list_row
 from phone.virtual.i18n import format_date
 from phone.virtual.system import Dialog
-from phone.virtual.view import (
-    K,
-    Node,
-    Ui,
-    box,
-    button,
-    fab,
-    icon,
-    icon_button,
-    label,
-    list_row,
-    tapper,
-    top_bar,
-)
+from phone.virtual.view import K, Node, Ui, box, button, fab, icon, icon_button, label, tapper, top_bar
 from vision.geometry import Rect
 
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

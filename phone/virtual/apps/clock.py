@@ -17,6 +17,7 @@ from typing import Any
 
 from phone.virtual.apps.base import App, Page
 from phone.virtual.apps.common import Row, list_page
+from phone.virtual.controls import checkbox, switch
 from phone.virtual.system import Dialog
 from phone.virtual.view import (
     Item,
@@ -25,13 +26,11 @@ from phone.virtual.view import (
     Ui,
     box,
     button,
-    checkbox,
     fab,
     icon,
     icon_button,
     label,
     scroll_list,
-    switch,
     tabs,
     tapper,
     top_bar,
@@ -175,9 +174,14 @@ class Clock(App):
         return card
 
     def _delete(self, a: dict) -> None:
+        at = next((i for i, x in enumerate(self.s["alarms"]) if x["id"] == a["id"]), 0)
         self.s["alarms"] = [x for x in self.s["alarms"] if x["id"] != a["id"]]
         self.page.args["expanded"] = None
-        self.toast("Alarm deleted")
+
+        def undo() -> None:
+            self.s["alarms"].insert(min(at, len(self.s["alarms"])), a)
+
+        self.phone.show_snackbar("Alarm deleted", "Undo", undo)
 
     def _label_dialog(self, a: dict) -> None:
         holder = {"label": a["label"]}

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from phone.virtual.view import Item, Node, Ui, box, label, list_row, scroll_list, seekbar, top_bar
+from phone.virtual.controls import list_row, seekbar
+from phone.virtual.view import Item, Node, Ui, box, label, scroll_list, top_bar
 from vision.geometry import Rect
 
 
@@ -75,7 +76,15 @@ def row_items(ui: Ui, rows: list[Row], *, left: int = 0, right: int = 0) -> list
 def list_page(ui: Ui, root: Node, holder: dict, title: str, rows: list[Row], *, on_back=None, actions: tuple = (),
               large: bool = False, rid: str = "recycler_view", translate_title: bool = True,
               top_extra: int = 0, caption: str = "") -> Node:
-    """A page with a top app bar and a scrolling list of rows; returns the list node."""
+    """A page with a top app bar and a scrolling list of rows; returns the list node.
+    On the ``shifted`` layout a suggestion card comes first and every row sits lower; on
+    the ``reordered`` one each pair of rows changes places (the first and the second, the
+    third and the fourth …)."""
+    if ui.layout == "shifted" and rows:
+        rows = [Row("info", "Suggestions for you", "Tips to get more out of your phone", "lightbulb-outline",
+                    height=96), *rows]
+    elif ui.layout == "reordered":
+        rows = [r for pair in zip(rows[1::2], rows[::2], strict=False) for r in pair] + rows[len(rows) // 2 * 2:]
     bar = top_bar(ui, title, on_back=on_back, actions=actions, large=large, translate_title=translate_title)
     c = ui.content
     lr = Rect(0, bar.rect.bottom + top_extra, ui.W, c.bottom)

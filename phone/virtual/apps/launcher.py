@@ -9,19 +9,8 @@ import datetime as dt
 from functools import partial
 
 from phone.virtual.apps.base import App, Page
-from phone.virtual.view import (
-    Item,
-    K,
-    Node,
-    Ui,
-    box,
-    button,
-    edit,
-    label,
-    page_indicator,
-    scroll_list,
-    tapper,
-)
+from phone.virtual.controls import edit
+from phone.virtual.view import Item, K, Node, Ui, box, button, label, page_indicator, scroll_list, tapper
 from vision.geometry import Rect
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"

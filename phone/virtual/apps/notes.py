@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from phone.virtual.apps.base import App, Page
+from phone.virtual.controls import checkbox
 from phone.virtual.view import (
     Item,
     K,
     Node,
     Ui,
     box,
-    checkbox,
     fab,
     icon,
     icon_button,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from phone.virtual.apps.base import App, Page
+from phone.virtual.controls import list_row
 from phone.virtual.system import Dialog
 from phone.virtual.view import (
     Item,
@@ -21,7 +22,6 @@ from phone.virtual.view import (
     fab,
     icon_button,
     label,
-    list_row,
     paragraph,
     scroll_list,
     tapper,

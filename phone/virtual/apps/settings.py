@@ -11,8 +11,9 @@ from typing import Any
 from phone.virtual.apps.base import App, Page
 from phone.virtual.apps.common import Row, list_page
 from phone.virtual.apps.panels import overflow_menu
+from phone.virtual.controls import edit
 from phone.virtual.system import Dialog
-from phone.virtual.view import Node, Ui, edit, label
+from phone.virtual.view import Node, Ui, label
 from vision.geometry import Rect
 
 RINGTONES = [

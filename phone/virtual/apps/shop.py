@@ -11,6 +11,7 @@ from typing import Any
 
 from phone.virtual.apps.base import App, Page
 from phone.virtual.apps.panels import bottom_sheet
+from phone.virtual.controls import radio, spinner
 from phone.virtual.system import Dialog
 from phone.virtual.view import (
     Item,
@@ -23,10 +24,8 @@ from phone.virtual.view import (
     label,
     paragraph,
     photo,
-    radio,
     rating,
     scroll_list,
-    spinner,
     tapper,
     top_bar,
 )
@@ -332,7 +331,7 @@ class Shop(App):
             w.remove(pid)
         else:
             w.append(pid)
-            self.toast("Added to wishlist")
+            self.phone.show_snackbar("Added to wishlist")
 
     def _qty_dialog(self) -> None:
         opts = [str(i) for i in range(1, 6)]

@@ -9,6 +9,9 @@ with a plain ``adb shell`` and nothing else:
   ``seed`` (int), ``noise`` (``NoiseConfig`` fields) and ``state`` (overrides merged into a
   fresh state); the phone restarts from there, the home screen in front.
 - ``tapwise-bench state`` — the phone's whole app state as one line of JSON.
+- ``tapwise-bench shown`` — every toast and snackbar the phone showed since its last reset,
+  with wall-clock shown/hidden times, as one line of JSON (what the record of a run is
+  measured against).
 
 It never runs tasks, judges success or talks to a model: the caller does that with the
 state it reads back.  A real phone has no such command, which is how a caller tells a
@@ -25,16 +28,21 @@ from typing import Any
 
 from phone.virtual.wire.served_phone import ServedPhone
 
-USAGE = "usage: tapwise-bench reset BASE64_JSON | tapwise-bench state\n"
+USAGE = "usage: tapwise-bench reset BASE64_JSON | tapwise-bench state | tapwise-bench shown\n"
 
 
 def run(phone: ServedPhone, args: list[str]) -> tuple[int, str, str]:
     """Run one ``tapwise-bench`` command; returns (exit status, stdout, stderr)."""
-    if not args or args[0] not in ("reset", "state"):
+    if not args or args[0] not in ("reset", "state", "shown"):
         return 2, "", USAGE
     sim = phone.phone
     if not hasattr(sim, "reset") or not hasattr(sim, "state"):
         return 1, "", "tapwise-bench: this phone has no resettable state\n"
+    if args[0] == "shown":
+        flashes = getattr(sim, "flashes", None)
+        with phone.lock:
+            shown = list(flashes.shown) if flashes is not None else []
+        return 0, json.dumps(shown, separators=(",", ":")) + "\n", ""
     if args[0] == "state":
         with phone.lock:
             return 0, json.dumps(sim.state, separators=(",", ":"), default=list) + "\n", ""

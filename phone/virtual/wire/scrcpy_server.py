@@ -23,10 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Protocol
-
-import numpy as np
 
 from agent.device import DeviceError, Key
 
@@ -34,17 +31,21 @@ from agent.device import DeviceError, Key
 from phone.adb.scrcpy_protocol import (
     CODEC_ID_H264,
     DEVICE_NAME_FIELD_LENGTH,
-    EMPTY_CONTROL_TYPES,
-    MESSAGE_MAX_SIZE,
     PACKET_FLAG_CONFIG,
     PACKET_FLAG_KEY_FRAME,
     SERVER_CLASS,
     ControlType,
-    DeviceMessageType,
     socket_name,
 )
 from phone.adb.scrcpy_server_jar import known_version
 from phone.virtual.wire.adb_server import Stream, StreamClosed
+from phone.virtual.wire.scrcpy_control import (
+    ControlMessage,
+    ack_clipboard_message,
+    clipboard_message,
+    read_control_message,
+)
+from phone.virtual.wire.scrcpy_video import H264Encoder, NewestSlot, split_config, video_size
 from phone.virtual.wire.served_phone import ServedPhone
 from phone.virtual.wire.vfs import VirtualFS
 
@@ -122,98 +123,9 @@ class ServerOptions:
         return opts
 
 
-def video_size(width: int, height: int, max_size: int) -> tuple[int, int]:
-    """Frame size the way scrcpy computes it: multiples of 8, longest side <= max_size."""
-    w, h = width & ~7, height & ~7
-    if max_size > 0 and max(w, h) > max_size:
-        if w >= h:
-            h = (h * max_size // w + 4) & ~7
-            w = max_size & ~7
-        else:
-            w = (w * max_size // h + 4) & ~7
-            h = max_size & ~7
-    return max(w, 8), max(h, 8)
-
-
-def split_config(data: bytes) -> tuple[bytes, bytes]:
-    """Split leading SPS/PPS NAL units (types 7 and 8) off an Annex-B packet."""
-    pos = 0
-    config_end = 0
-    while True:
-        start = data.find(b"\x00\x00\x01", pos)
-        if start < 0 or start + 3 >= len(data):
-            break
-        nal_type = data[start + 3] & 0x1F
-        if nal_type not in (7, 8):
-            break
-        config_end = data.find(b"\x00\x00\x01", start + 3)
-        if config_end < 0:
-            return data, b""
-        if data[config_end - 1] == 0:
-            config_end -= 1  # 4-byte start code belongs to the next unit
-        pos = config_end
-    return data[:config_end], data[config_end:]
-
-
 def keymap_types(char: str) -> bool:
     """Whether a phone's virtual key character map has keys for ``char``."""
     return 32 <= ord(char) < 127 or char in "\n\t"
-
-
-class H264Encoder:
-    """libx264 through PyAV, tuned like a phone's realtime encoder."""
-
-    def __init__(self, width: int, height: int, bit_rate: int, gop: int = 30, fps: int = 60) -> None:
-        import av
-
-        ctx = av.CodecContext.create("libx264", "w")
-        ctx.width, ctx.height = width, height
-        ctx.pix_fmt = "yuv420p"
-        ctx.time_base = Fraction(1, 1_000_000)
-        ctx.framerate = Fraction(fps)  # x264 budgets bits per frame from this, not from time_base
-        ctx.bit_rate = bit_rate
-        ctx.options = {"preset": "ultrafast", "tune": "zerolatency", "g": str(gop), "bf": "0"}
-        self.ctx = ctx
-        self.width, self.height = width, height
-
-    def encode(self, rgb: np.ndarray, pts_us: int) -> list[tuple[bytes, bool]]:
-        import av
-        import cv2
-
-        rgb = np.ascontiguousarray(rgb)
-        if rgb.shape[1] != self.width or rgb.shape[0] != self.height:
-            rgb = cv2.resize(rgb, (self.width, self.height), interpolation=cv2.INTER_AREA)
-        # OpenCV's BT.601 conversion is 4-5x faster than PyAV's rgb24 -> yuv420p reformat
-        yuv = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420), dtype=np.uint8)
-        frame = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
-        frame.pts = pts_us
-        return [(bytes(p), bool(p.is_keyframe)) for p in self.ctx.encode(frame)]
-
-
-class _NewestSlot:
-    """Holds one item; ``put`` replaces an untaken one (the newest frame wins)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._item: tuple[np.ndarray, int] | None = None
-
-    def put(self, item: tuple[np.ndarray, int]) -> None:
-        with self._cond:
-            self._item = item
-            self._cond.notify()
-
-    def take(self, timeout: float) -> tuple[np.ndarray, int] | None:
-        with self._cond:
-            if self._item is None:
-                self._cond.wait(timeout)
-            item, self._item = self._item, None
-            self._cond.notify_all()
-            return item
-
-    def wait_empty(self, timeout: float) -> bool:
-        """Wait until the consumer took the item (so a new frame is not rendered in vain)."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self._item is None, timeout)
 
 
 class AbstractNamespace:
@@ -247,120 +159,6 @@ class AbstractNamespace:
     def names(self) -> list[str]:
         with self._lock:
             return sorted(self._listeners)
-
-
-# -- control messages as the server reads them -----------------------------------------
-@dataclass(frozen=True, slots=True)
-class ControlMessage:
-    """One decoded control message; fields not used by its type keep their defaults."""
-
-    type: ControlType
-    action: int = 0
-    keycode: int = 0
-    repeat: int = 0
-    metastate: int = 0
-    text: str = ""
-    pointer_id: int = 0
-    x: int = 0
-    y: int = 0
-    screen_width: int = 0
-    screen_height: int = 0
-    pressure: float = 0.0
-    action_button: int = 0
-    buttons: int = 0
-    hscroll: float = 0.0
-    vscroll: float = 0.0
-    copy_key: int = 0
-    paste: bool = False
-    sequence: int = 0
-    on: bool = False
-    id: int = 0
-    data: bytes = b""
-
-
-def u16fp_to_float(value: int) -> float:
-    return 1.0 if value == 0xFFFF else value / 0x10000
-
-
-def i16fp_to_float(value: int) -> float:
-    return 1.0 if value == 0x7FFF else value / 0x8000
-
-
-def read_control_message(read: Callable[[int], bytes]) -> ControlMessage:
-    """Read one control message with ``read(n)`` (exactly n bytes), the way the v3 server's
-    reader does; raises ``ValueError`` for an unknown type or an oversized payload."""
-
-    def string(size_bytes: int) -> str:
-        return blob(size_bytes).decode("utf-8", "replace")
-
-    def blob(size_bytes: int) -> bytes:
-        n = int.from_bytes(read(size_bytes), "big")
-        if n > MESSAGE_MAX_SIZE:
-            raise ValueError(f"{n}-byte payload exceeds the protocol limit")
-        return read(n) if n else b""
-
-    def position() -> tuple[int, int, int, int]:
-        x, y, w, h = struct.unpack(">iiHH", read(12))
-        return x, y, w, h
-
-    raw = read(1)[0]
-    try:
-        kind = ControlType(raw)
-    except ValueError:
-        raise ValueError(f"Unknown event type: {raw}") from None
-    if kind is ControlType.INJECT_KEYCODE:
-        action, code, repeat, meta = struct.unpack(">Biii", read(13))
-        return ControlMessage(kind, action=action, keycode=code, repeat=repeat, metastate=meta)
-    if kind is ControlType.INJECT_TEXT:
-        return ControlMessage(kind, text=string(4))
-    if kind is ControlType.INJECT_TOUCH_EVENT:
-        action, pointer = struct.unpack(">Bq", read(9))
-        x, y, w, h = position()
-        pressure, action_button, buttons = struct.unpack(">Hii", read(10))
-        return ControlMessage(kind, action=action, pointer_id=pointer, x=x, y=y, screen_width=w, screen_height=h,
-                              pressure=u16fp_to_float(pressure), action_button=action_button, buttons=buttons)
-    if kind is ControlType.INJECT_SCROLL_EVENT:
-        x, y, w, h = position()
-        hs, vs, buttons = struct.unpack(">hhi", read(8))
-        return ControlMessage(kind, x=x, y=y, screen_width=w, screen_height=h, hscroll=i16fp_to_float(hs) * 16,
-                              vscroll=i16fp_to_float(vs) * 16, buttons=buttons)
-    if kind is ControlType.BACK_OR_SCREEN_ON:
-        return ControlMessage(kind, action=read(1)[0])
-    if kind is ControlType.GET_CLIPBOARD:
-        return ControlMessage(kind, copy_key=read(1)[0])
-    if kind is ControlType.SET_CLIPBOARD:
-        sequence, paste = struct.unpack(">QB", read(9))
-        return ControlMessage(kind, sequence=sequence, paste=paste != 0, text=string(4))
-    if kind is ControlType.SET_DISPLAY_POWER:
-        return ControlMessage(kind, on=read(1)[0] != 0)
-    if kind in EMPTY_CONTROL_TYPES:
-        return ControlMessage(kind)
-    if kind is ControlType.UHID_CREATE:
-        uid, _vendor, _product = struct.unpack(">HHH", read(6))
-        name = string(1)
-        return ControlMessage(kind, id=uid, text=name, data=blob(2))
-    if kind is ControlType.UHID_INPUT:
-        (uid,) = struct.unpack(">H", read(2))
-        return ControlMessage(kind, id=uid, data=blob(2))
-    if kind is ControlType.UHID_DESTROY:
-        (uid,) = struct.unpack(">H", read(2))
-        return ControlMessage(kind, id=uid)
-    if kind is ControlType.START_APP:
-        return ControlMessage(kind, text=string(1))
-    raise ValueError(f"Unknown event type: {raw}")
-
-
-def clipboard_message(text: str) -> bytes:
-    """Device message carrying the phone's clipboard (truncated on a character boundary)."""
-    data = text.encode("utf-8")
-    limit = MESSAGE_MAX_SIZE - 5
-    if len(data) > limit:
-        data = data[:limit].decode("utf-8", "ignore").encode("utf-8")
-    return struct.pack(">BI", DeviceMessageType.CLIPBOARD, len(data)) + data
-
-
-def ack_clipboard_message(sequence: int) -> bytes:
-    return struct.pack(">BQ", DeviceMessageType.ACK_CLIPBOARD, sequence)
 
 
 class ScrcpyServer:
@@ -513,7 +311,7 @@ class ScrcpyServer:
         """Encode and send the newest captured frame; capture runs on its own thread so
         rendering the next frame overlaps encoding this one (PyAV encodes without the GIL)."""
         encoder = H264Encoder(w, h, self.opts.video_bit_rate, fps=self.opts.max_fps or 60)
-        slot = _NewestSlot()
+        slot = NewestSlot()
         done = threading.Event()
         capture = threading.Thread(target=self._capture_loop, args=(slot, done), name="scrcpy-capture", daemon=True)
         capture.start()
@@ -537,7 +335,7 @@ class ScrcpyServer:
             done.set()
             capture.join(timeout=2)
 
-    def _capture_loop(self, slot: _NewestSlot, done: threading.Event) -> None:
+    def _capture_loop(self, slot: NewestSlot, done: threading.Event) -> None:
         """Grab a frame whenever the screen changed (and once a second anyway), at most
         ``max_fps`` a second; an unsent older frame is simply replaced."""
         interval = 1.0 / (self.opts.max_fps or 60)

@@ -70,11 +70,32 @@ class ServedPhone:
             return bool(fn())
 
     def frame_id(self) -> int:
-        """A number that changes whenever the screen may have changed."""
+        """A number that changes whenever the screen may have changed (a phone whose
+        messages go by themselves, ``tick_flashes``, is given the chance first)."""
+        tick = getattr(self.phone, "tick_flashes", None)
+        if callable(tick):
+            with self.lock:
+                tick()
         fid = getattr(self.phone, "frame_id", None)
         if fid is None:
             return self._changes
         return int(fid() if callable(fid) else fid)
+
+    def live_props(self) -> dict[str, str]:
+        """System properties that follow the phone's state: its UI language as
+        ``persist.sys.locale`` (changed in Settings > Languages, as on a phone)."""
+        fn = getattr(self.phone, "ui_language", None)
+        if not callable(fn):
+            return {}
+        with self.lock:
+            return {"persist.sys.locale": str(fn())}
+
+    def contact_names(self) -> list[str]:
+        fn = getattr(self.phone, "contact_names", None)
+        if not callable(fn):
+            return []
+        with self.lock:
+            return [str(n) for n in fn()]
 
     def installed_apps(self) -> list[tuple[str, str]]:
         """(package, label) pairs."""

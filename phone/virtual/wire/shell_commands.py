@@ -266,10 +266,11 @@ class Shell:
 
     # -- properties and settings -------------------------------------------------------
     def cmd_getprop(self, args: list[str], out: Output) -> int:
+        props = {**self.state.props, **self.phone.live_props()}
         if args:
-            out.out(self.state.props.get(args[0], args[1] if len(args) > 1 else "") + "\n")
+            out.out(props.get(args[0], args[1] if len(args) > 1 else "") + "\n")
         else:
-            for k, v in sorted(self.state.props.items()):
+            for k, v in sorted(props.items()):
                 out.out(f"[{k}]: [{v}]\n")
         return 0
 
@@ -450,6 +451,12 @@ class Shell:
                 if needle in pkg:
                     out.out(f"package:{pkg}\n")
             return 0
+        if args[:1] == ["query-activities"]:  # the launchable apps, as `--brief` prints them
+            if "android.intent.category.LAUNCHER" in args:
+                for pkg, _label in self._packages():
+                    out.out(f"priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n"
+                            f"{pkg}/.MainActivity\n")
+            return 0
         if args[:1] == ["path"] and len(args) > 1:
             if self._known(args[1]):
                 out.out(f"package:/data/app/{args[1]}/base.apk\n")
@@ -518,6 +525,17 @@ class Shell:
         return 0
 
     def cmd_svc(self, args: list[str], out: Output) -> int:
+        return 0
+
+    def cmd_content(self, args: list[str], out: Output) -> int:
+        """``content query --uri content://com.android.contacts/... --projection display_name``:
+        the contacts' names, one ``Row: N display_name=NAME`` line each, as Android prints them."""
+        uri = _opt(args, "--uri") or ""
+        if args[:1] != ["query"] or "com.android.contacts" not in uri:
+            out.err("Error: the virtual phone answers only 'content query' on the contacts provider\n")
+            return 1
+        for i, name in enumerate(self.phone.contact_names()):
+            out.out(f"Row: {i} display_name={name}\n")
         return 0
 
     def cmd_tapwise_bench(self, args: list[str], out: Output) -> int:

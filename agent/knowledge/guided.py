@@ -1,0 +1,431 @@
+"""A planner guided by what the phone shows and what exploration found, around any planner.
+
+``GuidedPlanner(planner, guide, device, ranker=…)`` is how a run uses the app maps
+(``agent.knowledge.guide.MapGuide``) and the learned step ranker
+(``agent.knowledge.ranker``), without the runner or the planners knowing about either.
+Before each proposal:
+
+1. the ranker reads the screen against the goal (``agent.knowledge.step_features``); when
+   its probability that the task is complete reaches the policy's ``done`` level (chosen
+   where its held-out precision is ≥ 0.95) it says so, with no model call;
+2. the map's next step toward the screen that holds the goal is taken, with no model call,
+   where the map knows one and it may be followed (not back to a screen the run left, not
+   into one item of a list the goal does not name, not while the model steers);
+3. the ranker's best element is taken alone where its probability reaches the policy's
+   ``act`` level (held-out precision ≥ 0.95);
+4. otherwise the wrapped planner decides — offered the map's step first, then the ranker's
+   best elements until they hold the policy's ``mass`` of the probability (the rest of
+   the screen stays in its description, not in the reply form), and "complete" only where
+   the ranker does not rule it out (``no_done``); a note names the likeliest step.
+
+Steps 1–3 and the cut of step 4 apply to a small built-in model only (``small_model``):
+any other model decides every step itself, offered every element best first, with the
+map's step and the notes as advice — a capable model is never overruled by evidence that
+is right 95 % of the time.  The card says where a step came from (``…+screen``: the
+ranker; ``…+map``: the map), and its evidence says why.  Never a step the user turned down here, the step just taken, a
+switch or field already tapped, a step this guide already took on a screen of this
+structure, nor a sensitive step on a screen that lacks what the goal names, nor "complete"
+right after a map step on the way to the goal's screen.
+
+No LLM; asks the device only which app is in front (and its installed apps' names).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from agent.feedback import NOT_DONE_NOTE
+from agent.knowledge.focus import missing_words, named_here, offers_value, row_of
+from agent.knowledge.guide import AppMaps, Hint, MapGuide
+from agent.knowledge.lexicon import Words
+from agent.knowledge.ranker import Ranked, StepRanker
+from agent.knowledge.ranker_train import kept
+from agent.knowledge.screen_key import screen_key
+from agent.knowledge.step_features import Candidate, Move, step_view
+from agent.knowledge.store import AppMapStore
+from agent.planners.base import PlanContext, Planner, Turn
+from agent.screen_text import app_words
+from agent.types import Action, ActionType, Proposal
+from vision.types import ElementKind, Screen
+
+log = logging.getLogger(__name__)
+
+
+class GuidedPlanner:
+    """A planner that sees the app maps and the ranked screen; see the module docstring."""
+
+    def __init__(self, planner: Planner, guide: MapGuide, device: Any = None, *, check_versions: bool = False,
+                 evidence: bool = True, ranker: StepRanker | None = None, small_model: bool = False) -> None:
+        self.inner, self.guide, self.device = planner, guide, device
+        # a small built-in model: the ranker and the map act alone where they beat it, and it picks
+        # from a short list; any other model decides every step itself, with them as advice
+        self.small_model = small_model
+        self.evidence = evidence  # False: only the maps guide; the screen's evidence is never used
+        self.ranker = (ranker or StepRanker.shipped()) if evidence else None
+        self.words = Words.load()
+        self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
+        self._check_versions = check_versions and device is not None
+        self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
+        self._own: set[int] = set()  # the steps (by how many came before) this guide chose itself
+        self._on_the_way: set[int] = set()  # those of them that were a map path's step toward its target
+        self._visited: list[str] = []  # the map keys of the screens this run was on, in order
+        self._keys: dict[int, str] = {}  # the structural key of the screen each step was planned on
+        self._advice: list[str] = []  # notes for the model found before it is asked (this step only)
+
+    def __getattr__(self, name: str) -> Any:  # client, samples, ... of the wrapped planner
+        return getattr(self.inner, name)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def uses_latent(self) -> bool:
+        return self.inner.uses_latent
+
+    # ---- the step ------------------------------------------------------------------------
+    def propose(self, ctx: PlanContext) -> Proposal:
+        self._advice = []
+        screen = self._screen()
+        if not ctx.history:
+            self._own.clear()
+            self._on_the_way.clear()
+            self._visited.clear()
+            self._keys.clear()
+        package = (screen.foreground_package if screen is not None else "") or ""
+        self._keys[len(ctx.history)] = screen_key(ctx.parse, package).key
+        ranked = self._rank(ctx, screen)
+        if self.small_model and ranked is not None and self._may_say_done(ctx) \
+                and (len(ctx.history) - 1) not in self._on_the_way \
+                and ranked.p_done() >= self.ranker.policy.done:  # type: ignore[union-attr]
+            why = f"The task looks complete: {_done_reason(ranked)} (evidence {ranked.p_done():.2f})."
+            self.hints.append((ctx.step_index, why))
+            return Proposal(Action.simple(ActionType.COMPLETE), rationale=why, planner=f"{self.inner.name}+screen",
+                            evidence=(f"checked on the screen: {why}",))
+        impossible = self._unreachable(ctx)
+        if impossible is not None:
+            return impossible
+        hint = self._hint(ctx, screen)
+        if hint is not None and hint.here and (not self._visited or self._visited[-1] != hint.here):
+            self._visited.append(hint.here)
+        own = self._own_step(ctx, hint, ranked, screen)
+        if own is not None:
+            self._own.add(len(ctx.history))
+            return own
+        return self._ask_model(ctx, hint, ranked)
+
+    def _rank(self, ctx: PlanContext, screen: Screen | None) -> Ranked | None:
+        if self.ranker is None:
+            return None
+        try:
+            view = step_view(ctx.goal, ctx.parse, ctx.history, words=self.words, app_label=self._label(screen))
+            return self.ranker.rank(view)
+        except Exception:  # evidence is optional: plan without it
+            log.exception("the screen could not be ranked against the goal")
+            return None
+
+    def _unreachable(self, ctx: PlanContext) -> Proposal | None:
+        """"Impossible", said by the maps for a small model (advice for any other), when what
+        the goal is about is on no screen the maps reach nor on this one; never again once
+        the user turned it down."""
+        if any(a.type is ActionType.IMPOSSIBLE for a in ctx.rejected):
+            return None
+        try:
+            missing = self.guide.unreachable(ctx.goal, ctx.parse)
+        except Exception:  # a damaged map must not stop the run
+            log.exception("the maps could not be searched for the goal")
+            return None
+        if not missing:
+            return None
+        apps = ", ".join(sorted(m.label or m.package for m in self.guide.maps.values()))
+        why = (f"No screen the app maps reach ({apps}) shows {', '.join(repr(w) for w in missing)}: "
+               "this phone's apps do not seem to offer it.")
+        self.hints.append((ctx.step_index, why))
+        if not self.small_model:
+            self._advice.append(why)
+            return None
+        return Proposal(Action.simple(ActionType.IMPOSSIBLE), rationale=why, planner=f"{self.inner.name}+map",
+                        evidence=(why,))
+
+    def _may_say_done(self, ctx: PlanContext) -> bool:
+        """"Complete" on evidence: never on the first screen, nor once the user said it is not."""
+        return bool(ctx.history) and not any(a.type is ActionType.COMPLETE for a in ctx.rejected) \
+            and not any(n.startswith(NOT_DONE_NOTE) for n in ctx.notes)
+
+    def _hint(self, ctx: PlanContext, screen: Screen | None) -> Hint | None:
+        try:
+            if self._check_versions:
+                self._drop_stale()
+            return self.guide.hint(ctx.goal, ctx.parse, screen)
+        except Exception:  # a damaged map must not stop the run
+            log.exception("the app map could not give a hint")
+            return None
+
+    def _own_step(self, ctx: PlanContext, hint: Hint | None, ranked: Ranked | None,
+                  screen: Screen | None) -> Proposal | None:
+        """The map's next step, else the ranker's sure one; None when neither may be taken (or
+        the model is not a small one: it decides every step)."""
+        if not self.small_model:
+            return None
+        choices: list[tuple[Action, str, str]] = []
+        if hint is not None and hint.follow is not None and self._may_follow(ctx, hint):
+            choices.append((hint.follow, "map", hint.text))
+        if ranked is not None and self.ranker is not None:
+            top = next((c for c in ranked.candidates if c.move is not Move.COMPLETE), None)
+            p = ranked.probs[ranked.candidates.index(top)] if top is not None else 0.0
+            if top is not None and p >= self.ranker.policy.act:
+                why = f"On this screen, {_says(top)} is what the task's words point at (evidence {p:.2f})."
+                choices.append((top.action(), "screen", why))
+        for action, source, why in choices:
+            if _turned_down(action, ctx) or (ctx.history and _same_step(ctx.history[-1].action, action)) \
+                    or _sets_again(action, ctx) or self._took_here(action, ctx) \
+                    or not _names_its_object(action, ctx, screen):
+                continue
+            self.hints.append((ctx.step_index, why))
+            if source == "map":
+                self._on_the_way.add(len(ctx.history))
+            return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
+        return None
+
+    def _ask_model(self, ctx: PlanContext, hint: Hint | None, ranked: Ranked | None) -> Proposal:
+        """The wrapped planner, offered the map's step and the ranker's best elements first."""
+        notes = [*ctx.notes, *self._advice]
+        first: list[str] = list(hint.element_ids) if hint is not None else []
+        offer: tuple[str, ...] = ()
+        allow_done = True
+        if ranked is not None and self.ranker is not None:
+            policy = self.ranker.policy
+            # a small model is offered the best few; any other model every element, best first
+            best = kept(ranked, policy.mass, policy.keep_small) if self.small_model else ranked.elements()
+            offer = tuple(dict.fromkeys([*first, *(c.element.id for c in best if c.element is not None)]))
+            allow_done = not self.small_model or ranked.p_done() > policy.no_done or not ctx.history
+            top = best[0] if best else None
+            if top is not None and top.element is not None:
+                notes.append(f"Screen evidence: the likeliest next step here is {_says(top)} "
+                             f"[{top.element.id}].")
+            if ctx.history and ranked.p_done() >= 0.5 and self._may_say_done(ctx):
+                notes.append(f"Screen evidence: the task may already be complete ({_done_reason(ranked)}).")
+        elif first:
+            offer = tuple(first)
+        if hint is not None:  # last: what exploration found weighs more than the fitted ranking
+            notes.append(hint.text)
+        if offer:
+            order = {eid: i for i, eid in enumerate(offer)}
+            front = sorted((e for e in ctx.parse.elements if e.id in order), key=lambda e: order[e.id])
+            rest = tuple(e for e in ctx.parse.elements if e.id not in order)
+            ctx = replace(ctx, parse=replace(ctx.parse, elements=(*front, *rest)))
+        if not notes and not offer:
+            return self.inner.propose(ctx)
+        added = tuple(n for n in notes if n not in ctx.notes)
+        for n in added:
+            self.hints.append((ctx.step_index, n))
+        proposal = self.inner.propose(replace(ctx, notes=tuple(notes), offer=offer, allow_done=allow_done))
+        proposal = _typed_as_given(proposal, ranked)
+        return replace(proposal, evidence=(*proposal.evidence, *added))
+
+    # ---- the map's guards ----------------------------------------------------------------
+    def _took_here(self, action: Action, ctx: PlanContext) -> bool:
+        """True when this guide already took ``action`` on a screen of this structure in this
+        run: taking it again goes round in a circle (hour 7, minute 15, hour 7 …)."""
+        here = self._keys.get(len(ctx.history))
+        return any(i in self._own and self._keys.get(i) == here and _same_step(turn.action, action)
+                   for i, turn in enumerate(ctx.history))
+
+    def _model_steers(self, ctx: PlanContext) -> bool:
+        """True when the step just taken was the model's (or the user's), not this guide's,
+        and it changed the screen's structure: it went somewhere the map did not say."""
+        n = len(ctx.history)
+        return n > 0 and (n - 1) not in self._own and self._keys.get(n - 1) != self._keys.get(n)
+
+    def _may_follow(self, ctx: PlanContext, hint: Hint) -> bool:
+        """Whether the map's next step may be taken without the model: not back to a screen
+        this run has left (it would undo what was done there), not into one item of a list
+        the goal does not name, not away from a screen that offers a value the goal gives or
+        an element the goal's words name whole (it is to be done here), and not right after a
+        step of the model's that went elsewhere or worked on this screen (it steers: the map
+        only advises)."""
+        left = self._visited[:-1]
+        if any(k and k in left and k != hint.here for k in (hint.target, hint.next)):
+            return False
+        step = hint.follow
+        name = (step.target.description if step is not None and step.target is not None else "") or ""
+        taken = tuple(_taken(ctx.history))
+        if self.evidence and offers_value(ctx.goal, name, ctx.parse, taken=taken):
+            return False  # a value the goal gives is to be picked here first ("March 20": the 20th)
+        if self.evidence and step is not None and step.type is ActionType.TAP \
+                and named_here(ctx.goal, ctx.parse, skip=name, taken=taken):
+            return False  # what the goal names is on this screen ("Buy now"): act here, not leave
+        n = len(ctx.history)
+        if n and (n - 1) not in self._own and ctx.history[-1].action.type in (ActionType.TAP, ActionType.TYPE) \
+                and self._keys.get(n - 1) == self._keys.get(n):
+            return False  # the model is at work on this screen (it just switched or typed here)
+        return not hint.list_row and not self._model_steers(ctx)
+
+    # ---- the phone -----------------------------------------------------------------------
+    def _drop_stale(self) -> None:
+        """Forget the maps made for another version of their app than the phone's."""
+        from agent.knowledge.explore import app_version
+
+        self._check_versions = False
+        for package, m in list(self.guide.maps.items()):
+            if m.is_stale(app_version(self.device, package)):
+                log.info("the map of %s is for version %s: not used", package, m.app_version)
+                del self.guide.maps[package]
+
+    def _screen(self) -> Screen | None:
+        if self.device is None:
+            return None
+        try:
+            package, activity = self.device.foreground()
+        except Exception as exc:  # no foreground: plan without the map
+            log.info("no foreground app for the map: %s", exc)
+            return None
+        return Screen(np.zeros((1, 1, 3), np.uint8), foreground_package=package, foreground_activity=activity)
+
+    def _label(self, screen: Screen | None) -> str:
+        """The name of the app in front: its map's, else the phone's ("" when neither says)."""
+        package = (screen.foreground_package if screen is not None else "") or ""
+        m = self.guide.maps.get(package)
+        return m.label if m is not None and m.label and m.label != package else self._app_label(package)
+
+    def _app_label(self, package: str) -> str:
+        """The name of the app ``package`` as the phone lists it, else its usual name from the
+        package ("org.example.settings" -> "Settings"); "" for no package."""
+        if not package:
+            return ""
+        if self._labels is None:
+            from agent.device import KnowsApps
+
+            self._labels = {}
+            if isinstance(self.device, KnowsApps):
+                try:
+                    self._labels = {pkg: name for name, pkg in self.device.installed_apps()}
+                except Exception as exc:  # a phone that went away: no names
+                    log.info("no app names from the phone: %s", exc)
+        return self._labels.get(package) or app_words(package)  # the phone cannot say: its usual name
+
+
+#: What the strongest signs for "complete" say, in words for the card.
+_DONE_WORDS = {
+    "done_last_confirm": "the choice was just confirmed",
+    "done_cov": "the steps taken cover the task's words",
+    "done_last_part": "the last step answers the task's last part",
+    "done_rule_can_finish": "nothing the task names is left to do here",
+    "done_rule_last_tap": "the last tap answers the task",
+    "done_rule_screen": "the screen shows the task's result",
+    "done_state_met": "the switch shows the state asked for",
+    "done_steps": "the steps taken so far",
+}
+
+
+def _done_reason(ranked: Ranked) -> str:
+    done = next((c for c in ranked.candidates if c.move is Move.COMPLETE), None)
+    if done is None:
+        return ""
+    signs = [k for k in _DONE_WORDS if done.features.get(k, 0.0) > 0.5]
+    return "; ".join(_DONE_WORDS[k] for k in signs[:2]) or "the steps taken answer the task"
+
+
+def _typed_as_given(proposal: Proposal, ranked: Ranked | None) -> Proposal:
+    """A tap on a field that the goal gives a text for becomes typing that text there: the
+    field is where the text goes (tapping it only to focus it is part of typing)."""
+    action = proposal.action
+    if ranked is None or action.type is not ActionType.TAP or action.target is None:
+        return proposal
+    typed = next((c for c in ranked.candidates if c.move is Move.TYPE and c.element is not None
+                  and c.element.id == action.target.element_id), None)
+    if typed is None:
+        return proposal
+    why = f"'{typed.name}' takes the text the task gives: typing '{typed.text}' there."
+    return replace(proposal, action=typed.action(), evidence=(*proposal.evidence, why))
+
+
+def _says(c: Candidate) -> str:
+    if c.move is Move.TYPE:
+        return f"typing '{c.text}' into '{c.name}'"
+    return f"'{c.name}'"
+
+
+def _taken(history: tuple[Turn, ...]) -> list[str]:
+    """What the steps taken so far named and entered: the elements' names, the texts typed,
+    the apps opened."""
+    return [x for t in history
+            for x in ((t.action.target.description if t.action.target else "") or "", t.action.text or "",
+                      t.action.app or "") if x]
+
+
+def _names_its_object(action: Action, ctx: PlanContext, screen: Screen | None) -> bool:
+    """False for a sensitive step (deleting, sending, paying …, as the safety guard judges it)
+    on a screen that does not show every word the goal names: "Delete note" on the wrong
+    note's page matches "delete the note about the plumber" but the plumber is not there.
+    Such a step is left to the model and the user, never taken on evidence alone."""
+    from agent.safety import sensitivity
+
+    if sensitivity(action, ctx.parse, screen.foreground_package if screen is not None else None) is None:
+        return True
+    return not missing_words(ctx.goal, ctx.parse)
+
+
+_SETTABLE = (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.EDIT_TEXT)
+
+
+def _sets_again(action: Action, ctx: PlanContext) -> bool:
+    """True when ``action`` taps a switch, checkbox or text field (or the label in its row)
+    this run already tapped, by name: again it would undo the switch, and a field wants
+    typing, which the model does."""
+    target = action.target
+    if action.type is not ActionType.TAP or target is None or not target.element_id:
+        return False
+    el = ctx.parse.element(target.element_id)
+    if el is None or not any(o.checkable or o.kind in _SETTABLE for o in (el, *row_of(el, list(ctx.parse.elements)))):
+        return False
+    name = (target.description or "").casefold()
+    for turn in ctx.history:
+        said = turn.action.target.description if turn.action.target is not None else ""
+        if turn.action.type is ActionType.TAP and said and said.casefold().split(" [")[0] == name:
+            return True
+    return False
+
+
+def _same_step(a: Action, b: Action) -> bool:
+    """The same kind of action at the same place (or on the same app)."""
+    if a.type is not b.type:
+        return False
+    if a.type is ActionType.OPEN_APP:
+        return (a.app or "").casefold() == (b.app or "").casefold()
+    return a.touch is not None and a.touch == b.touch
+
+
+def _turned_down(action: Action, ctx: PlanContext) -> bool:
+    """True when the user rejected this step on this screen (``ctx.rejected``)."""
+    for r in ctx.rejected:
+        if r.type is not action.type:
+            continue
+        if action.type is ActionType.OPEN_APP and (r.app or "").casefold() == (action.app or "").casefold():
+            return True
+        if r.target is not None and action.target is not None and r.target.element_id is not None \
+                and r.target.element_id == action.target.element_id:
+            return True
+        if r.touch is not None and r.touch == action.touch:
+            return True
+    return False
+
+
+def with_maps(planner: Planner, store: object, device: Any = None, *, evidence: bool = True,
+              ranker: StepRanker | None = None, small_model: bool = False) -> Planner:
+    """``planner`` guided by every stored app map and by the ranked screen (with no map, or
+    no store of maps, by the ranked screen alone; ``evidence=False``: by the maps only, and
+    ``planner`` itself when there is none).  ``ranker``: the shipped one by default;
+    ``small_model``: the planner's model is a small built-in one (a shorter list of choices).
+
+    Reads the store only: the maps' app versions are checked against the phone when the
+    first step is planned (on the run's thread), and a map of another version is dropped."""
+    maps = AppMaps(store).all() if isinstance(store, AppMapStore) else []
+    if not maps and not evidence:
+        return planner
+    return GuidedPlanner(planner, MapGuide(maps), device, check_versions=bool(maps), evidence=evidence,
+                         ranker=ranker, small_model=small_model)

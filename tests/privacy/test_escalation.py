@@ -1,0 +1,167 @@
+"""Escalation one step at a time: the run's model proposes; the bigger model takes the
+step when the small one is unsure or stuck, when the user rejected proposals on the
+screen, or when the user asks ("Ask the bigger model").  The proposal names its model,
+the user's consent is asked per task and remembered per model, and a "no" keeps the
+small model's step.  Both models are scripted servers over real HTTP."""
+
+from __future__ import annotations
+
+from agent.events import AwaitingDecision, Finished, Proposed
+from agent.privacy import Consent, ConsentAnswer, ConsentKind, ConsentQuestion, InMemoryConsents
+from agent.runner import drive
+from agent.types import Decision, DecisionKind, EpisodeStatus
+from app.compose import RunRequest, build_run, make_client, make_parser
+from app.settings import AgentSettings, EscalationSettings, Settings
+from evaluation.scripted_model import ScriptedLLMServer
+from phone.virtual.phone import VirtualPhone
+
+SETTINGS = Settings(agent=AgentSettings(screen_evidence=False), escalation=EscalationSettings(model="big"))
+
+
+class Gate:
+    def __init__(self, answer: ConsentAnswer = ConsentAnswer.ONCE) -> None:
+        self.answer = answer
+        self.questions: list[ConsentQuestion] = []
+
+    def ask(self, question: ConsentQuestion) -> ConsentAnswer:
+        self.questions.append(question)
+        return self.answer
+
+
+def _run(small_reply, big_reply, decide, *, gate: Gate, memory=None, goal="Open the Clock app", steps=4):
+    phone = VirtualPhone(seed=0)
+    proposals = []
+    with ScriptedLLMServer(responder=small_reply, models=("small",)) as s, \
+            ScriptedLLMServer(responder=big_reply, models=("big",)) as b:
+        client = make_client(SETTINGS, model="small", backend="openai", base_url=s.url)
+        big = make_client(SETTINGS, model="big", backend="openai", base_url=b.url)
+        built = build_run(RunRequest(goal, planner="zeroshot-", autonomy="approve", learn=False, model="small",
+                                     max_steps=steps),
+                          SETTINGS, device=phone, parser=make_parser(SETTINGS, mode="tree"), client=client,
+                          bigger=big, consent=Consent(gate, memory), max_wait_s=0.0)
+        events = []
+        for ev in drive(built.events, decide):
+            events.append(ev)
+            if isinstance(ev, Proposed):
+                proposals.append(ev.proposal)
+        counts = (s.chat_requests, b.chat_requests)
+    return events, proposals, counts, phone
+
+
+def test_the_user_asks_the_bigger_model_and_the_card_names_it() -> None:
+    asked: list[str] = []
+
+    def decide(q: AwaitingDecision) -> Decision:
+        asked.append(q.proposal.model)
+        if q.proposal.model == "small":
+            return Decision(DecisionKind.ESCALATE)
+        return Decision(DecisionKind.APPROVE) if q.proposal.action.describe() == "open Clock" else \
+            Decision(DecisionKind.ABORT)
+
+    gate = Gate()
+    events, proposals, (small_calls, big_calls), phone = _run(
+        lambda p: "open Contacts", lambda p: "open Clock", decide, gate=gate, steps=1)
+    assert asked == ["small", "big"]
+    small, big = proposals
+    assert small.model == "small" and not small.escalated
+    assert big.model == "big" and big.escalated == "you asked for the bigger model"
+    assert big.action.describe() == "open Clock" and phone.foreground()[0] == "com.google.android.deskclock"
+    assert {c.model for c in big.llm_calls} == {"small", "big"}  # the stored step keeps both models' calls
+    assert (small_calls, big_calls) == (1, 1)
+    assert [q.kind for q in gate.questions] == [ConsentKind.ESCALATE] and gate.questions[0].model == "big"
+
+
+def test_two_rejections_on_a_screen_send_the_step_to_the_bigger_model() -> None:
+    def decide(q: AwaitingDecision) -> Decision:
+        if q.proposal.model == "big":
+            return Decision(DecisionKind.ABORT)
+        return Decision(DecisionKind.REJECT, feedback="not that")
+
+    replies = iter(["open Contacts", "open Notes", "open Shop", "open Files"])
+    events, proposals, _, _ = _run(lambda p: next(replies), lambda p: "open Clock", decide, gate=Gate(), steps=6)
+    models = [p.model for p in proposals]
+    assert models == ["small", "small", "big"]
+    assert proposals[-1].escalated == "you rejected 2 proposals on this screen"
+
+
+def test_an_unusable_small_reply_is_escalated_a_no_keeps_the_small_model() -> None:
+    def decide(q: AwaitingDecision) -> Decision:
+        return Decision(DecisionKind.ABORT)
+
+    # the small model names an app the phone does not have: its step cannot be used
+    events, proposals, (_, big_calls), _ = _run(lambda p: "tap the Frobnicator", lambda p: "open Clock", decide,
+                                                gate=Gate(), steps=1)
+    assert proposals[0].model == "big" and "could not be used" in proposals[0].escalated
+    answers = iter([Decision(DecisionKind.ESCALATE), Decision(DecisionKind.ABORT)])
+    events, proposals, (_, big_calls), _ = _run(lambda p: "open Contacts", lambda p: "open Clock",
+                                                lambda q: next(answers), gate=Gate(ConsentAnswer.NO), steps=1)
+    assert big_calls == 0 and proposals[-1].model == "small"
+    assert any("you did not allow it" in e for e in proposals[-1].evidence)
+
+
+def test_consent_for_a_task_is_remembered_per_model() -> None:
+    memory = InMemoryConsents()
+    gate = Gate(ConsentAnswer.TASK)
+    consent = Consent(gate, memory)
+    q = ConsentQuestion(ConsentKind.ESCALATE, "big", goal="Open the Clock app", reason="r")
+    assert consent.permit(q) and consent.permit(q) and len(gate.questions) == 1  # asked once for the task
+    assert consent.permit(ConsentQuestion(ConsentKind.ESCALATE, "big", goal="open the  clock APP", reason="r"))
+    assert len(gate.questions) == 1
+    consent.permit(ConsentQuestion(ConsentKind.ESCALATE, "other", goal="Open the Clock app", reason="r"))
+    consent.permit(ConsentQuestion(ConsentKind.ESCALATE, "big", goal="Open Contacts", reason="r"))
+    assert len(gate.questions) == 3  # another model, another task: asked again
+    # sending to a remote server is asked every run, never remembered
+    send = ConsentQuestion(ConsentKind.SEND, "big", goal="Open the Clock app")
+    consent.permit(send)
+    consent.permit(send)
+    assert len(gate.questions) == 5
+
+
+def test_remembered_consents_survive_a_restart(tmp_path) -> None:
+    from app.consents import FileConsents
+
+    FileConsents(tmp_path / "c.json").remember(ConsentKind.ESCALATE, "qwen", "Turn off Wi-Fi")
+    again = FileConsents(tmp_path / "c.json")
+    assert again.allowed(ConsentKind.ESCALATE, "qwen", "turn off wi-fi")
+    assert not again.allowed(ConsentKind.ESCALATE, "llama", "turn off wi-fi")
+    assert again.models() == {"qwen": 1}
+    again.forget("qwen")
+    assert not FileConsents(tmp_path / "c.json").allowed(ConsentKind.ESCALATE, "qwen", "turn off wi-fi")
+
+
+def test_without_a_bigger_model_nothing_changes() -> None:
+    phone = VirtualPhone(seed=0)
+    settings = Settings(agent=AgentSettings(screen_evidence=False))
+    with ScriptedLLMServer(default="open Clock", models=("small",)) as s:
+        client = make_client(settings, model="small", backend="openai", base_url=s.url)
+        built = build_run(RunRequest("Open the Clock app", planner="zeroshot-", autonomy="auto", learn=False,
+                                     max_steps=2), settings, device=phone, parser=make_parser(settings, mode="tree"),
+                          client=client, max_wait_s=0.0)
+        events = list(drive(built.events))
+    proposed = [e.proposal for e in events if isinstance(e, Proposed)]
+    assert proposed and all(p.model == "" and not p.escalated for p in proposed)
+    assert isinstance(events[-1], Finished) and events[-1].status in (EpisodeStatus.SUCCEEDED, EpisodeStatus.FAILED)
+
+
+def test_an_unsure_grounding_sends_the_step_to_the_bigger_model() -> None:
+    """"Show password" names both the check box and its label: the grounding margin is 0,
+    so the small model's step is not sure enough and the bigger model plans it."""
+    phone = VirtualPhone(seed=0)
+    phone.reset({"library": {}})
+    phone.open_app("Library")
+    proposals = []
+    with ScriptedLLMServer(default="tap Show password", models=("small",)) as s, \
+            ScriptedLLMServer(default="tap Username", models=("big",)) as b:
+        built = build_run(RunRequest("Show my library password", planner="zeroshot-", autonomy="approve",
+                                     learn=False, model="small", max_steps=1),
+                          SETTINGS, device=phone, parser=make_parser(SETTINGS, mode="tree"),
+                          client=make_client(SETTINGS, model="small", backend="openai", base_url=s.url),
+                          bigger=make_client(SETTINGS, model="big", backend="openai", base_url=b.url),
+                          consent=Consent(Gate()), max_wait_s=0.0)
+        for ev in drive(built.events, lambda q: Decision(DecisionKind.ABORT)):
+            if isinstance(ev, Proposed):
+                proposals.append(ev.proposal)
+    (p,) = proposals
+    assert p.model == "big" and p.escalated.startswith("small was unsure (grounding margin 0%")
+    assert p.action.describe() == "tap Username"
+    assert [c.model for c in p.llm_calls] == ["small", "big"]

@@ -1,0 +1,104 @@
+"""The record of a run in the window: a task approved step by step on the decision bar (a
+scripted model over real HTTP answers from the screen in its prompt) with "Record a video"
+on shows the REC line while it runs, the toast that flashed after "Call" on the Steps tab,
+and plays the run's video from that step on the Video tab; with the box off no video is
+written (what flashed is still caught)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+pytest.importorskip("PySide6", reason="the window needs PySide6")
+pytest.importorskip("pytestqt", reason="the window tests need pytest-qt")
+
+from PySide6.QtCore import QUrl
+
+from app.gui.devices import DeviceChoice
+from app.gui.window import MainWindow
+from app.settings import LLMSettings, RecordSettings, Settings, VisionSettings
+from evaluation.scripted_model import ScriptedLLMServer
+from tests.record.local_mirror import LocalMirroredPhone, answer
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+GOAL = "Give Carla Mendes a call"
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, request):
+    video = getattr(request, "param", True)
+    server = ScriptedLLMServer(models=("scripted:latest",), responder=answer).start()
+    phone = LocalMirroredPhone().start()
+    settings = Settings(data_dir=tmp_path, llm=LLMSettings(ollama_host=server.url, model="scripted:latest"),
+                        vision=VisionSettings(use_hierarchy="only"), record=RecordSettings(video=video))
+    w = MainWindow(settings, discover=False, device_factory=lambda c, t: phone, live_parse=False)
+    qtbot.addWidget(w)
+    w.show()
+    w.connect_device(DeviceChoice("local-1", "Streamed phone"))
+    qtbot.waitUntil(lambda: w.view.frame is not None, timeout=10000)
+    tp = w.task_panel
+    tp.set_models(["scripted:latest"], current="scripted:latest")
+    tp.goal.setPlainText(GOAL)
+    tp.planner.setCurrentIndex(tp.planner.findData("zeroshot-"))
+    read = w.run.recording.warm_up()  # as Start does; here the scripted model answers at once,
+    read(np.zeros((16, 16, 3), np.uint8))  # so the OCR is loaded before the first step
+    yield w
+    w.close()
+    phone.close()
+    server.stop()
+
+
+def step_through(w, qtbot) -> bool:
+    """Start, approve every step on the decision bar; True when the REC line showed."""
+    w.task_panel.start.click()
+    rec = False
+    for _ in range(12):
+        qtbot.waitUntil(lambda: w.decision_bar.enabled or not w.run.active, timeout=60000)
+        if not w.run.active:
+            break
+        rec = rec or w.task_panel.rec.isVisible()
+        qtbot.wait(600)  # the person reads the card
+        w.approve()
+        qtbot.waitUntil(lambda: not w.decision_bar.enabled or not w.run.active, timeout=30000)
+    qtbot.waitUntil(lambda: not w.run.active, timeout=60000)
+    return rec
+
+
+def test_a_recorded_run_shows_its_flash_and_plays_from_that_step(window, qtbot):
+    w = window
+    assert w.task_panel.record.isChecked()
+    assert step_through(w, qtbot), "the REC line shows while the run is recorded"
+    assert not w.task_panel.rec.isVisible()
+    assert w.run.end is not None and w.run.end.status.value == "succeeded", w.run.end
+    section = w.run.section
+    qtbot.waitUntil(lambda: w.timeline.video_episode(section) is not None, timeout=20000)
+    steps = [w.timeline.step(i, section) for i in range(w.timeline.count(section))]
+    flashed = [s for s in steps if s is not None and s.transients]
+    assert len(flashed) == 1 and flashed[0].executed is not None and flashed[0].executed.describe() == "tap Call"
+    row = w.timeline._item(flashed[0].index, section)
+    assert "flashed “Calling Carla Mendes" in row.text()
+    w.timeline.select_step(flashed[0].index, section)
+    assert "Flashed" in w.timeline.details.toHtml() and "play:step" in w.timeline.details.toHtml()
+    w.timeline.details.anchorClicked.emit(QUrl("play:step"))
+    player = w.timeline.video
+    qtbot.waitUntil(lambda: player.picture.pixmap() is not None and not player.picture.pixmap().isNull(),
+                    timeout=20000)
+    assert w.timeline.tabs.currentWidget() is player
+    assert player.position.value() > 0  # from the step, not from the start
+    assert any(m.flashed for m in player.position.marks)
+
+
+@pytest.mark.parametrize("window", [False], indirect=True)
+def test_with_the_box_off_no_video_is_written(window, qtbot, tmp_path):
+    w = window
+    assert not w.task_panel.record.isChecked()
+    assert not step_through(w, qtbot)
+    section = w.run.section
+    steps = [w.timeline.step(i, section) for i in range(w.timeline.count(section))]
+    assert any(s is not None and s.transients for s in steps)  # what flashed is caught either way
+    assert w.timeline.video_episode(section) is None
+    assert not list(Path(tmp_path).rglob("*.mp4"))
