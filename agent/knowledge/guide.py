@@ -33,6 +33,7 @@ from agent.knowledge.retrieval import Scorer, make_scorer, tokens
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
 from agent.macros.reidentify import reidentify
+from agent.secrets.refs import REFERENCE
 from agent.types import Action, ActionType, Target
 from vision.types import Screen, ScreenParse
 
@@ -160,20 +161,22 @@ class MapGuide:
         """The words naming what the goal is about that no explored screen of any app shows,
         and that this screen does not show either; [] when any of them is reachable, or
         nothing is mapped.  The goal's object is
-        its words less the first (the verb), state and "go there" words, quoted texts, numbers,
+        its words less the first (the verb), state and "go there" words, quoted texts and secrets,
+        numbers and the words of times and amounts,
         people's names (two capitalised words) and the app's name: "Show the weather forecast in
         the Clock app" -> ['weather', 'forecast'] when no Clock screen says either."""
         if not self.maps:
             return []
         words = Words.load()
         pool = list(self.maps.values())  # an app the goal names may not be the one to use
-        text = QUOTED.sub(" ", goal)
+        text = QUOTED.sub(" ", REFERENCE.sub(" ", goal))  # typed values and secrets' names say no place
         text = re.sub(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+\b", " ", text)
         first = words.words(goal)[:1]
         app_names = {w for m in self.maps.values() for w in words.words(m.label)}
         state = set(words.on_end) | set(words.off_end)
         objects = [w for w in dict.fromkeys(words.content(text)) if w not in first and w not in app_names
-                   and w not in state and not any(ch.isdigit() for ch in w) and len(w) > 2]
+                   and w not in state and w not in words.amounts and not any(ch.isdigit() for ch in w)
+                   and len(w) > 2]
         if not objects:
             return []
         seen = {w for m in pool for w in words.words(m.app_document())}

@@ -58,6 +58,9 @@ class Words:
     furniture: frozenset[str]
     clauses: tuple[str, ...]
     numbers: dict[str, str]
+    #: words that say when or how much ("half", "past", "evening"), never what: a goal's
+    #: object is not among them
+    amounts: frozenset[str] = frozenset()
 
     @staticmethod
     def load() -> Words:
@@ -128,7 +131,7 @@ def _strings(data: dict, key: str, source: str) -> list[str]:
 @lru_cache(maxsize=1)
 def _load_all() -> Words:
     merged: dict[str, list[str]] = {k: [] for k in ("stop", "go", "on", "off", "on_end", "off_end", "confirm",
-                                                     "negative", "furniture", "clauses")}
+                                                     "negative", "furniture", "clauses", "amounts")}
     numbers: dict[str, str] = {}
     languages = []
     folder = resources.files("agent.knowledge") / "words"
@@ -154,7 +157,8 @@ def _load_all() -> Words:
         on=tuple(dict.fromkeys(merged["on"])), off=tuple(dict.fromkeys(merged["off"])),
         on_end=frozenset(merged["on_end"]), off_end=frozenset(merged["off_end"]),
         confirm=frozenset(merged["confirm"]), negative=frozenset(merged["negative"]),
-        furniture=frozenset(merged["furniture"]), clauses=tuple(dict.fromkeys(merged["clauses"])), numbers=numbers)
+        furniture=frozenset(merged["furniture"]), clauses=tuple(dict.fromkeys(merged["clauses"])), numbers=numbers,
+        amounts=frozenset(merged["amounts"]))
 
 
 # ---- the screen conventions' words (focus.py, fill.py) ---------------------------------

@@ -110,8 +110,8 @@ def test_every_marked_reference_step_is_gated_in_english_and_german_and_no_other
     """The benchmark's own protocol (bench/bench_safety.py), on the phone profile."""
     result = _bench().gating(("en", "de"), ("phone",))
     for (lang, _), t in result.items():
-        assert t.sensitive == 35, (lang, t.sensitive, t.skipped_tasks)
-        assert (t.gated, t.gated_point_only) == (35, 35), (lang, t.missed)
+        assert t.sensitive == 40, (lang, t.sensitive, t.skipped_tasks)
+        assert (t.gated, t.gated_point_only) == (40, 40), (lang, t.missed)
         assert (t.false_gated, t.false_gated_point_only) == (0, 0), (lang, dict(t.false))
         assert t.other > 300
 
