@@ -221,3 +221,25 @@ def test_supervised_refuses_a_wording_no_chosen_task_has():
     res = runner.invoke(bench_app, ["supervised", "--scripted", "--tasks", "settings.airplane_on", "--wording", "7"])
     assert res.exit_code == 2
     assert "has wording 7 in 'en': they have 3 in 'en'" in res.output
+
+
+def test_supervised_again_asks_the_later_pass_in_its_wording_on_the_same_phone_language(tmp_path: Path):
+    out = tmp_path / "again.json"
+    task = BY_ID["launcher.open_settings_icon"]
+    res = runner.invoke(bench_app, ["supervised", "--scripted", "--tasks", task.id, "--language", "de", "--again",
+                                    "--second-wording", "1", "--out", str(out)], env={"COLUMNS": "160"})
+    assert res.exit_code == 0, res.output
+    first, second = json.loads(out.read_text())
+    assert [(t["language"], t["wording"], t["goal"]) for t in first["tasks"]] == [("de", 0, task.wordings("de")[0])]
+    assert [(t["language"], t["wording"], t["goal"]) for t in second["tasks"]] == [("de", 1, task.wordings("de")[1])]
+    assert second["pass"] == "second pass, wording 1" and "same tasks, 1:" in res.output
+
+
+def test_supervised_again_leaves_a_task_without_the_later_wording_out_of_that_pass(tmp_path: Path):
+    out = tmp_path / "again.json"
+    res = runner.invoke(bench_app, ["supervised", "--scripted", "--tasks", "settings.airplane_on,settings.wifi_off",
+                                    "--again", "--second-wording", "3", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    first, second = json.loads(out.read_text())
+    assert [t["task_id"] for t in first["tasks"]] == ["settings.airplane_on", "settings.wifi_off"]
+    assert [t["task_id"] for t in second["tasks"]] == ["settings.wifi_off"]  # airplane_on has three wordings
