@@ -72,6 +72,8 @@ class SupervisedResult:
     model_calls: int = 0
     wall_s: float = 0.0
     origins: tuple[tuple[str, int], ...] = ()  # where the proposals came from (``agent.cost.origin``)
+    #: each intervention in order: what was turned down or shown, and the planner that proposed it
+    intervened: tuple[str, ...] = ()
 
     @property
     def interventions(self) -> int:
@@ -120,6 +122,7 @@ class ScriptedSupervisor:
     rejections: int = 0
     demonstrations: int = 0
     proposed_again: int = 0
+    intervened: list[str] = field(default_factory=list)  # each intervention, in words
 
     def _reference(self) -> list[tuple[int, Action | None]]:
         """The remaining reference steps that can be done on this screen (None: "impossible")."""
@@ -174,6 +177,8 @@ class ScriptedSupervisor:
             ok = bool(self.task.is_success(self.phone))
             self.approvals += ok
             self.rejections += not ok
+            if not ok:
+                self.intervened.append(f"rejected {proposed.describe()} [{question.proposal.planner}]")
             return Decision(DecisionKind.APPROVE if ok else DecisionKind.REJECT, feedback="" if ok else "not done yet")
         ever = self.ever_rejected.setdefault(here, set())
         if not question.failed:
@@ -186,9 +191,12 @@ class ScriptedSupervisor:
             shown = self._demonstration()
             if shown is not None:
                 self.demonstrations += 1
+                self.intervened.append(f"showed {shown.describe()} after {proposed.describe()} "
+                                        f"[{question.proposal.planner}]")
                 turned_down.clear()
                 return Decision(DecisionKind.DEMONSTRATE, action=shown)
         self.rejections += 1
+        self.intervened.append(f"rejected {proposed.describe()} [{question.proposal.planner}]")
         turned_down.append(proposed.describe())
         ever.add(proposed.describe())
         return Decision(DecisionKind.REJECT, feedback=_reason(proposed))
@@ -268,7 +276,7 @@ def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *, wording
         demonstrations=supervisor.demonstrations, proposed_again=supervisor.proposed_again, steps=len(steps),
         model_s=round(model_ms / 1000.0, 2), waiting_s=round(waiting, 2), approve_to_next_s=tuple(approve_waits),
         model_calls=cost.model_calls if cost is not None else 0, wall_s=round(time.perf_counter() - started, 2),
-        origins=cost.origins if cost is not None else ())
+        origins=cost.origins if cost is not None else (), intervened=tuple(supervisor.intervened))
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,7 +164,8 @@ def supervised(
                           f"{'done' if r.completed else 'NOT done':8} interventions {r.interventions} "
                           f"(rej {r.rejections}, dem {r.demonstrations}, edit {r.edits})  again "
                           f"{r.proposed_again}  model calls {r.model_calls} ({r.model_s:.1f} s)  wall {r.wall_s:.1f} s  "
-                          f"approve->next {_seconds(r.approve_to_next_s)}  steps from: {origins}", soft_wrap=True)
+                          f"approve->next {_seconds(r.approve_to_next_s)}  steps from: {origins}"
+                          + (f"  — {escape('; '.join(r.intervened))}" if r.intervened else ""), soft_wrap=True)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
