@@ -12,19 +12,15 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
+from vision.errors import HintedError
 from vision.geometry import Size
 from vision.types import Screen
 
 log = logging.getLogger(__name__)
 
 
-class DeviceError(RuntimeError):
+class DeviceError(HintedError):
     """A device operation failed; ``hint`` says what the user can do about it."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message if not hint else f"{message} — {hint}")
-        self.message = message
-        self.hint = hint
 
 
 class DeviceGone(DeviceError):

@@ -6,7 +6,10 @@ text, text on a coloured plate).  ``SecondLook`` then reads again, closer
 (``vision.look_again``), where the goal points — "at the top", "bottom right", else the
 whole screen — adds the lines found to the parse, and says what it did in words the
 step's evidence keeps ("looked again at the top of the screen, closer: found 'Upgrade
-Now'").  It does nothing when the goal's words are already on the screen.
+Now'").  It does nothing when the goal's words are already on the screen, nor on a parse
+that holds the accessibility tree's words (tree and fused parses: the tree has every line
+the screen shows, so reading its pixels again finds nothing it lacks).  ``needed`` says
+which, cheaply, so a caller can tell the user before the slower reading starts.
 
 Which words count: the goal's content words (``agent.knowledge.retrieval.tokens``: stop
 words out, synonyms folded) less the words that only say "do it" (open, tap, go …).
@@ -23,7 +26,7 @@ from vision.geometry import Rect, Size
 from vision.look_again import new_lines, read_closer, with_found
 from vision.naming import is_description
 from vision.ocr import OcrBackend
-from vision.types import Screen, ScreenParse
+from vision.types import ElementSource, Screen, ScreenParse
 
 #: Words of a goal that name no element: the act, not its object.
 _ACT = frozenset({"tap", "click", "press", "open", "select", "choose", "go", "check", "turn", "enter", "button",
@@ -80,8 +83,14 @@ class SecondLook:
     def __init__(self, ocr: OcrBackend) -> None:
         self.ocr = ocr
 
+    def needed(self, goal: str, parse: ScreenParse) -> bool:
+        """True when ``parse`` is read from pixels alone and no element it offers shows the goal's words."""
+        if any(e.source in (ElementSource.HIERARCHY, ElementSource.FUSED) for e in parse.elements):
+            return False
+        return not named_on_screen(goal, parse)
+
     def __call__(self, goal: str, screen: Screen, parse: ScreenParse) -> tuple[ScreenParse, tuple[str, ...]]:
-        if named_on_screen(goal, parse):
+        if not self.needed(goal, parse):
             return parse, ()
         region, where = region_for(goal, screen.size)
         found = new_lines(parse, read_closer(screen.image, region, self.ocr))

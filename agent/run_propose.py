@@ -23,6 +23,7 @@ from agent.llm.base import CancelToken
 from agent.planners.base import PlanContext, PlanError, Planner, Recalls
 from agent.run_step import (
     Judge,
+    LookAgain,
     Offer,
     Phase,
     RunMemory,
@@ -48,8 +49,10 @@ class ProposingRun:
     def __init__(self, goal: str, device: Device, parser: ScreenParserLike, planner: Planner,
                  store: StepSink | None, settings: RunSettings, estimator: LatentEstimator | None,
                  grounder: Grounder, assessor: Assessor | None, cancel: CancelToken | None,
-                 judge: Judge | None = None, record: RunRecord | None = None) -> None:
+                 judge: Judge | None = None, record: RunRecord | None = None,
+                 look_again: LookAgain | None = None) -> None:
         self.goal, self.device, self.parser, self.planner = goal, device, parser, planner
+        self.look_again = look_again
         self.flashes = FlashSteps(record)  # the record of the run (agent.transient), or nothing
         self.last_action_step: int | None = None  # the step whose action touched the phone last
         self.store, self.settings, self.estimator = store, settings, estimator
@@ -147,7 +150,7 @@ class ProposingRun:
         """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
         assert work.parse is not None
         notes = list(self.memory.notes)
-        evidence: list[str] = []
+        evidence: list[str] = list(work.looked_again)
         history = tuple(self.memory.history)
         feedback = self.memory.feedback if self.settings.feedback else Feedback()
         rejected = feedback.excluded(work.screen_id, work.parse)

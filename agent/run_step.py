@@ -50,6 +50,16 @@ class ScreenParserLike(Protocol):
     def parse(self, screen: Screen) -> ScreenParse: ...
 
 
+class LookAgain(Protocol):
+    """A second, closer reading of a screen for the goal's words (``agent.look_again.SecondLook``):
+    ``needed`` says whether the first parse lacks them (cheap), the call returns the parse to
+    use and what it did, in words for the step's evidence."""
+
+    def needed(self, goal: str, parse: ScreenParse) -> bool: ...
+
+    def __call__(self, goal: str, screen: Screen, parse: ScreenParse) -> tuple[ScreenParse, tuple[str, ...]]: ...
+
+
 class StepFailed(Exception):
     """A step could not go on.  ``fatal``: the device is gone.  ``refused``: the phone
     refused this action (the planner hears about it on this screen)."""
@@ -91,6 +101,7 @@ class StepWork:
     screen_id: str = ""
     foreground: str | None = None
     screen_text: str = ""
+    looked_again: tuple[str, ...] = ()  # what a second look at the screen found (step evidence)
     images: tuple[bytes, ...] = ()
     calls: list[LLMCall] = field(default_factory=list)
     latent: LatentState | None = None

@@ -2,7 +2,8 @@
 
 A generator: it yields frozen events (``agent.events``) and, at ``AwaitingDecision``,
 receives the user's ``Decision`` through ``send()``.  Each step goes through four phases,
-one method each: *observe* (screenshot, parse), *propose* (latent state, plan, ground,
+one method each: *observe* (screenshot, parse, and a closer second look when a pixel
+parse shows none of the goal's words), *propose* (latent state, plan, ground,
 assess), *decide* (ask the user or approve) and *execute*.  Any phase that fails raises
 ``StepFailed``, and one failure path stores the step, yields its ``ErrorEvent``, counts
 the error and maybe finishes the run.
@@ -75,6 +76,7 @@ from agent.planners.base import ASK_USER, Planner, Turn
 from agent.run_propose import ProposingRun
 from agent.run_step import (
     Judge,
+    LookAgain,
     Offer,
     Phase,
     RunGenerator,
@@ -120,6 +122,7 @@ def run_episode(
     cancel: CancelToken | None = None,
     judge: Judge | None = None,
     record: RunRecord | None = None,
+    look_again: LookAgain | None = None,
 ) -> RunGenerator:
     """Drive one episode; see the module docstring.  Returns the final ``Episode``.
 
@@ -127,7 +130,9 @@ def run_episode(
     True when the goal is met on the phone now, False when not, None when it cannot say.
     ``record`` is the record of the run (``agent.transient``): it is told when each action
     goes out, and what it saw flash on the screen goes into the steps and the next screen's
-    description."""
+    description.
+    ``look_again`` reads the screen again, closer, when the parse shows none of the goal's
+    words (pixel parses); what it found is in the parse the planner gets and in the step's evidence."""
     if not goal.strip():
         raise ValueError("the goal is empty: say what the agent should do")
     if planner.uses_latent and estimator is None:
@@ -136,7 +141,7 @@ def run_episode(
             raise ValueError(f"planner {planner.name!r} uses latent state: pass an estimator")
         estimator = ChainedEstimator(client)
     run = _Run(goal, device, parser, planner, store, settings or RunSettings(), estimator,
-               grounder or ElementGrounder(), assessor, cancel, judge, record)
+               grounder or ElementGrounder(), assessor, cancel, judge, record, look_again)
     return (yield from run.loop())
 
 
@@ -207,6 +212,12 @@ class _Run(ProposingRun):
         except Exception as exc:  # a parser bug must not kill the run
             log.exception("screen parse failed")
             raise StepFailed(f"screen parse failed: {exc}") from None
+        if self.look_again is not None and self.look_again.needed(self.goal, parse):
+            yield Working(work.index, "reading the screen again, closer", started=time.time())
+            try:
+                parse, work.looked_again = self.look_again(self.goal, screen, parse)
+            except Exception:  # the second look is an extra: the first parse stands
+                log.exception("the second look at the screen failed")
         work.time("parse", t0)
         work.parse = parse
         yield Parsed(work.index, parse)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from vision.describe import describe, element_line
+from vision.row_parts import folded
 from vision.types import Element, ElementKind, ScreenParse
 
 _TAG = re.compile(r"</?\s*screen\s*>", re.I)
@@ -58,15 +59,22 @@ def actionable(parse: ScreenParse) -> list[Element]:
     return out
 
 
+def listed(parse: ScreenParse) -> list[Element]:
+    """``actionable`` less the parts a list row or tile found in the pixels stands for
+    (``vision.row_parts``): what an element list shows a model."""
+    parts = folded(parse.elements)
+    return [e for e in actionable(parse) if e.id not in parts]
+
+
 def element_list(parse: ScreenParse, limit: int = 80) -> str:
-    lines = [element_line(e) for e in actionable(parse)[:limit]]
+    lines = [element_line(e) for e in listed(parse)[:limit]]
     return sanitize("\n".join(lines)) if lines else "(no elements)"
 
 
 def elements_json(parse: ScreenParse, limit: int = 80) -> str:
     """App-D style element list: id, words, centre and size in device pixels."""
     rows = []
-    for e in actionable(parse)[:limit]:
+    for e in listed(parse)[:limit]:
         c = e.rect.center
         rows.append({"id": e.id, "text": sanitize(e.display_name or e.kind.value), "kind": e.kind.value,
                      "center": [c.x, c.y], "size": [e.rect.width, e.rect.height]})
@@ -142,8 +150,9 @@ def _title(parse: ScreenParse, kept: list[Element]) -> str:
 
 
 def _entries(parse: ScreenParse) -> list[Element]:
-    """What the user can act on, in reading order; the screen's words when nothing is."""
-    ordered = sorted(actionable(parse), key=lambda e: (e.rect.top, e.rect.left))
+    """What the user can act on, in reading order (a list row or tile found in the pixels
+    once, not its parts: ``vision.row_parts``); the screen's words when nothing is."""
+    ordered = sorted(listed(parse), key=lambda e: (e.rect.top, e.rect.left))
     acting = [e for e in ordered if e.clickable or e.checkable or e.kind is ElementKind.EDIT_TEXT]
     return acting or ordered
 

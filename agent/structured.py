@@ -25,7 +25,8 @@ out of the form, so a model that ignores the notes still cannot go round the sam
 
 Elements are named by their words and id (``"Display [32]"``) so that a small model
 writes the words it means and the schema keeps it on the screen.  Elements a dialog
-covers are left out.  ``read_action`` turns a reply into an ``Action`` (ids resolved,
+covers are left out, and so are the parts of a list row or tile found in the pixels that
+only repeat it (``vision.row_parts``): the list reads like the screen, one entry a row.  ``read_action`` turns a reply into an ``Action`` (ids resolved,
 points left to the grounder) and refuses anything outside the form, so a server that
 ignores the schema still cannot slip an off-screen element through.  ``reply_problem``
 judges any action (structured or free text) against the screen, for evidence and for
@@ -43,7 +44,7 @@ from typing import Any
 
 from agent.commands import CommandError
 from agent.grounding.match import best_text_match
-from agent.screen_text import actionable
+from agent.screen_text import listed
 from agent.types import Action, ActionType, Direction, Target
 from vision.geometry import Point
 from vision.types import Element, ElementKind, ElementSource, ScreenParse
@@ -74,8 +75,10 @@ def is_covered(element: Element) -> bool:
 
 
 def choosable(parse: ScreenParse) -> list[Element]:
-    """The elements a reply may name: actionable ones that nothing covers."""
-    return [e for e in actionable(parse) if not is_covered(e)]
+    """The elements a reply may name: actionable ones that nothing covers, one entry per
+    list row or tile found in the pixels (its title's text, its value, an icon named after
+    it and its chevron are left out: ``vision.row_parts``)."""
+    return [e for e in listed(parse) if not is_covered(e)]
 
 
 def takes_a_tap(element: Element) -> bool:

@@ -1,6 +1,7 @@
 """One place that assembles a run from the user's settings (and command-line flags):
 the LLM client, the planner bundle (planner, grounder, assessor, latent estimator; the
-Prompt2Task pipeline included), the screen parser's configuration, the run settings,
+Prompt2Task pipeline included), the screen parser's configuration and the closer second
+look at a screen that uses the parser's OCR engine, the run settings,
 the accumulated knowledge and the macro grounder; and the run's guards: secrets typed by
 reference (the device wrapper, values from the user's vault), requests to a model server
 not on this machine redacted and consented to, and the bigger model one step can go to.
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from agent.memory.memory import DecisionMemory
     from agent.planners.base import Planner
     from agent.privacy import Consent, Redactor
+    from agent.run_step import LookAgain
     from agent.runner import Judge, RunGenerator, ScreenParserLike
     from agent.secrets import SecretSource
     from app.model_prefs import PrefsStore
@@ -129,6 +131,27 @@ def make_parser(settings: Settings, *, mode: str | None = None) -> ScreenParserL
     from vision.pipeline import ScreenParser
 
     return ScreenParser(parser_config(settings, mode=mode))
+
+
+class _ParserOcr:
+    """The OCR engine of a parser, reached only when something is read (building it loads
+    models: never on the thread that assembles a run)."""
+
+    def __init__(self, parser: Any) -> None:
+        self._parser = parser
+
+    def read(self, image: Any) -> Any:
+        return self._parser.ocr_backend().read(image)
+
+
+def second_look(parser: ScreenParserLike) -> LookAgain | None:
+    """The closer second look of a run's observe phase (``agent.look_again``), reading with
+    ``parser``'s own OCR engine; None for a parser that has none."""
+    if not callable(getattr(parser, "ocr_backend", None)):
+        return None
+    from agent.look_again import SecondLook
+
+    return SecondLook(_ParserOcr(parser))
 
 
 def run_settings(settings: Settings, *, autonomy: Autonomy | str | None = None, model: str | None = None,
@@ -378,6 +401,7 @@ class RunRequest:
     llm_grounder: bool = True
     learn: bool = True  # use and feed the accumulated knowledge (needs a ``Store``)
     constrained: bool | None = None  # structured replies; None: as the settings say
+    second_look: bool = True  # read a pixel-parsed screen again, closer, when it shows none of the goal's words
     remember: bool = True  # use and feed the decision memory (a ``Store``, or ``memory=`` given)
 
 
@@ -490,7 +514,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
     def episode(planner: Any) -> RunGenerator:
         return run_episode(request.goal, device, parser, planner, recorded if recorded is not None else store,
                            settings=rs, estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor,
-                           cancel=cancel, judge=judge, record=recorded.capture if recorded is not None else None)
+                           cancel=cancel, judge=judge, record=recorded.capture if recorded is not None else None,
+                           look_again=second_look(parser) if request.second_look else None)
 
     # The user's decisions come first (agent.memory): outside the maps and the screen's evidence.
     remembered = (memory if memory is not None else memory_for(store)) if request.remember else None
@@ -516,6 +541,6 @@ __all__ = [
     "app_names", "build_run", "check_planner", "close_client", "knowledge_for", "learn_demonstrated_steps",
     "learning_from", "list_models", "memory_for", "on_finished", "warm_up", "with_memory",
     "macro_grounder", "macro_healer", "make_client", "make_parser", "parser_config", "planner_bundle",
-    "planner_for_model", "slow_model", "recording", "run_settings", "agent_device", "bigger_client", "escalating",
+    "planner_for_model", "slow_model", "recording", "run_settings", "second_look", "agent_device", "bigger_client", "escalating",
     "guarded_client", "run_redactor", "server_of", "user_consent",
 ]

@@ -19,10 +19,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.transient import Transient, by_step
 from agent.types import Episode, EpisodeStatus, Step
 from vision.types import Screen
 
@@ -151,12 +152,30 @@ class RecordingSink:
             except Exception:
                 log.exception("the record of run %s could not be finished", self.episode_id)
                 return None
+            self._store_late(self.summary.transients)
         if self.on_stopped is not None:
             try:
                 self.on_stopped(self.episode_id, self.summary)
             except Exception:
                 log.exception("after the record of run %s", self.episode_id)
         return self.summary
+
+    def _store_late(self, found: tuple[Transient, ...]) -> None:
+        """Flashes the capture found after the run's last look at it (the run's end waits a
+        few seconds for them; a slow OCR read can take longer) go into their stored steps
+        too, so the store holds every flash the summary counts."""
+        load, amend = getattr(self.inner, "load_episode", None), getattr(self.inner, "amend_step", None)
+        if not found or not self.episode_id or load is None or amend is None:
+            return
+        try:
+            episode = load(self.episode_id)
+            grouped = by_step(found)
+            for step in episode.steps:
+                got = grouped.get(step.index, ())
+                if got and {t.text.casefold() for t in got} - {t.text.casefold() for t in step.transients}:
+                    amend(self.episode_id, replace(step, transients=got))
+        except Exception:  # the record is an extra: the run's own end is already stored
+            log.exception("the late flashes of run %s could not be stored", self.episode_id)
 
     def __getattr__(self, name: str) -> Any:  # the store's other methods (media_dir, load_episode, ...)
         return getattr(self.inner, name)

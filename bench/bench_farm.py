@@ -15,7 +15,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,13 +28,8 @@ sys.path.insert(0, str(ROOT))
 from evaluation.farm.driver import FarmOptions, run_on_ray  # noqa: E402
 from evaluation.online import plan_jobs  # noqa: E402
 from evaluation.results import ResultsDB  # noqa: E402
+from phone.ports import free_port  # noqa: E402
 from tests.evaluation.scripted_llm import GOOD_TASK, SECOND_TASK, scripted_server  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_farm(phones: int, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:

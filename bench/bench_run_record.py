@@ -21,7 +21,7 @@ It prints and writes (``--json``):
 * **told**: toast-only tasks the planner ended "done" from the flashed line (vs. gave up).
 
 Usage: ``PYTHONPATH=. python bench/bench_run_record.py [--tasks ID,...|toasts|yardstick]
-[--think 1.0] [--json out.json]``.  Long: run it under ``flock /tmp/tapwise-llm.lock``.
+[--think 1.0] [--parse tree|fusion] [--json out.json]``.  Long: run it under ``flock /tmp/tapwise-llm.lock``.
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ def ffprobe_duration(path: Path) -> float | None:
         return None
 
 
-def run_task(task: Any, device: Any, sim: Any, store: Any, *, record: bool, think_s: float, read: Any = None) -> TaskRun:
+def run_task(task: Any, device: Any, sim: Any, store: Any, *, record: bool, think_s: float, read: Any = None,
+             parser: Any = None) -> TaskRun:
     from agent.events import AwaitingDecision, RunSettings
     from agent.runner import drive, run_episode
     from agent.types import Autonomy, Decision, DecisionKind
@@ -179,7 +180,7 @@ def run_task(task: Any, device: Any, sim: Any, store: Any, *, record: bool, thin
     time.sleep(0.8)  # the mirror shows the fresh phone
     needs_flash = task.id.startswith("toasts.")
     planner = ReplayPlanner(actions, needs_flash)
-    parser = ScreenParser(PipelineConfig(mode="tree"))
+    parser = parser if parser is not None else ScreenParser(PipelineConfig(mode="tree"))
     sink = recording_for(device, store, flashes=True, video=True, read=read) if record else None
     settings = RunSettings(mode=Autonomy.APPROVE, max_steps=len(actions) + 6, allow_sensitive=True)
     run = run_episode(task.goals[0], device, parser, planner, sink if sink is not None else store, settings=settings,
@@ -284,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--theme", default="light", help="the served phone's theme (light, dark)")
     ap.add_argument("--think", type=float, default=1.0, help="seconds the scripted user takes to approve")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--parse", default="tree", help="the screen parser's mode: tree (no OCR in the step), or fusion "
+                    "(the window's default: the parser reads the screen with PP-OCR, whose models the record shares)")
     ap.add_argument("--no-baseline", action="store_true", help="skip the pass without the record")
     ap.add_argument("--builtin", default="", help="run the tasks with this built-in model (e.g. qwen2.5-coder-0.5b) "
                     "instead of the scripted replay: does the agent itself end them done?")
@@ -302,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [tasks[i] for i in ids]
     tmp = Path(tempfile.mkdtemp(prefix="tapwise-record-bench-"))
     device = launch_device(theme=args.theme, lang=args.lang)
-    results: dict[str, Any] = {"tasks": list(ids), "think_s": args.think, "lang": args.lang, "theme": args.theme, "date": time.strftime("%Y-%m-%d %H:%M"),
+    results: dict[str, Any] = {"tasks": list(ids), "think_s": args.think, "parse": args.parse, "lang": args.lang, "theme": args.theme, "date": time.strftime("%Y-%m-%d %H:%M"),
                                "load": Path("/proc/loadavg").read_text().split()[:3]}
     try:
         device.start_mirror()
@@ -311,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
         sim = ServedSimPhone(device.inner)
         if args.builtin:
             return model_runs(args, chosen, device, sim, tmp, results)
+        from vision.config import PipelineConfig
+        from vision.pipeline import ScreenParser
+
+        parser = ScreenParser(PipelineConfig(mode=args.parse))  # one for every run, as the window keeps it
         base_rss = rss_mb()
         read = None
         passes = [("without", False), ("with", True)] if not args.no_baseline else [("with", True)]
@@ -320,13 +327,13 @@ def main(argv: list[str] | None = None) -> int:
             if record and read is None:  # one OCR for every run, as the window keeps it (its load is measured)
                 import numpy as np
 
-                from phone.record.capture import default_reader
+                from phone.record.capture import reader_beside
 
-                read = default_reader()
+                read = reader_beside(parser)
                 read(np.zeros((16, 16, 3), np.uint8))
             runs = []
             for task in chosen:
-                r = run_task(task, device, sim, store, record=record, think_s=args.think, read=read)
+                r = run_task(task, device, sim, store, record=record, think_s=args.think, read=read, parser=parser)
                 runs.append(r)
                 print(f"{name:8s} {r.task:32s} {r.status:10s} {r.steps} steps  shown "
                       f"{[m['text'] for m in r.shown]}  found {[f['text'] for f in r.found]}  "

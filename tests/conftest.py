@@ -15,3 +15,12 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     # a window explores the phone's apps by itself a few seconds after a phone connects; the
     # tests that check it turn it on (tests/knowledge/test_auto_explore_window.py)
     monkeypatch.setenv("TAPWISE_AGENT__EXPLORE_AUTOMATICALLY", "false")
+
+
+@pytest.fixture(scope="module")
+def smollm2_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The ``/v1`` URL of SmolLM2-135M served by llama.cpp on loopback (``tests/smollm2_server.py``);
+    skips where it is not installed."""
+    from tests.smollm2_server import serve
+
+    yield from serve(tmp_path_factory.mktemp("llama") / "server.log")

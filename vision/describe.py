@@ -2,7 +2,8 @@
 
 Each line carries the element id, kind, text or label and state (on/off, checked,
 selected, focused, disabled), e.g. ``[7] switch "Wi-Fi" on``.  Text that merely repeats
-a clickable element's own name is not listed twice, and the status bar is one line, so
+a clickable element's own name is not listed twice, nor the parts of a list row or tile
+found in the pixels that only repeat it (``vision.row_parts``), and the status bar is one line, so
 a typical screen costs a few hundred tokens.  Elements under a dialog, sheet or menu
 (``Element.covered``) are never listed: a tap on them would not reach them.  Pure string building; no I/O, no models.
 """
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from vision.geometry import Size
 from vision.naming import is_description
+from vision.row_parts import folded
 from vision.spatial import GridIndex
 from vision.types import Block, Element, ElementKind
 
@@ -24,6 +26,8 @@ _KIND_WORD = {
     ElementKind.UNKNOWN: "element", ElementKind.STATUS_BAR: "status bar", ElementKind.NAVIGATION_BAR: "navigation bar",
 }
 
+_GROUP_WORD = {"list_item": "item", "tile": "tile"}
+
 
 def _clip(s: str, n: int = 80) -> str:
     s = " ".join(s.split())
@@ -32,7 +36,7 @@ def _clip(s: str, n: int = 80) -> str:
 
 def element_line(e: Element) -> str:
     """``[id] kind "text" (label) state`` for one element."""
-    word = "item" if e.class_name == "list_item" else _KIND_WORD.get(e.kind, e.kind.value)
+    word = _GROUP_WORD.get(e.class_name) or _KIND_WORD.get(e.kind, e.kind.value)
     parts = [f"[{e.id}]", word]
     name = e.text or ""
     if e.kind is ElementKind.SWITCH and name.upper() in ("ON", "OFF"):
@@ -68,10 +72,12 @@ _NAMERS = (ElementKind.SWITCH, ElementKind.CHECK_BOX, ElementKind.EDIT_TEXT)
 
 class _Absorber:
     """Says which elements say nothing new among ``others`` (an index of the ones that name
-    what they contain: clickables, toggles and fields)."""
+    what they contain: clickables, toggles and fields; ``parts``: ids a list row or tile
+    found in the pixels already stands for, ``vision.row_parts``)."""
 
-    def __init__(self, others: Sequence[Element]) -> None:
+    def __init__(self, others: Sequence[Element], parts: frozenset[str] = frozenset()) -> None:
         self._others = others
+        self._parts = parts
         self._index: GridIndex[Element] | None = None  # built on the first text asked about
 
     @property
@@ -81,7 +87,9 @@ class _Absorber:
         return self._index
 
     def __call__(self, e: Element) -> bool:
-        """An unnamed, inert image, or text a containing clickable already names."""
+        """An unnamed, inert image, a part of a pixel row or tile, or text a containing clickable already names."""
+        if e.id in self._parts:
+            return True
         if e.kind is ElementKind.IMAGE and not (e.text or (e.label and not is_description(e.label)) or e.resource_id
                                                 or e.clickable):
             return True
@@ -103,6 +111,7 @@ def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *
     if not elements:
         return head + ": nothing recognised."
     by_id = {e.id: e for e in elements}
+    parts = folded(elements)
     lines = [head + ":"]
     if covered:
         lines.append(f"A dialog or menu is open on top; {covered} elements behind it cannot be tapped until it closes.")
@@ -128,7 +137,7 @@ def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *
         if b.caption:
             title += f' "{_clip(b.caption, 50)}"'
         lines.append(f"{title[:1].upper()}{title[1:]}:")
-        absorbed = _Absorber(members)
+        absorbed = _Absorber(members, parts)
         for m in sorted(members, key=lambda m: (m.rect.top // 8, m.rect.left)):
             if absorbed(m) or (b.caption and m.kind is ElementKind.TEXT and m.text == b.caption):
                 continue
@@ -136,7 +145,7 @@ def describe(size: Size, elements: Sequence[Element], blocks: Sequence[Block], *
     rest = [e for e in elements if e.id not in seen]
     if rest:
         lines.append("Other:")
-        absorbed = _Absorber(rest)
+        absorbed = _Absorber(rest, parts)
         for m in sorted(rest, key=lambda m: (m.rect.top // 8, m.rect.left)):
             if not absorbed(m):
                 lines.append("  " + element_line(m))

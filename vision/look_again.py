@@ -18,6 +18,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from vision.describe import describe
 from vision.geometry import Rect
 from vision.ocr import OcrBackend
 from vision.types import Element, ElementKind, ElementSource, ScreenParse, TextSpan
@@ -89,11 +90,19 @@ def new_lines(parse: ScreenParse, spans: Sequence[TextSpan]) -> list[TextSpan]:
 
 
 def with_found(parse: ScreenParse, spans: Sequence[TextSpan]) -> ScreenParse:
-    """``parse`` with one text element per span added (ids after the largest numeric id)."""
+    """``parse`` with one text element per span added (ids after the largest numeric id),
+    and its description, when it has one, written again so that a model reads them too."""
     if not spans:
         return parse
     ids = [int(e.id) for e in parse.elements if e.id.isdigit()]
     start = max(ids, default=0) + 1
     added = [Element(str(start + i), ElementKind.TEXT, t.rect, text=t.text, source=ElementSource.OCR,
                      confidence=t.confidence, clickable=False) for i, t in enumerate(spans)]
-    return replace(parse, elements=parse.elements + tuple(added), text_spans=parse.text_spans + tuple(spans))
+    elements = parse.elements + tuple(added)
+    text = parse.description
+    if text:
+        head = text.split("\n", 1)[0]  # names the app, which the parse does not keep
+        body = describe(parse.screen_size, [e for e in elements if not e.covered], parse.blocks,
+                        covered=sum(e.covered for e in elements))
+        text = "\n".join([head, *body.split("\n")[1:]])
+    return replace(parse, elements=elements, text_spans=parse.text_spans + tuple(spans), description=text)

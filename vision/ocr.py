@@ -9,6 +9,7 @@ built lazily on first use, once per backend object; nothing is downloaded.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 from collections.abc import Sequence
@@ -46,7 +47,8 @@ class RapidOcrBackend:
 
     def __init__(self, min_confidence: float = 0.95, det_max_side: int = 1280, use_cls: bool = False, threads: int = 0,
                  *, cache_entries: int = 0, rec_batch: int = 6, skip_flat_rows: bool = False,
-                 det_min_scale: float = 0.0, memory_arena: bool = True) -> None:
+                 det_min_scale: float = 0.0, memory_arena: bool = True,
+                 models_of: RapidOcrBackend | None = None) -> None:
         self.min_confidence = min_confidence
         self.det_max_side = det_max_side
         #: the detector never shrinks a frame below this share of its size (small text on a
@@ -72,6 +74,9 @@ class RapidOcrBackend:
             self._params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
         self._engine: Any = None
         self._lock = threading.Lock()
+        #: another backend whose loaded models this one runs, with its own settings (its
+        #: detector size, batch, confidence): one copy of the weights in the process
+        self._models_of = models_of
 
     def _get(self):
         with self._lock:
@@ -80,8 +85,25 @@ class RapidOcrBackend:
                     from rapidocr import RapidOCR
                 except ImportError as exc:
                     raise BackendUnavailable("rapidocr is not installed", "pip install 'rapidocr>=3,<4' onnxruntime") from exc
-                self._engine = RapidOCR(params=dict(self._params))
+                engine = RapidOCR(params=dict(self._params))
+                if self._models_of is not None:
+                    self._adopt(engine, self._models_of._get())
+                self._engine = engine
             return self._engine
+
+    def _adopt(self, engine: Any, other: Any) -> None:
+        """Give ``engine`` the detector and recogniser of ``other`` (already loaded, or
+        loaded now), each a shallow copy carrying this backend's own per-call settings:
+        they run the same onnxruntime sessions, which serve concurrent calls, so neither
+        backend waits for the other and the weights are in memory once.  Written against
+        rapidocr 3.x's engine attributes (``text_det``/``text_rec``), as ``_engine_read``
+        already is: rapidocr's own configuration cannot carry a session object."""
+        det = copy.copy(other._load_det_model())
+        det.postprocess_op = copy.copy(det.postprocess_op)
+        det.limit_side_len = self.det_max_side
+        rec = copy.copy(other._load_rec_model())
+        rec.rec_batch_num = self._params["Rec.rec_batch_num"]
+        engine.text_det, engine.text_rec = det, rec
 
     def warm_up(self) -> None:
         self._get()

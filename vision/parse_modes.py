@@ -35,7 +35,9 @@ from vision.icons import IconClassifier
 from vision.occlusion import mark_covered, pixel_occluder
 from vision.ocr import OcrBackend, RapidOcrBackend, incremental_read
 from vision.phantoms import split_phantoms
+from vision.plain_lists import find_plain_rows
 from vision.rows import find_rows
+from vision.sliders import find_sliders
 from vision.text_split import split_wide_gaps
 from vision.tiles import find_tiles
 from vision.tree_text import mask_tree_text, named_icons, tree_spans, worded
@@ -263,7 +265,9 @@ class VisionMode:
             pixels = drop_phantoms(job, pixels)
         pixels, _, occluder = cover(job, pixels, [], None)
         pixels = pixels + job.timer.run("rows", lambda: find_rows(job.screen.image, pixels))
+        pixels = pixels + job.timer.run("plain_rows", lambda: find_plain_rows(job.screen.image, pixels))
         pixels = pixels + job.timer.run("tiles", lambda: find_tiles(job.screen.image, pixels))
+        pixels = pixels + job.timer.run("sliders", lambda: find_sliders(job.screen.image, pixels))
         return Found(self.name, pixels, texts=texts, occluder=occluder)
 
 

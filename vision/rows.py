@@ -73,7 +73,7 @@ def find_rows(image: np.ndarray, elements: Sequence[Element]) -> list[Element]:
         if lead is None and mark is None:
             continue
         taken.update(e.id for e in lines)
-        right = mark.right + round(8 * unit) if mark is not None else _plain_end(image, t.rect, band.right, unit)
+        right = mark.right + round(8 * unit) if mark is not None else plain_end(image, t.rect, band.right, unit)
         pad = round(PAD_DP * unit)
         rect = Rect(max(0, start - pad), max(0, band.top - pad), min(W, right), min(H, band.bottom + pad))
         value = _value(t, band, live, unit) if mark is not None else ""
@@ -126,15 +126,27 @@ def _mark(image: np.ndarray, t: Element, band: Rect, live: Sequence[Element], un
     W = image.shape[1]
     after = max(band.right, t.rect.right) + round(12 * unit)
     found = [e.rect for e in live if e.kind in _MARKS and e is not t and e.rect.left >= after
-             and band.top <= e.rect.center.y <= band.bottom and e.rect.height <= 1.5 * max(band.height, t.rect.height)]
-    mark = max(found, key=lambda r: r.right) if found else None
-    if mark is not None and any(r is not mark and r.left < 0.5 * W for r in found):
-        return None  # another column of words: a table or a tab strip, not a row
-    if mark is None:
-        mark = _ink_at_end(image, band, after, unit)
-    if mark is None or mark.right < RIGHT_SHARE * W:
+             and band.top <= e.rect.center.y <= band.bottom and _fits(e.rect, band, t.rect, unit)]
+    found.sort(key=lambda r: -r.right)
+    for mark in found:  # the last mark before the row's background ends (a panel's edge, a dimmed page beside it)
+        if mark.right < RIGHT_SHARE * W:
+            return None
+        if _flat_between(image, t.rect, mark):
+            if any(r is not mark and r.left < 0.5 * W and r.right <= mark.right for r in found):
+                return None  # another column of words: a table or a tab strip, not a row
+            return mark
+    if found:
         return None
-    return mark if _flat_between(image, t.rect, mark) else None
+    ink = _ink_at_end(image, band, after, unit)
+    if ink is None or ink.right < RIGHT_SHARE * W:
+        return None
+    return ink if _flat_between(image, t.rect, ink) else None
+
+
+def _fits(mark: Rect, band: Rect, title: Rect, unit: float) -> bool:
+    """A mark is no taller than the row will be (its lines and padding), or than half as much
+    again as its lines (a glyph's box is often a whole touch target, taller than the words)."""
+    return mark.height <= max(1.5 * max(band.height, title.height), band.height + 2 * PAD_DP * unit)
 
 
 def _ink_at_end(image: np.ndarray, title: Rect, after: int, unit: float) -> Rect | None:
@@ -166,7 +178,7 @@ def _flat_between(image: np.ndarray, title: Rect, mark: Rect) -> bool:
     return float(np.percentile(np.abs(line - ground).max(axis=1), 95)) < FLAT
 
 
-def _plain_end(image: np.ndarray, title: Rect, start: int, unit: float) -> int:
+def plain_end(image: np.ndarray, title: Rect, start: int, unit: float) -> int:
     """Where the row's background ends right of its lines: the first place on the title's
     middle line where the colour leaves it for a few pixels (a card's edge), else the margin."""
     W = image.shape[1]

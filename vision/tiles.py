@@ -42,10 +42,27 @@ def plates(image: np.ndarray) -> list[Rect]:
     Regions are the connected runs of flat pixels of the shrunk screen: neighbours
     differing by more than ``STEP`` levels on some channel are a boundary, so a pale
     card on a white page (a few levels apart, one bin of a coarse quantisation) is a
-    region of its own."""
+    region of its own.  A card whose outline is soft (it rises over two or three
+    pixels, by less than ``STEP`` each) is looked for a second time with the stricter
+    boundaries of ``_edges(..., soft=True)``; a plate found both times is kept once."""
     H, W = image.shape[:2]
     s = WORK_WIDTH / W
     small = cv2.resize(image, (WORK_WIDTH, max(1, round(H * s))), interpolation=cv2.INTER_AREA).astype(np.int16)
+    out: list[Rect] = []
+    for soft in (False, True):
+        for x, y, cw, ch in _regions(_edges(small, soft=soft)):
+            if soft:  # back out to the outline the grown boundaries ate into
+                x, y, cw, ch = max(0, x - 1), max(0, y - 1), cw + 2, ch + 2
+            r = Rect(round(x / s), round(y / s), min(W, round((x + cw) / s)), min(H, round((y + ch) / s)))
+            if not any(o.iou(r) > 0.8 for o in out):
+                out.append(r)
+    return out
+
+
+def _edges(small: np.ndarray, *, soft: bool) -> np.ndarray:
+    """Boundary pixels of the shrunk screen.  ``soft``: also where pixels two apart differ by
+    more than ``STEP`` (a soft outline), with one-pixel breaks in an outline closed (a
+    rounded corner, a faint stretch) by growing the boundaries a pixel."""
     h, w = small.shape[:2]
     edge = np.zeros((h, w), bool)
     dx = np.abs(small[:, 1:] - small[:, :-1]).max(axis=2) > STEP
@@ -54,8 +71,19 @@ def plates(image: np.ndarray) -> list[Rect]:
     edge[:, :-1] |= dx
     edge[1:] |= dy
     edge[:-1] |= dy
+    if soft:
+        edge[:, 1:-1] |= np.abs(small[:, 2:] - small[:, :-2]).max(axis=2) > STEP
+        edge[1:-1] |= np.abs(small[2:] - small[:-2]).max(axis=2) > STEP
+        edge = cv2.dilate(edge.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return edge
+
+
+def _regions(edge: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Boxes (x, y, width, height, shrunk pixels) of the plates among the flat regions
+    ``edge`` bounds: not the page, solid with their holes filled, tile-sized."""
+    h, w = edge.shape
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~edge).astype(np.uint8), connectivity=4)
-    out: list[Rect] = []
+    out = []
     for i in range(1, n):
         x, y, cw, ch, area = (int(v) for v in stats[i])
         if cw < MIN_SIDE * w or ch < MIN_TALL * w or ch > MAX_TALL * h or cw > ACROSS * w:
@@ -68,7 +96,7 @@ def plates(image: np.ndarray) -> list[Rect]:
         cv2.drawContours(filled, contours, -1, 1, thickness=-1)
         if float(filled.mean()) < SOLID:
             continue
-        out.append(Rect(round(x / s), round(y / s), min(W, round((x + cw) / s)), min(H, round((y + ch) / s))))
+        out.append((x, y, cw, ch))
     return out
 
 

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent.knowledge.types import MapEdgeView, MapPicture, MapScreenView
-from widgets.icons import icon
+from widgets.icons import button, icon
 
 THUMB_W = 64
 SHOT_W = 110  # the selected screen's picture in the details
@@ -114,11 +114,10 @@ class AppMapView(QWidget):
         self._current: MapPicture | None = None
         self.app_box = QComboBox()
         self.app_box.setMinimumContentsLength(8)
-        self.explore_button = QPushButton(icon("mdi6.map-search"), "Explore this app")
-        self.explore_button.setToolTip("Tap through every screen of the app in front (never what looks like "
-                                       "deleting, sending or paying) and store its map")
-        self.stop_button = QPushButton(icon("mdi6.stop"), "")
-        self.stop_button.setToolTip("Stop exploring (the map found so far is kept)")
+        self.explore_button = button("mdi6.map-search", "Explore this app",
+                                     "Tap through every screen of the app in front (never what looks like "
+                                     "deleting, sending or paying) and store its map")
+        self.stop_button = button("mdi6.stop", "", "Stop exploring (the map found so far is kept)")
         self.stop_button.setEnabled(False)
         self.export_button = QPushButton(icon("mdi6.export"), "Export…")
         self.progress = QProgressBar()

@@ -16,14 +16,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from widgets.icons import icon
+from widgets.icons import button
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -67,17 +66,14 @@ class EpisodesPanel(QWidget):
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.empty = QLabel("<i>No stored runs yet: Start a task and it appears here.</i>")
         self.empty.setWordWrap(True)
-        self.open = QPushButton(icon("mdi6.timeline-text"), "Open")
-        self.open.setToolTip("Show the run's steps, frames, prompts, replies and decisions on the Steps tab")
-        self.export_json = QPushButton(icon("mdi6.code-json"), "JSON…")
-        self.export_json.setToolTip("Export the whole episode as Tapwise JSON")
-        self.export_aitw = QPushButton(icon("mdi6.export"), "AITW…")
-        self.export_aitw.setToolTip("Export the executed actions as an AITW-style trajectory")
-        self.export_html = QPushButton(icon("mdi6.file-document-outline"), "Share…")
-        self.export_html.setToolTip("Share the run as one HTML page to look at and share: every step with its "
-                                    "frame, proposal, decision, latent state and timings; opens offline")
-        self.refresh = QPushButton(icon("mdi6.refresh"), "")
-        self.refresh.setToolTip("Reload the list")
+        self.open = button("mdi6.timeline-text", "Open",
+                           "Show the run's steps, frames, prompts, replies and decisions on the Steps tab")
+        self.export_json = button("mdi6.code-json", "JSON…", "Export the whole episode as Tapwise JSON")
+        self.export_aitw = button("mdi6.export", "AITW…", "Export the executed actions as an AITW-style trajectory")
+        self.export_html = button("mdi6.file-document-outline", "Share…",
+                                  "Share the run as one HTML page to look at and share: every step with its "
+                                  "frame, proposal, decision, latent state and timings; opens offline")
+        self.refresh = button("mdi6.refresh", "", "Reload the list")
         row = QHBoxLayout()  # two short rows: the dock stays narrow beside the mirror (1024x700)
         for b in (self.open, self.export_html):
             row.addWidget(b)

@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from agent.types import Macro
-from widgets.icons import icon
+from widgets.dialog_buttons import ok_cancel
+from widgets.icons import button, icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -81,25 +82,21 @@ class MacroLibraryPanel(QWidget):
         self.details.setWordWrap(True)
         self.versions = QComboBox()
         self.versions.setToolTip("Every saved version of the macro: pick one to see its steps")
-        self.restore = QPushButton(icon("mdi6.backup-restore"), "Restore")
-        self.restore.setToolTip("Bring back the version shown; it is saved as the newest version, nothing is lost")
-        self.undo = QPushButton(icon("mdi6.undo"), "Undo")
-        self.undo.setToolTip("Undo the last change to the macro (the version before it comes back as the newest)")
+        self.restore = button("mdi6.backup-restore", "Restore",
+                              "Bring back the version shown; it is saved as the newest version, nothing is lost")
+        self.undo = button("mdi6.undo", "Undo",
+                           "Undo the last change to the macro (the version before it comes back as the newest)")
         self.version_note = QLabel("")
         self.version_note.setWordWrap(True)
         self.version_note.setStyleSheet("color:#555")
         self.steps = QListWidget()
         self.steps.setToolTip("The macro's steps; the buttons below edit the selected one")
-        self.step_up = QPushButton(icon("mdi6.arrow-up"), "")
-        self.step_up.setToolTip("Move the step up")
-        self.step_down = QPushButton(icon("mdi6.arrow-down"), "")
-        self.step_down.setToolTip("Move the step down")
-        self.step_edit = QPushButton(icon("mdi6.pencil"), "Edit…")
-        self.step_edit.setToolTip("Edit the step's action (type, point, text)")
-        self.step_redemo = QPushButton(icon("mdi6.gesture-tap"), "Redo")
-        self.step_redemo.setToolTip("Do this step again on the mirror; it replaces the recorded one")
-        self.step_delete = QPushButton(icon("mdi6.delete"), "")
-        self.step_delete.setToolTip("Delete the step")
+        self.step_up = button("mdi6.arrow-up", "", "Move the step up")
+        self.step_down = button("mdi6.arrow-down", "", "Move the step down")
+        self.step_edit = button("mdi6.pencil", "Edit…", "Edit the step's action (type, point, text)")
+        self.step_redemo = button("mdi6.gesture-tap", "Redo",
+                                  "Do this step again on the mirror; it replaces the recorded one")
+        self.step_delete = button("mdi6.delete", "", "Delete the step")
         self.results = QListWidget()
         self.results.setToolTip("How each step of the last replay went")
         self.results.setWordWrap(True)
@@ -107,17 +104,17 @@ class MacroLibraryPanel(QWidget):
         self.results_title = QLabel("<b>Last replay</b>")
         self.results_title.setWordWrap(True)
         self.run = QPushButton(icon("mdi6.play"), "Run")
-        self.run_approve = QPushButton(icon("mdi6.play-protected-content"), "Run, ask")
-        self.run_approve.setToolTip("Run with approval: each step waits for Approve")
-        self.run_on = QPushButton(icon("mdi6.cellphone-cog"), "Run on…")
-        self.run_on.setToolTip("Replay on a virtual phone of another size, theme or language")
+        self.run_approve = button("mdi6.play-protected-content", "Run, ask",
+                                  "Run with approval: each step waits for Approve")
+        self.run_on = button("mdi6.cellphone-cog", "Run on…",
+                             "Replay on a virtual phone of another size, theme or language")
         self.edit = QPushButton(icon("mdi6.pencil"), "Edit…")
         self.delete = QPushButton(icon("mdi6.delete"), "Delete")
         self.import_ = QPushButton(icon("mdi6.import"), "Import…")
         self.export = QPushButton(icon("mdi6.export"), "Export…")
-        self.complete = QPushButton(icon("mdi6.map-marker-path"), "Complete from map…")
-        self.complete.setToolTip("Add the steps the app map knows from where this macro stops to what it is for; "
-                                 "you see them before they are saved as a new version")
+        self.complete = button("mdi6.map-marker-path", "Complete from map…",
+                               "Add the steps the app map knows from where this macro stops to what it is for; "
+                               "you see them before they are saved as a new version")
         # every row stays narrow: the dock beside the mirror is about 200 px wide at 1024x700
         step_rows = QGridLayout()
         step_rows.setContentsMargins(0, 0, 0, 0)
@@ -379,11 +376,7 @@ class ParametersDialog(QDialog):
         self.error = QLabel("")
         self.error.setStyleSheet("color:#b00020")
         form.addRow(self.error)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
-        box.accepted.connect(self._ok)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        form.addRow(ok_cancel(self, self._ok, "Run"))
 
     def values(self) -> dict[str, str]:
         return {name: edit.text() for name, edit in self.fields.items()}
@@ -419,11 +412,7 @@ class RunOnDialog(QDialog):
         form.addRow("Language", self.language)
         form.addRow("Layout", self.layout_choice)
         form.addRow(self.approve)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
-        box.accepted.connect(self.accept)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        form.addRow(ok_cancel(self, self.accept, "Run"))
 
     def choice(self) -> tuple[str, str, str, bool, str]:
         return (self.profile.currentData(), self.theme.currentData(), self.language.currentData(),
@@ -449,8 +438,7 @@ class CompleteFromMapDialog(QDialog):
         self.setWindowTitle(f"Complete “{name}” from the app map")
         self.goal = QLineEdit(goal)
         self.goal.setPlaceholderText("what the macro is for, e.g. Turn on dark theme")
-        self.ask = QPushButton(icon("mdi6.map-search"), "Find steps")
-        self.ask.setToolTip("Ask the app map again for this goal")
+        self.ask = button("mdi6.map-search", "Find steps", "Ask the app map again for this goal")
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.steps = QListWidget()
@@ -527,10 +515,9 @@ class StartWarningDialog(QDialog):
         text = QLabel(f"{_esc(message)}<br><br>Begin the macro from a known state, so every phone starts the "
                       "same way? The phone is put in that state and you record the steps again from there.")
         text.setWordWrap(True)
-        self.fresh = QPushButton(icon("mdi6.restart"), f"Open {app} fresh, record again")
-        self.fresh.setToolTip(f"The macro begins by opening {app} on its first screen, wherever it was left")
-        self.home = QPushButton(icon("mdi6.home"), "Go home first, record again")
-        self.home.setToolTip("The macro begins on the home screen")
+        self.fresh = button("mdi6.restart", f"Open {app} fresh, record again",
+                            f"The macro begins by opening {app} on its first screen, wherever it was left")
+        self.home = button("mdi6.home", "Go home first, record again", "The macro begins on the home screen")
         self.keep = QPushButton("Save as recorded")
         lay = QVBoxLayout(self)
         lay.addWidget(text)
@@ -569,10 +556,7 @@ class MacroEditDialog(QDialog):
         form.addRow("Description", self.description)
         form.addRow("Parameters", self.parameters)
         form.addRow(self.error)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.accepted.connect(self._ok)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        form.addRow(ok_cancel(self, self._ok))
 
     def edited(self) -> Macro:
         params = tuple(p.strip() for p in self.parameters.text().split(",") if p.strip())

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -33,6 +32,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from widgets.dialog_buttons import ok_cancel
 
 #: Words that read better spelled differently than the field name has them.
 _WORDS = {"llm": "LLM", "ocr": "OCR", "api": "API", "url": "URL", "fps": "FPS", "adb": "adb", "id": "ID",
@@ -180,9 +181,7 @@ class SettingsDialog(QDialog):
         self.error = QLabel("")
         self.error.setStyleSheet("color:#b00020")
         self.error.setWordWrap(True)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self._ok)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel(self, self._ok)
         lay = QVBoxLayout(self)
         lay.addWidget(scroll)
         lay.addWidget(self.error)

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.icons import icon
+from widgets.dialog_buttons import ok_cancel
+from widgets.icons import button, icon
 
 
 def reference_of(name: str) -> str:
@@ -77,8 +78,8 @@ class VaultDialog(QDialog):
         self.names.setObjectName("vaultNames")
         self.empty = QLabel("No secrets yet: add one below.")
         self.empty.setStyleSheet("color:#777")
-        self.copy = QPushButton(icon("mdi6.content-copy"), "Copy reference")
-        self.copy.setToolTip("Copy {{secret:NAME}} of the selected secret, to paste into a goal")
+        self.copy = button("mdi6.content-copy", "Copy reference",
+                           "Copy {{secret:NAME}} of the selected secret, to paste into a goal")
         self.delete = QPushButton(icon("mdi6.delete-outline", "#c62828"), "Delete")
         row = QHBoxLayout()
         row.addWidget(self.copy)
@@ -184,11 +185,7 @@ class SecretNameDialog(QDialog):
         self.problem = QLabel("")
         self.problem.setStyleSheet("color:#b00020")
         self.problem.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Keep and record")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Do not record this step")
-        buttons.accepted.connect(self._ok)
-        buttons.rejected.connect(self.reject)
+        buttons = ok_cancel(self, self._ok, "Keep and record", "Do not record this step")
         lay = QVBoxLayout(self)
         lay.addWidget(text)
         lay.addWidget(self.name)

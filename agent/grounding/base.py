@@ -16,6 +16,7 @@ from agent.grounding.match import best_text_match, runner_up
 from agent.llm.base import CancelToken
 from agent.screen_text import element_list
 from agent.types import Action, ActionType, LLMCall, Target
+from vision.row_parts import tap_point
 from vision.types import Element, ScreenParse
 
 
@@ -65,9 +66,10 @@ def needs_grounding(action: Action) -> bool:
     return False
 
 
-def aim_at(action: Action, element: Element) -> Action:
-    """The action pointed at the element's centre."""
-    point = element.rect.center
+def aim_at(action: Action, element: Element, parse: ScreenParse | None = None) -> Action:
+    """The action pointed at the element: its centre, or for a list row or tile found in the
+    pixels (given the ``parse`` it is in) the middle of its title's line (``vision.row_parts``)."""
+    point = tap_point(element, parse.elements) if parse is not None else element.rect.center
     old = action.target or Target()
     target = replace(old, element_id=element.id, point=point, description=old.description or element.display_name)
     if action.type is ActionType.TYPE:
@@ -88,13 +90,13 @@ class ElementGrounder:
         if target.element_id:
             e = ctx.parse.element(target.element_id)
             if e is not None and not e.covered:
-                return Grounded(aim_at(action, e), (f"element id [{e.id}]",), element=e)
+                return Grounded(aim_at(action, e, ctx.parse), (f"element id [{e.id}]",), element=e)
         if target.description:
             hit = best_text_match(target.description, uncovered(ctx.parse), self.threshold)
             if hit is not None:
                 e, score = hit
                 rival = runner_up(target.description, uncovered(ctx.parse), e)
-                return Grounded(aim_at(action, e), (f"text match [{e.id}] {e.display_name!r} sim={score} next={rival}",),
+                return Grounded(aim_at(action, e, ctx.parse), (f"text match [{e.id}] {e.display_name!r} sim={score} next={rival}",),
                                 element=e)
         if self.llm is not None:
             return self.llm.ground(action, ctx)  # type: ignore[attr-defined]

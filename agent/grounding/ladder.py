@@ -108,7 +108,7 @@ class LadderGrounder:
         hit = self.memory.recall(instruction, ctx.parse)
         if hit is not None:
             e, score = hit
-            return LadderResult("history", Grounded(aim_at(action, e), (f"history match [{e.id}] score={score}",),
+            return LadderResult("history", Grounded(aim_at(action, e, ctx.parse), (f"history match [{e.id}] score={score}",),
                                                     element=e))
         target = action.target
         named = ctx.parse.element(target.element_id) if target is not None and target.element_id else None
@@ -126,7 +126,7 @@ class LadderGrounder:
     def _ok(self, level: str, action: Action, e: Element, ctx: GroundContext, instruction: str,
             why: str, calls: tuple[LLMCall, ...] = ()) -> LadderResult:
         self.memory.remember(instruction, e, ctx.parse)
-        return LadderResult(level, Grounded(aim_at(action, e), (f"{level}: {why} [{e.id}] {e.display_name!r}",),
+        return LadderResult(level, Grounded(aim_at(action, e, ctx.parse), (f"{level}: {why} [{e.id}] {e.display_name!r}",),
                                             calls, e), calls=calls)
 
     def _ask_strategy(self, action: Action, ctx: GroundContext, instruction: str, remaining: tuple[str, ...],
@@ -170,7 +170,7 @@ class LadderGrounder:
                                 calls=reply.calls)
         if strategy == "redirect":
             return self._ok(strategy, new_action, e, ctx, instruction, reason, reply.calls)
-        return LadderResult(strategy, Grounded(aim_at(new_action, e), (f"{strategy}: {reason}",), reply.calls, e),
+        return LadderResult(strategy, Grounded(aim_at(new_action, e, ctx.parse), (f"{strategy}: {reason}",), reply.calls, e),
                             reason, reply.calls)
 
     # the ``Grounder`` protocol: skip/block become a grounding error for the runner

@@ -54,5 +54,5 @@ class LLMGrounder:
         if element is None or is_covered(element):
             raise GroundingError(f"LLM grounder found no element for {action.describe()!r}: {data.get('reason', '')}",
                                  element_list(ctx.parse), reply.calls)
-        return Grounded(aim_at(action, element), (f"LLM grounder chose [{element.id}] {element.display_name!r}",),
+        return Grounded(aim_at(action, element, ctx.parse), (f"LLM grounder chose [{element.id}] {element.display_name!r}",),
                         reply.calls, element)

@@ -22,18 +22,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from agent.types import LLMCall
+from vision.errors import HintedError
 
 log = logging.getLogger(__name__)
 
 
-class LLMError(RuntimeError):
+class LLMError(HintedError):
     """An LLM request failed for good; ``calls`` records every attempt that was made."""
 
     def __init__(self, message: str, calls: tuple[LLMCall, ...] = (), hint: str = "") -> None:
-        super().__init__(message if not hint else f"{message} — {hint}")
-        self.message = message
+        super().__init__(message, hint)
         self.calls = calls
-        self.hint = hint
 
 
 class Cancelled(LLMError):
@@ -115,6 +114,22 @@ class ChatRequest:
     #: Stream the reply: called with the text so far as it arrives (set by the client from
     #: the request's ``CancelToken`` when someone listens there).
     on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+
+    def messages(self, user: dict[str, Any]) -> list[dict[str, Any]]:
+        """The chat's messages for a server: the system prompt (when there is one), then ``user``."""
+        return ([{"role": "system", "content": self.system}] if self.system else []) + [user]
+
+    def sampling(self, max_tokens_key: str) -> dict[str, Any]:
+        """The sampling settings that are set, by the names both server APIs use (only the
+        token limit's name differs between them: ``max_tokens_key``)."""
+        out: dict[str, Any] = {"temperature": self.temperature}
+        if self.max_tokens:
+            out[max_tokens_key] = self.max_tokens
+        if self.stop:
+            out["stop"] = list(self.stop)
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
 
 
 @dataclass(frozen=True, slots=True)

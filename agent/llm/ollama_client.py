@@ -46,14 +46,8 @@ class OllamaClient(RetryingClient):
         message: dict[str, Any] = {"role": "user", "content": request.prompt}
         if request.images:
             message["images"] = list(request.images)
-        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [message]
-        options: dict[str, Any] = {"temperature": request.temperature}
-        if request.max_tokens:
-            options["num_predict"] = request.max_tokens
-        if request.stop:
-            options["stop"] = list(request.stop)
-        if request.seed is not None:
-            options["seed"] = request.seed
+        messages = request.messages(message)
+        options = request.sampling("num_predict")
         fmt: Any = None
         if request.json_schema is True:
             fmt = "json"

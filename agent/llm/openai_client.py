@@ -63,16 +63,8 @@ class OpenAIClient(RetryingClient):
                 {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(img).decode()}}
                 for img in request.images
             ]
-        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [
-            {"role": "user", "content": content}
-        ]
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": request.temperature}
-        if request.max_tokens:
-            body["max_tokens"] = request.max_tokens
-        if request.stop:
-            body["stop"] = list(request.stop)
-        if request.seed is not None:
-            body["seed"] = request.seed
+        messages = request.messages({"role": "user", "content": content})
+        body: dict[str, Any] = {"model": self.model, "messages": messages, **request.sampling("max_tokens")}
         if request.json_schema is True:
             body["response_format"] = {"type": "json_object"}
         elif isinstance(request.json_schema, dict):

@@ -17,29 +17,18 @@ Keeps no state of its own: the run's ``MemorySession`` does.  No I/O.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from agent.memory.run import MemorySession
-from agent.planners.base import PlanContext, Planner
+from agent.planners.base import PlanContext, Planner, Wrapping
 from agent.types import Proposal
 
 
-class RememberingPlanner:
+class RememberingPlanner(Wrapping):
     """``inner`` with the decision memory in front of it (see the module docstring)."""
 
     def __init__(self, inner: Planner, session: MemorySession) -> None:
-        self.inner, self.session = inner, session
-
-    def __getattr__(self, name: str) -> Any:  # client, hints, ... of the wrapped planner
-        return getattr(self.inner, name)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def uses_latent(self) -> bool:
-        return self.inner.uses_latent
+        super().__init__(inner)
+        self.session = session
 
     def recall(self, ctx: PlanContext) -> Proposal | None:
         """The remembered step for this screen as the proposal, or None (plan as usual)."""

@@ -86,6 +86,28 @@ class Planner(Protocol):
     def propose(self, ctx: PlanContext) -> Proposal: ...
 
 
+class Wrapping:
+    """A planner in front of another one (``inner``): it answers to the inner planner's name
+    and latent-state use, and every attribute it lacks (client, samples, hints…) is the inner
+    planner's, so the runner sees through it.  Subclasses plan; this only delegates."""
+
+    def __init__(self, inner: Planner) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner" or name.startswith("__"):  # not set yet (unpickling, a half-made wrapper)
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def uses_latent(self) -> bool:
+        return self.inner.uses_latent
+
+
 @runtime_checkable
 class Recalls(Protocol):
     """A planner that may already know this screen's step (the decision memory): the runner

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.explain import confidence_of
-from agent.planners.base import PlanContext, PlanError, Planner
+from agent.planners.base import PlanContext, PlanError, Planner, Wrapping
 from agent.privacy.consent import Consent
 from agent.privacy.types import ConsentKind, ConsentQuestion
 from agent.types import LLMCall, Proposal
@@ -64,29 +64,22 @@ class BiggerModel:
     remote: bool = False
 
 
-class EscalatingPlanner:
-    """The run's planner with a bigger model behind it (see the module docstring)."""
+class EscalatingPlanner(Wrapping):
+    """The run's planner (``inner``, on the small model) with a bigger model behind it (see
+    the module docstring)."""
 
     def __init__(self, small: Planner, bigger: BiggerModel, *, small_model: str,
                  policy: EscalationPolicy | None = None, consent: Consent | None = None) -> None:
-        self.small = small
+        super().__init__(small)
         self.bigger = bigger
         self.small_model = small_model
         self.policy = policy or EscalationPolicy()
         self.consent = consent
 
-    @property
-    def name(self) -> str:
-        return self.small.name
-
-    @property
-    def uses_latent(self) -> bool:
-        return self.small.uses_latent
-
-    def __getattr__(self, name: str) -> Any:  # the small planner's client, samples ... for the runner
-        if name in ("small", "bigger", "small_model", "policy", "consent"):
+    def __getattr__(self, name: str) -> Any:
+        if name in ("bigger", "small_model", "policy", "consent"):  # not set yet: not the small planner's
             raise AttributeError(name)
-        return getattr(self.small, name)
+        return super().__getattr__(name)
 
     # ---- when ----------------------------------------------------------------------------
     def _asked(self, ctx: PlanContext) -> str:
@@ -129,7 +122,7 @@ class EscalatingPlanner:
         calls: tuple[LLMCall, ...] = ()
         if not reason:
             try:
-                first = self.small.propose(ctx)
+                first = self.inner.propose(ctx)
             except PlanError as exc:
                 if not self.policy.on_unusable:
                     raise
@@ -145,7 +138,7 @@ class EscalatingPlanner:
             if failed is not None:
                 raise failed
             if first is None:
-                first = self.small.propose(ctx)
+                first = self.inner.propose(ctx)
             return replace(first, model=first.model or self.small_model,
                            evidence=(*first.evidence, f"not sent to {self.bigger.model}: you did not allow it"))
         try:

@@ -257,40 +257,33 @@ class Lexicon:
                 return Hit(found, lang.name)
         return None
 
+    def _by_category(self, text: str, pick: str) -> list[tuple[Category, Hit]]:
+        norm = normalise(text)
+        hits = ((cat, self._first(norm, pick, cat)) for cat in ACT_KEYS.values())
+        return [(cat, hit) for cat, hit in hits if hit is not None]
+
     def act(self, text: str) -> list[tuple[Category, Hit]]:
         """Categories whose action words appear in ``text`` (each once, first language wins)."""
-        norm = normalise(text)
-        out = []
-        for cat in ACT_KEYS.values():
-            hit = self._first(norm, "act", cat)
-            if hit is not None:
-                out.append((cat, hit))
-        return out
+        return self._by_category(text, "act")
 
     def warning(self, text: str) -> list[tuple[Category, Hit]]:
+        """Categories whose warning words appear in ``text`` (each once, first language wins)."""
+        return self._by_category(text, "warn")
+
+    def _whole(self, text: str, pick: str) -> Hit | None:
         norm = normalise(text)
-        out = []
-        for cat in ACT_KEYS.values():
-            hit = self._first(norm, "warn", cat)
-            if hit is not None:
-                out.append((cat, hit))
-        return out
+        for lang in self.languages:
+            if norm and norm in getattr(lang, pick):
+                return Hit(norm, lang.name)
+        return None
 
     def is_dismiss(self, text: str) -> Hit | None:
         """Whether the whole of ``text`` is a backing-out word ("Cancel", "Abbrechen")."""
-        norm = normalise(text)
-        for lang in self.languages:
-            if norm and norm in lang.dismiss_set:
-                return Hit(norm, lang.name)
-        return None
+        return self._whole(text, "dismiss_set")
 
     def is_confirm(self, text: str) -> Hit | None:
         """Whether the whole of ``text`` is an agreeing word ("OK", "Weiter")."""
-        norm = normalise(text)
-        for lang in self.languages:
-            if norm and norm in lang.confirm_set:
-                return Hit(norm, lang.name)
-        return None
+        return self._whole(text, "confirm_set")
 
     def secret(self, text: str) -> Hit | None:
         return self._first(normalise(text), "secret")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from typing import IO
 import httpx
 
 from app.builtin_model.catalog import BundledModel, ModelFileError, prepare
+from phone.ports import free_port
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +79,6 @@ def missing_server_extra() -> str | None:
         if importlib.util.find_spec(mod) is None:
             return f"{mod} is not installed; install the built-in model's server with: pip install 'tapwise[builtin]'"
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return int(s.getsockname()[1])
 
 
 class BuiltinServer:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -18,6 +20,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.cli.bench_tables import pct, print_online_summary
+
+if TYPE_CHECKING:
+    from evaluation.results import ResultsDB
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +44,15 @@ def new_console() -> Console:
 def fail(console: Console, message: str, code: int = 2) -> typer.Exit:
     console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
     return typer.Exit(code)
+
+
+def interrupted(console: Console, store: ResultsDB, run: str, saved: Callable[[int], str]) -> typer.Exit:
+    """After Ctrl-C: close the results store, say what it holds of ``run`` (``saved(n)``) and
+    that the same command continues; the exit (status 130) to raise."""
+    n = len(store.results(run))
+    store.close()
+    console.print(f"[yellow]interrupted: {saved(n)}; run the same command again to continue[/yellow]")
+    return typer.Exit(130)
 
 
 def say_skipped(console: Console, problems) -> None:
@@ -368,10 +382,7 @@ def online(
                 outcome = run_jobs(store, run, jobs, bench_online.run_cell, processes=processes,
                                    retry_errors=retry_errors, on_result=on_result, on_skip=on_skip)
         except KeyboardInterrupt:
-            n = len(store.results(run))
-            store.close()
-            console.print(f"[yellow]interrupted: {n} of {len(jobs)} episodes saved; run the same command again to continue[/yellow]")
-            raise typer.Exit(130) from None
+            raise interrupted(console, store, run, lambda n: f"{n} of {len(jobs)} episodes saved") from None
     results = store.results(run)
     store.close()
     console.print(f"ran {outcome.ran} episodes ({outcome.errors} errors), skipped {outcome.skipped} already done")

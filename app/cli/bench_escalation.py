@@ -24,9 +24,8 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
-from app.cli.bench import bench_app
+from app.cli.bench import bench_app, fail
 
 ARMS = ("small", "big", "escalate")
 
@@ -35,8 +34,7 @@ def _server(alias: str, url: str, model: str, console: Console, started: list[An
     """(base URL, model name) of a built-in model it starts, or of a running server."""
     if not alias:
         if not url or not model:
-            console.print("[red]give a built-in model (--*-builtin) or a server URL and model name[/red]")
-            raise typer.Exit(2)
+            raise fail(console, "give a built-in model (--*-builtin) or a server URL and model name")
         return url, model
     from app.cli.model import start_builtin
 
@@ -76,14 +74,12 @@ def escalation(
     chosen = [a.strip() for a in arms.split(",") if a.strip()]
     bad = [a for a in chosen if a not in ARMS]
     if bad:
-        console.print(f"[red]unknown arm(s) {bad}; use {', '.join(ARMS)}[/red]")
-        raise typer.Exit(2)
+        raise fail(console, f"unknown arm(s) {bad}; use {', '.join(ARMS)}")
     settings, _ = load_settings()
     try:
         ids, _ = select_tasks(tasks)
     except ValueError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(2) from None
+        raise fail(console, str(exc)) from None
     by_id = tasks_by_id(load_tasks())
     skipped = [t for t in ids if len(by_id[t].goals) <= wording]
     ids = [t for t in ids if len(by_id[t].goals) > wording]

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from app.cli.bench import bench_app
+from app.cli.bench import bench_app, fail
 
 DEFAULT_BUILTIN = "qwen2.5-coder-0.5b"
 
@@ -54,13 +54,11 @@ def grounding(
 
     console = Console(highlight=False)
     if chooser not in ("model", "oracle"):
-        console.print("[red]--chooser must be 'model' or 'oracle'[/red]")
-        raise typer.Exit(2)
+        raise fail(console, "--chooser must be 'model' or 'oracle'")
     try:
         records, problems = load_records(dataset)
     except RecordsError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(console, str(exc)) from None
     for key, why in problems:
         console.print(f"[yellow]skipped {escape(key)}: {escape(why)}[/yellow]", soft_wrap=True)
     if half.upper() in ("A", "B"):
@@ -68,8 +66,7 @@ def grounding(
     if limit > 0:
         records = records[:limit]
     if not records:
-        console.print("[red]no instructions to run (check the path, --half and --limit)[/red]")
-        raise typer.Exit(2)
+        raise fail(console, "no instructions to run (check the path, --half and --limit)")
     settings: dict[str, object] = {"dataset": str(dataset), "chooser": chooser, "planner": planner,
                                    "constrained": constrained, "evidence": evidence, "second_look": second_look,
                                    "model": model or f"builtin:{builtin}" if chooser == "model" else "",
@@ -77,8 +74,7 @@ def grounding(
     try:
         results = bench.ResultsFile(out, settings)
     except ValueError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(console, str(exc)) from None
     parser = ScreenParser(PipelineConfig(mode="vision", remember_previous=False))
     looker = _second_look(parser) if second_look else None
     server = None
@@ -114,6 +110,12 @@ def grounding(
     console.print(table)
     if chooser == "model":
         console.print("decided by: " + "; ".join(f"{who} {n} ({ok} inside)" for who, n, ok in summary.deciders(verdicts)))
+    targets, offered = summary.naming_counts(verdicts)
+    for what, counts in (("elements under the targets", targets), ("elements offered", offered)):
+        total = sum(counts.values())
+        if total:
+            console.print(f"{what}: " + ", ".join(f"{k} {n} ({100 * n / total:.1f} %)" for k, n in counts.items())
+                          + f" of {total}")
     looked = [v for v in verdicts if v.looked_again]
     console.print(f"second look on {len(looked)} instructions ({sum(v.inside for v in looked)} taps inside)")
     console.print(f"results: {out}")
@@ -148,8 +150,7 @@ def _model_chooser(console: Console, model: str, builtin: str, base_url: str, ba
             console.print(f"starting the built-in model {bundled.alias} …")
             url = server.start()
         except (ModelFileError, ServerError, ValueError) as exc:
-            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
-            raise typer.Exit(2) from exc
+            raise fail(console, str(exc)) from exc
         llm = {"backend": "openai", "base_url": url, "model": bundled.alias}
     else:
         from app.settings import resolve_llm
@@ -158,8 +159,7 @@ def _model_chooser(console: Console, model: str, builtin: str, base_url: str, ba
     try:
         name = check_planner(planner)
     except ValueError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(2) from None
+        raise fail(console, str(exc)) from None
     client = make_client(llm["backend"], llm["model"], llm["base_url"], policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
     bundle = planner_bundle(name, client, autonomy=Autonomy.AUTO, llm_grounder=False, constrained=constrained)
     if evidence:

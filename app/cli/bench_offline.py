@@ -16,7 +16,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from app.cli.bench import DEFAULT_DB, bench_app, checked_llm, fail, new_console, open_run, pct, say_skipped
+from app.cli.bench import (
+    DEFAULT_DB,
+    bench_app,
+    checked_llm,
+    fail,
+    interrupted,
+    new_console,
+    open_run,
+    pct,
+    say_skipped,
+)
 
 
 @bench_app.command("offline")
@@ -177,10 +187,7 @@ def offline(
                                   oracle_for=oracle_for if oracle else None, retry_errors=retry_errors,
                                   on_skip=on_skip, on_step=on_step, on_result=on_result)
     except KeyboardInterrupt:
-        n = len(store.results(run))
-        store.close()
-        console.print(f"[yellow]interrupted: {n} task cells saved; run the same command again to continue[/yellow]")
-        raise typer.Exit(130) from None
+        raise interrupted(console, store, run, lambda n: f"{n} task cells saved") from None
     finally:
         for o in oracles.values():
             o.__exit__(None, None, None)

@@ -172,9 +172,9 @@ def mcp(
     records = None
     if record and sink is not None:
         from app.mcp.recording import SessionRecords
-        from phone.record.capture import default_reader
+        from phone.record.capture import reader_beside
 
-        read = default_reader()  # one OCR for every client's record, loaded now
+        read = reader_beside(parser)  # one OCR for every client's record (the parser's models), loaded now
         records = SessionRecords(sink, lambda: compose.recording(settings, phone, sink, video=True, read=read))
     book = EpisodeBook(sink, device=device, on_begin=records.begin if records is not None else None)
     service = PhoneService(phone, parser.parse, PolicySupervisor(policy, asker), book, store=sink,

@@ -208,7 +208,8 @@ def run(
         if record is not None:
             console.print("[dim]stored in the task repository for similar goals[/]")
 
-    recorded = _recording(console, settings, phone, sink) if record else None
+    parser = compose.make_parser(settings, mode=parse_mode)
+    recorded = _recording(console, settings, phone, sink, parser) if record else None
     try:
         client = compose.make_client(settings, model=model, backend=backend, base_url=base_url, timeout_s=timeout)
         request = compose.RunRequest(goal, planner=planner, autonomy=mode, model=model, max_steps=max_steps,
@@ -217,7 +218,7 @@ def run(
         from agent.secrets import MappingSource
         from app.cli.consent_prompt import TerminalGate
 
-        built = compose.build_run(request, settings, device=phone, parser=compose.make_parser(settings, mode=parse_mode),
+        built = compose.build_run(request, settings, device=phone, parser=parser,
                                   store=sink, client=client, on_learnt=learnt, prefs=PrefsStore.default(),
                                   consent=compose.user_consent(TerminalGate(console)),
                                   secrets=MappingSource(found.secrets) if found is not None and found.secrets else None,
@@ -279,10 +280,13 @@ def _phone(console: Console, device: str, task: str | None, *, streamed: bool = 
     return opened.phone, opened.task, opened.judged
 
 
-def _recording(console: Console, settings: Any, phone: Any, sink: Any) -> Any:
+def _recording(console: Console, settings: Any, phone: Any, sink: Any, parser: Any) -> Any:
     from app import compose
+    from app.run_record import streams
+    from phone.record.capture import reader_beside
 
-    recorded = compose.recording(settings, phone, sink, video=True)
+    read = reader_beside(parser) if streams(phone) and settings.record.flashes else None
+    recorded = compose.recording(settings, phone, sink, video=True, read=read)
     if recorded is None:
         console.print("[yellow]nothing is recorded: the phone is not streamed over scrcpy (see the mirror's "
                       "message above)[/]")

@@ -44,7 +44,7 @@ from agent.explain import confidence_of
 from agent.types import Action, ActionType, Decision, DecisionKind, Step
 from app.mcp.clients import as_json, http_config, new_token, stdio_config
 from app.mcp.supervisor import POLICY_WORDS, Policy, Review
-from widgets.icons import icon
+from widgets.icons import button, icon
 from widgets.notifications import Level
 from widgets.screen_view import ViewMode
 
@@ -119,16 +119,15 @@ class McpPanel(QWidget):
         self.address = QLineEdit(readOnly=True, placeholderText="shown when serving")
         self.token = QLineEdit(readOnly=True, placeholderText="shown when serving")
         self.token.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit)
-        self.copy_token = QPushButton(icon("mdi6.content-copy"), "")
-        self.copy_token.setToolTip("Copy the bearer token")
+        self.copy_token = button("mdi6.content-copy", "", "Copy the bearer token")
         self.config = QPlainTextEdit(readOnly=True)
         self.config.setMaximumHeight(150)
         self.config.setToolTip("Paste into your MCP client's configuration (mcpServers)")
-        self.copy_config = QPushButton(icon("mdi6.content-copy"), "Copy config")
-        self.copy_config.setToolTip("Copy the client configuration above (HTTP, with the token)")
-        self.copy_stdio = QPushButton(icon("mdi6.console"), "stdio config")
-        self.copy_stdio.setToolTip("Copy a configuration for a client that launches `tapwise mcp` itself "
-                                   "(no window needed; approvals are asked on its terminal)")
+        self.copy_config = button("mdi6.content-copy", "Copy config",
+                                  "Copy the client configuration above (HTTP, with the token)")
+        self.copy_stdio = button("mdi6.console", "stdio config",
+                                 "Copy a configuration for a client that launches `tapwise mcp` itself "
+                                 "(no window needed; approvals are asked on its terminal)")
         self.calls = QListWidget()
         self.calls.setToolTip("The clients' calls, newest first")
         self.calls.setWordWrap(True)
@@ -240,12 +239,12 @@ class McpController:
 
         def record() -> Any:
             from app.run_record import streams
-            from phone.record.capture import default_reader
+            from phone.record.capture import reader_beside
 
             if not streams(phone):
                 return None
             if not read:
-                read.append(default_reader())
+                read.append(reader_beside(ui.session.parser()))  # the parser's OCR models, not a second copy
             return recording(settings, phone, store, read=read[0])
 
         records = SessionRecords(store, record)  # when the phone streams
@@ -412,3 +411,7 @@ class _WindowParser:
 
     def parse(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         return self._ui.parse_screen(screen, *args, **kwargs)
+
+    def ocr_backend(self) -> Any:
+        """The session parser's OCR engine (a run's closer second look reads with it)."""
+        return self._ui.parser().ocr_backend()

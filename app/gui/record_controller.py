@@ -50,9 +50,9 @@ class RecordController:
         from app.run_record import streams
 
         if self._read is None and streams(self.session.device) and self.session.settings.record.flashes:
-            from phone.record.capture import default_reader
+            from phone.record.capture import reader_beside
 
-            self._read = default_reader()
+            self._read = reader_beside(self.session.parser())  # the parser's OCR models, not a second copy
         return self._read
 
     def prepare(self, store: Any) -> RecordingSink | None:

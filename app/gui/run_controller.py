@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -376,23 +377,26 @@ class RunController:
         self.proposal = proposal
         self.ui.proposal_card.set_proposal(proposal)
         self.ui.proposal_card.set_question("Is the task done?", (proposal.rationale or reason).strip())
-        self.ui.view.set_proposal(None)
-        self.watch.stop()
-        self.ui.decisions.claim(self)
-        self.ui.decision_bar.set_confirm(True)
-        self.ui.task_panel.set_state(RunState.WAITING, "Is the task done? Yes ends the run as succeeded")
-        self.ui.decision_bar.buttons[DecisionKind.APPROVE].setFocus()
+        self._wait_off_the_mirror(self.ui.decision_bar.set_confirm, "Is the task done? Yes ends the run as succeeded",
+                                  DecisionKind.APPROVE)
 
     def _ask_to_perform(self, index: int, placeholder: Proposal, reason: str) -> None:
         """A failed step: the user shows or edits what to do, rejects to retry, or aborts."""
         self.proposal = placeholder
         self.ui.proposal_card.set_failed(reason)
+        self._wait_off_the_mirror(self.ui.decision_bar.set_failed_step,
+                                  "The step failed: Demonstrate or Edit it, Reject to retry", DecisionKind.DEMONSTRATE)
+
+    def _wait_off_the_mirror(self, bar_mode: Callable[[bool], None], state: str, focus: DecisionKind) -> None:
+        """A question with no step to show on the mirror: the overlay's proposal and the screen
+        watch stop, the decision bar waits in ``bar_mode``, the panel says ``state`` and the
+        ``focus`` button takes the keyboard."""
         self.ui.view.set_proposal(None)
         self.watch.stop()
         self.ui.decisions.claim(self)
-        self.ui.decision_bar.set_failed_step(True)
-        self.ui.task_panel.set_state(RunState.WAITING, "The step failed: Demonstrate or Edit it, Reject to retry")
-        self.ui.decision_bar.buttons[DecisionKind.DEMONSTRATE].setFocus()
+        bar_mode(True)
+        self.ui.task_panel.set_state(RunState.WAITING, state)
+        self.ui.decision_bar.buttons[focus].setFocus()
 
     def check_screen_changed(self) -> None:
         """A live frame arrived while a proposal waits: the watch looks at it once it settles."""

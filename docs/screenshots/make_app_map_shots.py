@@ -29,10 +29,7 @@ import widgets  # noqa: E402,F401  (PySide6 guard)
 
 
 def main() -> int:
-    started = start_app("tapwise-map-shots-")
-    if started is None:
-        return 2
-    app, tmp, size, width, height = started
+    app, tmp, size, width, height = start_app("tapwise-map-shots-")
     from PySide6.QtCore import Qt
 
     from app.gui.devices import VIRTUAL_CHOICE

@@ -29,6 +29,7 @@ OUT = Path(__file__).resolve().parent
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_screenshots import finish  # noqa: E402
 from make_screenshots import pump as _pump  # noqa: E402  (the sibling script; run from anywhere)
 
 pump = functools.partial(_pump, must=False)  # a state not reached is seen in the shot, not raised
@@ -75,7 +76,7 @@ def main() -> int:
 
     size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
     width, height = (int(v) for v in size.split("x"))
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive for the whole run
+    _app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive for the whole run
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Streaming)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -110,10 +111,7 @@ def main() -> int:
     print("saved", shot)  # noqa: T201
     win.run.abort()
     pump(10, until=lambda: win.run.driver is None)
-    win.close()
-    server.shutdown()
-    app.processEvents()
-    return 0
+    return finish(win, server.shutdown)
 
 
 if __name__ == "__main__":

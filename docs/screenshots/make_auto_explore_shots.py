@@ -29,10 +29,7 @@ import widgets  # noqa: E402,F401  (PySide6 guard)
 
 
 def main() -> int:
-    started = start_app("tapwise-auto-explore-shots-")
-    if started is None:
-        return 2
-    _app, tmp, size, width, height = started
+    _app, tmp, size, width, height = start_app("tapwise-auto-explore-shots-")
     from PySide6.QtCore import Qt
 
     from app.settings import AgentSettings, Settings, VisionSettings

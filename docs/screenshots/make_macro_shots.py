@@ -15,9 +15,7 @@ Everything runs on the virtual phone, so the pictures are reproducible.
 from __future__ import annotations
 
 import functools
-import os
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +26,7 @@ OUT = Path(__file__).resolve().parent
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 sys.path.insert(0, str(OUT))
-from make_screenshots import grab  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import grab, start_app  # noqa: E402  (the sibling script; run from anywhere)
 from make_screenshots import pump as _pump  # noqa: E402
 
 pump = functools.partial(_pump, must=False)  # a state not reached is seen in the shot, not raised
@@ -36,43 +34,21 @@ pump = functools.partial(_pump, must=False)  # a state not reached is seen in th
 
 def recorded_macro():  # type: ignore[no-untyped-def]
     """Open Settings, Network & internet, Airplane mode, recorded on the virtual phone."""
-    from agent.macros.recorder import Observation, Recorder
+    from agent.macros.recorder import Recorder
     from agent.macros.start import fresh_launch_step
-    from agent.types import Action
     from phone.virtual.phone import VirtualPhone
-    from vision.hierarchy import parse_uiautomator
-    from vision.types import ScreenParse
+    from tests.macros.sim_support import record_taps
 
     phone = VirtualPhone()
-
-    def observe() -> Observation:
-        s = phone.screenshot(with_hierarchy=True)
-        tp = parse_uiautomator(s.hierarchy_xml, s.size)
-        return Observation(ScreenParse(s.size, tp.elements, tp.blocks), s.image, s.foreground_package)
-
     phone.open_app("Settings")
     rec = Recorder()
     rec.begin_with(fresh_launch_step("com.android.settings", "Settings"), "com.android.settings")
-    for words in ("Network & internet", "Airplane mode"):
-        before = observe()
-        c = next(e for e in before.parse.elements if e.text == words).rect.center
-        phone.tap(c.x, c.y)
-        rec.record(Action.tap(c.x, c.y), before, observe())
+    record_taps(phone, ("Network & internet", "Airplane mode"), rec)
     return rec.build("airplane on", description="turn on airplane mode")
 
 
 def main() -> int:
-    if not os.environ.get("DISPLAY"):
-        print("needs an X display: run under xvfb-run (see the module docstring)")  # noqa: T201
-        return 2
-    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
-    width, height = (int(v) for v in size.split("x"))
-    tmp = Path(tempfile.mkdtemp(prefix="tapwise-shots-"))
-    os.environ["TAPWISE_CONFIG_DIR"] = str(tmp / "config")
-    os.environ["TAPWISE_DATA_DIR"] = str(tmp / "data")
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance() or QApplication([])
+    app, tmp, size, width, height = start_app("tapwise-macro-shots-", private=True)
     from agent.device import Key
     from agent.types import DecisionKind, Fingerprint, Target
     from app.gui.devices import VIRTUAL_CHOICE
@@ -94,7 +70,7 @@ def main() -> int:
     panel.list.setCurrentRow(0)
 
     # ---- Redo step 3 on the home screen, then look at v1 -------------------------------
-    from tests.gui.e2e_support import click_mirror
+    from tests.gui.e2e_support import click_mirror, run_on
 
     pump(20, lambda: win.view.parse is not None and "Settings" in win.view.parse.description)
     panel.steps.setCurrentRow(2)
@@ -119,12 +95,7 @@ def main() -> int:
     phone = win.session.device
     win.session.executor.call(lambda: phone.open_app("Clock"))  # the phone as the user left it
     panel.list.setCurrentRow(0)
-    panel.run_on.click()
-    dialog = win.macros.dialog
-    dialog.profile.setCurrentIndex(dialog.profile.findData("tablet"))
-    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
-    dialog.language.setCurrentIndex(dialog.language.findData("de"))
-    dialog.accept()
+    run_on(win, profile="tablet", theme="dark", language="de")
     pump(60, lambda: win.macros.needs_you is not None)
     win.agent_dock.raise_()
     grab(win, f"{size}-run-on-needs-you.png")

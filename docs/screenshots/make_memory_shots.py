@@ -15,11 +15,9 @@ German.  Needs a real X display; from the repository root:
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,28 +26,13 @@ OUT = Path(__file__).resolve().parent
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
+sys.path.insert(0, str(OUT))
+from make_screenshots import finish, grab, start_app  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import pump as _pump  # noqa: E402
+
+pump = functools.partial(_pump, must=False)  # a state not reached is seen in the shot, not raised
+
 SCRIPT = ("open Settings", "tap Display", "tap Apps", "tap Battery")
-
-
-def pump(seconds: float, until=lambda: False) -> bool:  # type: ignore[no-untyped-def]
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    end = time.time() + seconds
-    while time.time() < end and not until():
-        app.processEvents()
-        time.sleep(0.01)
-    return bool(until())
-
-
-def grab(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
-    pump(0.8)
-    g = widget.frameGeometry()
-    pix = widget.screen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
-    path = OUT / name
-    pix.save(str(path), "PNG")
-    print("saved", path, pix.width(), "x", pix.height())  # noqa: T201
-    return path
 
 
 class Model:
@@ -79,41 +62,17 @@ class Model:
 
 def dark_theme_macro():  # type: ignore[no-untyped-def]
     """Settings, Display, Dark theme, recorded on the English virtual phone."""
-    from agent.macros.recorder import Observation, Recorder
-    from agent.types import Action
     from phone.virtual.phone import VirtualPhone
-    from vision.hierarchy import parse_uiautomator
-    from vision.types import ScreenParse
+    from tests.macros.sim_support import record_taps
 
-    phone = VirtualPhone()
-
-    def observe() -> Observation:
-        s = phone.screenshot(with_hierarchy=True)
-        tp = parse_uiautomator(s.hierarchy_xml, s.size)
-        return Observation(ScreenParse(s.size, tp.elements, tp.blocks), s.image, s.foreground_package)
-
-    rec = Recorder()
-    for words in ("Settings", "Display", "Dark theme"):
-        before = observe()
-        c = next(e for e in phone.ground_truth().elements if e.text == words).rect.center
-        phone.tap(c.x, c.y)
-        rec.record(Action.tap(c.x, c.y), before, observe())
+    rec = record_taps(VirtualPhone(), ("Settings", "Display", "Dark theme"))
     return rec.build("dark theme", description="turn on the dark theme")
 
 
 def main() -> int:
-    if not os.environ.get("DISPLAY"):
-        print("needs an X display: run under xvfb-run (see the module docstring)")  # noqa: T201
-        return 2
-    size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
-    width, height = (int(v) for v in size.split("x"))
-    tmp = Path(tempfile.mkdtemp(prefix="tapwise-memory-shots-"))
-    os.environ["TAPWISE_CONFIG_DIR"] = str(tmp / "config")
-    os.environ["TAPWISE_DATA_DIR"] = str(tmp / "data")
+    app, tmp, size, width, height = start_app("tapwise-memory-shots-", private=True)
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication([])
     from agent.types import DecisionKind
     from app.gui.devices import VIRTUAL_CHOICE
     from app.gui.window import MainWindow
@@ -121,7 +80,7 @@ def main() -> int:
     from app.storage import Store
     from evaluation.scripted_model import ScriptedLLMServer
     from phone.virtual.tasks import load_tasks
-    from tests.gui.e2e_support import AIRPLANE_SWITCH, NETWORK_ROW, click_mirror
+    from tests.gui.e2e_support import AIRPLANE_SWITCH, NETWORK_ROW, click_mirror, run_on
 
     airplane = next(t for t in load_tasks() if t.id == "settings.airplane_on")
     server = ScriptedLLMServer(models=("fake-model:latest",), responder=Model()).__enter__()
@@ -211,11 +170,7 @@ def main() -> int:
     mp = win.macro_panel
     pump(10, lambda: mp.list.count() == 1)
     mp.list.setCurrentRow(0)
-    mp.run_on.click()
-    dialog = win.macros.dialog
-    dialog.language.setCurrentIndex(dialog.language.findData("de"))
-    dialog.layout_choice.setCurrentIndex(dialog.layout_choice.findData("reordered"))
-    dialog.accept()
+    run_on(win, language="de", layout_choice="reordered")
     pump(90, lambda: bar.enabled)
     win.agent_dock.raise_()
     grab(win, f"{size}-macro-healed.png")
@@ -224,10 +179,7 @@ def main() -> int:
     win.macro_dock.raise_()
     pump(5, lambda: mp.versions.count() >= 2)
     grab(win, f"{size}-macro-healed-version.png")
-    win.close()
-    server.__exit__(None, None, None)
-    app.processEvents()
-    return 0
+    return finish(win, lambda: server.__exit__(None, None, None))
 
 
 if __name__ == "__main__":

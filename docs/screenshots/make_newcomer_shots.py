@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import pump  # noqa: E402  (the sibling script)
+from make_screenshots import finish, pump  # noqa: E402  (the sibling script)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
@@ -106,7 +106,7 @@ def main() -> int:
     from app.settings import AgentSettings, DeviceSettings, LLMSettings, Settings
     from evaluation.scripted_model import ScriptedLLMServer
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    _app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive for the whole run
     tmp = Path(tempfile.mkdtemp(prefix="tapwise-newcomer-"))
     os.environ["XDG_CONFIG_HOME"] = str(tmp / "config")  # the user's own settings stay untouched
     server = ScriptedLLMServer(models=(MODEL,), responder=answer).start()
@@ -147,10 +147,7 @@ def main() -> int:
     keyboard(win, size)
     knowledge(win, size)
     win.knowledge.shutdown()
-    win.close()
-    server.stop()
-    app.processEvents()
-    return 0
+    return finish(win, server.stop)
 
 
 def keyboard(win, size: str) -> None:  # type: ignore[no-untyped-def]

@@ -32,7 +32,7 @@ os.environ["TAPWISE_DATA_DIR"] = str(TMP / "data")
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
 sys.path.insert(0, str(OUT))
-from make_screenshots import pump, virtual_window  # noqa: E402  (the sibling script)
+from make_screenshots import finish, pump, virtual_window  # noqa: E402  (the sibling script)
 
 
 def shoot(win, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -76,7 +76,7 @@ def main() -> int:
 
     size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
     width, height = (int(v) for v in size.split("x"))
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    _app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive for the whole run
     small = ScriptedLLMServer(responder=small_model, models=("smollm2-135m",)).start()
     big = ScriptedLLMServer(responder=big_model, models=("qwen2.5-coder-0.5b",)).start()
     vault = open_vault(use_keyring=False)
@@ -157,11 +157,7 @@ def main() -> int:
     shoot(win, f"{size}-escalated-card.png")
     win.run.abort()
     pump(10, until=lambda: win.run.driver is None)
-    win.close()
-    small.stop()
-    big.stop()
-    app.processEvents()
-    return 0
+    return finish(win, small.stop, big.stop)
 
 
 if __name__ == "__main__":

@@ -114,16 +114,35 @@ def run_once(width: int, height: int, tmp: Path) -> tuple[str, Path]:
     return episode_id, store_path
 
 
+def ffprobe_seconds(path: Path) -> float | None:
+    """Debian's ffprobe's reading of the MP4's duration (None without ffprobe)."""
+    import shutil
+
+    exe = shutil.which("ffprobe")
+    if exe is None:
+        return None
+    out = subprocess.run([exe, "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
+                         capture_output=True, text=True, timeout=60)
+    return float(out.stdout.strip()) if out.stdout.strip() else None
+
+
 def export_shots(episode_id: str, store_path: Path, tmp: Path) -> None:
     from app.episode_html import export_html
+    from app.run_record import video_of
     from app.storage import Store
     from tests.share.headless_chromium import Chromium, chromium_binary
 
     store = Store(store_path)
     try:
         page = export_html(store, episode_id, tmp / "run.html")
+        episode = store.load_episode(episode_id)
+        video = video_of(store, episode)
     finally:
         store.close()
+    wall = (episode.finished_at or 0.0) - episode.started_at
+    probed = ffprobe_seconds(video.path) if video is not None else None
+    print(f"the run recorded in the window: wall time {wall:.3f} s, ffprobe {probed} s"  # noqa: T201
+          f" ({video.path if video is not None else 'no video'})")
     binary = chromium_binary()
     if binary is None:
         print("no chromium: the export's screenshots were not taken")  # noqa: T201
@@ -135,6 +154,9 @@ def export_shots(episode_id: str, store_path: Path, tmp: Path) -> None:
             end = time.time() + 20
             while browser.evaluate("document.getElementById('run-video').readyState") < 2 and time.time() < end:
                 time.sleep(0.1)
+            markers = browser.evaluate("document.querySelectorAll('.marker').length")
+            duration = browser.evaluate("document.getElementById('run-video').duration")
+            print(f"Chromium {w}x{h}: video {duration} s, {markers} step markers for {len(episode.steps)} steps")  # noqa: T201
             browser.evaluate("document.querySelectorAll('.marker.flash')[0].click()")
             time.sleep(1.5)
             browser.evaluate("document.getElementById('run-video').pause()")

@@ -62,19 +62,25 @@ def grab(widget, name: str, settle: float = 0.8) -> Path:  # type: ignore[no-unt
     return path
 
 
-def start_app(prefix: str = "tapwise-shots-"):  # type: ignore[no-untyped-def]
+def start_app(prefix: str = "tapwise-shots-", *, private: bool = False):  # type: ignore[no-untyped-def]
     """The Qt application, a fresh data folder and the size asked for on the command line
-    (``WIDTHxHEIGHT``, default 1024x700); None (and a word why) without an X display."""
+    (``WIDTHxHEIGHT``, default 1024x700); without an X display it says so and exits (status 2).
+    ``private``: the window's configuration and data folders go into the fresh folder too
+    (nothing of the user's settings or stored runs shows in the shots)."""
     if not os.environ.get("DISPLAY"):
         print("needs an X display: run under Xvfb (see the module docstring)")  # noqa: T201
-        return None
+        raise SystemExit(2)
     from PySide6.QtWidgets import QApplication
 
     size = sys.argv[1] if len(sys.argv) > 1 else "1024x700"
     width, height = (int(v) for v in size.split("x"))
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    if private:
+        os.environ["TAPWISE_CONFIG_DIR"] = str(tmp / "config")
+        os.environ["TAPWISE_DATA_DIR"] = str(tmp / "data")
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Tapwise")
-    return app, Path(tempfile.mkdtemp(prefix=prefix)), size, width, height
+    return app, tmp, size, width, height
 
 
 def virtual_window(settings, width: int, height: int):  # type: ignore[no-untyped-def]
@@ -103,6 +109,18 @@ def start_and_approve_first(win, wait_s: float):  # type: ignore[no-untyped-def]
     pump(10, until=lambda: not bar.enabled)
     pump(wait_s, until=lambda: bar.enabled)
     return bar
+
+
+def finish(win, *stops) -> int:  # type: ignore[no-untyped-def]
+    """The end of a shots script: close the window, call each of ``stops`` (the scripted
+    servers' stop or shutdown) and let Qt handle what the closing posted; 0, the exit status."""
+    from PySide6.QtWidgets import QApplication
+
+    win.close()
+    for stop in stops:
+        stop()
+    QApplication.processEvents()
+    return 0
 
 
 def pump(seconds: float, until=None, *, must: bool = True) -> bool:  # type: ignore[no-untyped-def]

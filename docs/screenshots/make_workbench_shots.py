@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 OUT = Path(__file__).resolve().parent
 
-from make_screenshots import grab, pump, start_and_approve_first, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
+from make_screenshots import finish, grab, pump, start_and_approve_first, start_app, virtual_window  # noqa: E402  (the sibling script; run from anywhere)
 
 import widgets  # noqa: E402,F401  (PySide6 guard)
 
@@ -41,10 +41,7 @@ def closed_port() -> int:
 
 
 def main() -> int:
-    started = start_app()
-    if started is None:
-        return 2
-    app, tmp, size, width, height = started
+    app, tmp, size, width, height = start_app()
     from agent.types import DecisionKind
     from app.settings import LLMSettings, Settings, VisionSettings
     from tests.agent.fake_ollama import FakeLLMServer
@@ -124,9 +121,7 @@ def main() -> int:
     pump(0.5)
     grab(win, f"{size}-shortcuts.png")
     dlg.close()
-    win.close()
-    server.stop()
-    return 0
+    return finish(win, server.stop)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from agent.device import DeviceError
 from evaluation.farm.cells import HOST_BACKEND, HOST_BASE_URL, HOST_MODEL
 from evaluation.farm.driver import INSTALL_HINT, LOOPBACK_ENV, FarmError
 from evaluation.farm.phones import PhoneKind, PhoneSlot, adb_phones, resource_table
+from phone.ports import free_port
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +78,6 @@ class FarmNode:
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 p.kill()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _start_phone(port: int) -> tuple[subprocess.Popen[str], str]:
@@ -182,7 +177,7 @@ def start_node(opts: FarmNodeOptions, say: Say) -> FarmNode:
     node = FarmNode(slots=[], address=opts.address or "")
     try:
         for i in range(opts.phones):
-            port = _free_port() if opts.base_port == 0 else opts.base_port + i
+            port = free_port() if opts.base_port == 0 else opts.base_port + i
             proc, serial = _start_phone(port)
             node.phone_procs.append(proc)
             _connect(serial)

@@ -11,7 +11,9 @@ the screen finds for the goal's words; what it did is part of the evidence.
 
 A ``Verdict`` holds the tap point, whether it lies inside the target box (ScreenSpot's
 strict accuracy) and whether the parse offered an element holding the target's centre
-(coverage), so a miss of the parse and a miss of the choice are told apart.  Results go
+(coverage), so a miss of the parse and a miss of the choice are told apart; and how the
+elements are named (``naming``): the one under the target, and the counts over all the
+screen offers, so the share of elements no goal's words can point at is known.  Results go
 to a JSON-lines file, one line per instruction, written as soon as it is known; a run
 started again with the same file skips what is already there.  No printing, no Qt.
 """
@@ -30,6 +32,8 @@ from agent.screen_text import description, fenced
 from agent.structured import choosable, element_name, takes_a_tap
 from evaluation.grounding.records import GroundingRecord
 from vision.geometry import Point, Rect
+from vision.naming import is_description
+from vision.row_parts import tap_point
 from vision.types import Element, Screen, ScreenParse
 
 log = logging.getLogger(__name__)
@@ -67,6 +71,28 @@ def offered(parse: ScreenParse) -> list[Element]:
     return [e for e in choosable(parse) if takes_a_tap(e)]
 
 
+#: How an offered element is named, from most to least use to a goal's words.
+NAMINGS = ("words", "name", "described", "bare")
+
+
+def naming(e: Element) -> str:
+    """``words``: its own text; ``name``: a label it carries (the icon classifier's, the
+    tree's description, the words beside it); ``described``: only a description made here
+    by kind, place and neighbour ("icon right of 'Focus mode'"); ``bare``: nothing."""
+    if e.text:
+        return "words"
+    label = e.label.split(" · ")[0].strip()
+    if not label:
+        return "bare"
+    return "described" if is_description(label) else "name"
+
+
+def namings(parse: ScreenParse) -> tuple[int, ...]:
+    """How many offered elements of ``parse`` are named each way (in ``NAMINGS``' order)."""
+    kinds = [naming(e) for e in offered(parse)]
+    return tuple(kinds.count(k) for k in NAMINGS)
+
+
 def covering(parse: ScreenParse, point: Point) -> Element | None:
     """The smallest offered element holding ``point``, or None."""
     hits = [e for e in offered(parse) if e.rect.contains(point)]
@@ -75,7 +101,7 @@ def covering(parse: ScreenParse, point: Point) -> Element | None:
 
 class OracleChooser:
     """Always taps the element under the target's centre (the smallest offered one holding
-    it), at that element's centre, as the grounder aims; with none there, no tap."""
+    it), where the grounder aims at it (``vision.row_parts.tap_point``); with none there, no tap."""
 
     name = "oracle"
 
@@ -83,7 +109,8 @@ class OracleChooser:
         e = covering(parse, record.box.center)
         if e is None:
             return Choice(None, None, ("no element holds the target's centre",), "not in the parse")
-        return Choice(e.rect.center, e, (f"element under the target [{e.id}]",), reply=f"tap {element_name(e)!r} [{e.id}]")
+        return Choice(tap_point(e, parse.elements), e, (f"element under the target [{e.id}]",),
+                      reply=f"tap {element_name(e)!r} [{e.id}]")
 
 
 class ModelChooser:
@@ -134,11 +161,13 @@ class Verdict:
     choose_s: float
     chooser: str
     decided_by: str = ""
+    cover_naming: str = ""  # how the element under the target is named (``NAMINGS``), "" if none
+    screen_namings: tuple[int, ...] = ()  # the screen's offered elements per ``NAMINGS`` (first parse)
     schema: int = SCHEMA
 
 
 def judge(record: GroundingRecord, parse: ScreenParse, choice: Choice, *, chooser: str, parse_s: float,
-          choose_s: float, looked_again: bool = False) -> Verdict:
+          choose_s: float, looked_again: bool = False, screen_namings: tuple[int, ...] = ()) -> Verdict:
     cover = covering(parse, record.box.center)
     p = choice.point
     return Verdict(
@@ -148,7 +177,8 @@ def judge(record: GroundingRecord, parse: ScreenParse, choice: Choice, *, choose
         covered=cover is not None, cover_words=element_name(cover) if cover is not None else "",
         element=element_name(choice.element) if choice.element is not None else "", reply=choice.reply,
         evidence=choice.evidence, error=choice.error, looked_again=looked_again, llm_calls=choice.llm_calls,
-        parse_s=round(parse_s, 3), choose_s=round(choose_s, 3), chooser=chooser, decided_by=choice.decided_by)
+        parse_s=round(parse_s, 3), choose_s=round(choose_s, 3), chooser=chooser, decided_by=choice.decided_by,
+        cover_naming=naming(cover) if cover is not None else "", screen_namings=screen_namings)
 
 
 class ResultsFile:
@@ -196,6 +226,7 @@ def _verdict(data: dict) -> Verdict:
     data["box"] = tuple(data["box"])
     data["point"] = tuple(data["point"]) if data.get("point") is not None else None
     data["evidence"] = tuple(data.get("evidence") or ())
+    data["screen_namings"] = tuple(data.get("screen_namings") or ())
     return Verdict(**data)
 
 
@@ -224,6 +255,7 @@ def run(records: Sequence[GroundingRecord], parse: Callable[[Screen], ScreenPars
         t0 = time.perf_counter()
         base = parse(screen)
         parse_s = time.perf_counter() - t0
+        named = namings(base)
         if progress.on_screen is not None:
             progress.on_screen(screen_name, parse_s)
         for rec in group:
@@ -240,7 +272,7 @@ def run(records: Sequence[GroundingRecord], parse: Callable[[Screen], ScreenPars
             if notes:
                 choice = replace(choice, evidence=(*notes, *choice.evidence))
             v = judge(rec, this, choice, chooser=chooser.name, parse_s=parse_s,
-                      choose_s=time.perf_counter() - t1, looked_again=bool(notes))
+                      choose_s=time.perf_counter() - t1, looked_again=bool(notes), screen_namings=named)
             results.add(v)
             n += 1
             if progress.on_verdict is not None:

@@ -1,12 +1,13 @@
 """Figures of a grounding run: strict accuracy and coverage, overall and by target kind,
-for the whole data set and each half of its screens.  Pure functions over verdicts."""
+for the whole data set and each half of its screens, and how the offered elements are
+named (``naming_counts``).  Pure functions over verdicts."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evaluation.grounding.bench import Verdict
+from evaluation.grounding.bench import NAMINGS, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,3 +73,15 @@ def deciders(verdicts: Sequence[Verdict]) -> list[tuple[str, int, int]]:
         c[0] += 1
         c[1] += v.inside
     return [(k, n, ok) for k, (n, ok) in sorted(out.items())]
+
+
+def naming_counts(verdicts: Sequence[Verdict]) -> tuple[dict[str, int], dict[str, int]]:
+    """``(targets, offered)``: how the element under each covered target is named, and how
+    all the elements the screens offer are named (each screen counted once), by ``NAMINGS``."""
+    targets = {k: sum(v.cover_naming == k for v in verdicts) for k in NAMINGS}
+    seen: dict[str, tuple[int, ...]] = {}
+    for v in verdicts:
+        if v.screen_namings:
+            seen.setdefault(v.screen, v.screen_namings)
+    offered = {k: sum(c[i] for c in seen.values() if len(c) > i) for i, k in enumerate(NAMINGS)}
+    return targets, offered

@@ -76,11 +76,14 @@ class CaptureSummary:
     hook_ms_max: float  # the longest ``action_sent``/``transients``/``showing`` call
 
 
-def default_reader() -> Read:
+def default_reader(models_of: Any = None) -> Read:
     """The OCR the capture reads changed regions with: PP-OCR of its own (the parser's
     engine is never waited for), on one thread (so it never takes both cores from the
     step's own parse), without onnxruntime's memory arena (small crops, small memory),
-    remembering crops it read already.  Its models load on a thread of their own at once
+    recognising one line at a time (the recogniser's output for a batch of long lines is
+    tens of MB), remembering crops it read already.  ``models_of``: a ``RapidOcrBackend``
+    (the screen parser's) whose loaded models it runs with its own settings instead of
+    loading a second copy (``reader_beside``); its calls then use that backend's threads.  Its models load on a thread of their own at once
     (seconds), so the worker follows the screen's changes meanwhile and the first read
     waits only for what is left of the loading.  After each read the C heap is trimmed
     (glibc's ``malloc_trim``): crops of every size leave freed buffers glibc would otherwise
@@ -89,7 +92,7 @@ def default_reader() -> Read:
     from vision.ocr import RapidOcrBackend
 
     backend = RapidOcrBackend(min_confidence=0.8, det_max_side=640, threads=1, cache_entries=32,
-                              memory_arena=False)
+                              memory_arena=False, rec_batch=1, models_of=models_of)
     loading = threading.Thread(target=backend.warm_up, name="run-capture-ocr-load", daemon=True)
     loading.start()
     trim = _heap_trimmer()
@@ -102,6 +105,26 @@ def default_reader() -> Read:
             trim()
 
     return read
+
+
+def reader_beside(parser: Any) -> Read:
+    """``default_reader`` sharing the models of ``parser``'s OCR when the parser reads the
+    screen with PP-OCR (``vision.ocr.RapidOcrBackend``; a ``vision.pipeline.ScreenParser``
+    not in tree mode): the window parses so by default, so the record adds no second copy
+    of the weights (about 70 MB).  A parser that reads only the accessibility tree, or
+    another OCR, or none: a reader of its own (a tree parser's OCR would be loaded for the
+    record alone, with the parser's larger settings)."""
+    from vision.ocr import RapidOcrBackend
+
+    backend = None
+    if getattr(getattr(parser, "config", None), "mode", "tree") == "tree":
+        return default_reader()
+    try:
+        ocr = getattr(parser, "ocr_backend", None)
+        backend = ocr() if callable(ocr) else None
+    except Exception:  # no OCR in that parser (not installed, switched off): the record has its own
+        log.debug("no OCR to share with the parser", exc_info=True)
+    return default_reader(models_of=backend if isinstance(backend, RapidOcrBackend) else None)
 
 
 def _heap_trimmer() -> Callable[[], None]:

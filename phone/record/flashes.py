@@ -10,16 +10,20 @@ the frame before and the frame after:
   itself (a dialog closing, a splash screen ending) both frames are read whole;
 * in a smaller change, only the changed region (padded, and grown over text being
   followed) is read by OCR, before and after.  Text found only after *appeared* and is
-  followed; text found only before *went away*.  Text replaced at the same place (a clock
-  ticking, a counter, letters typed into a field) is an update, not a flash.
+  followed; text found only before *went away*.  Text replaced at the same place by text
+  like it (a clock ticking, a counter, letters typed into a field) is an update, not a
+  flash; replaced there by unlike text (a toast read together with a fragment of the line
+  beneath it, then that line alone) it went away.
 
 Text that went away counts as a flash (a ``Transient``) when nothing the user or agent
 did caused it — no action was under way from ``lead_s`` before to ``caused_s`` after the
 frame that lost it, or the one under way touched the screen away from everything that
 changed in that frame (more than ``touch_margin_px``; a key press or typing counts as
 touching everything) — and it had been on the screen for at most ``max_life_s``: since the
-frame where it appeared, or, for text that came with a new page, since that page (or since
-the first frame, for text that was already there).  So a
+frame where it appeared, or, for text that came with a new page, since the last change that
+drew over its pixels (a page that changed around a toast leaves the toast's own pixels
+alone, so the toast keeps the step that showed it), or since the first frame, for text that
+was already there.  So a
 toast, a snackbar or a dialog that closes by itself is found, and a menu closed by a tap,
 a page left with Back or a field cleared by typing are not.  Each flash is attributed to
 the step whose action came last before it appeared; text seen over several frames (a
@@ -37,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+import cv2
 import numpy as np
 
 from agent.transient import Transient
@@ -81,6 +86,35 @@ class _Change:
     at: float
     rects: tuple[Rect, ...]
     big: bool
+    cells: np.ndarray | None = None  # which cells of a CELL_PX grid really changed (None: all)
+
+    def touched(self, rect: Rect) -> bool:
+        """This change drew over ``rect``: at least ``CELL_SHARE`` of the cells under it
+        changed (a page that changed around a toast left the toast's own pixels alone)."""
+        if not any(rect.intersection(r) for r in self.rects):
+            return False
+        if self.cells is None:
+            return True
+        under = self.cells[rect.top // CELL_PX:-(-rect.bottom // CELL_PX), rect.left // CELL_PX:-(-rect.right // CELL_PX)]
+        return bool(under.size) and float(under.mean()) >= CELL_SHARE
+
+
+#: The grid a change's cells are kept on (frame pixels per cell), and the share of a text's
+#: cells that must change for a change to count as the one that brought it.
+CELL_PX = 4
+CELL_SHARE = 0.25
+
+
+def _changed_cells(prev: np.ndarray, cur: np.ndarray, threshold: int) -> np.ndarray | None:
+    """Cells (``CELL_PX`` square) whose mean colour differs by more than ``threshold`` in a
+    channel between two frames of one size (None when the sizes differ)."""
+    if prev.shape != cur.shape:
+        return None
+    h, w = cur.shape[:2]
+    size = (max(1, w // CELL_PX), max(1, h // CELL_PX))
+    a = cv2.resize(prev, size, interpolation=cv2.INTER_AREA)
+    b = cv2.resize(cur, size, interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.absdiff(a, b).max(axis=2) > threshold)
 
 
 @dataclass
@@ -168,7 +202,8 @@ class FlashTracker:
         regions = self._regions(change.regions, w, h)
         area = sum(r.area for r in regions) / max(1, w * h)
         big = not change.comparable or change.fraction > self.rules.big_fraction or area > self.rules.big_fraction
-        self._changes.append(_Change(at, tuple(regions) if change.comparable else (Rect(0, 0, w, h),), big))
+        self._changes.append(_Change(at, tuple(regions) if change.comparable else (Rect(0, 0, w, h),), big,
+                                     _changed_cells(prev, image, self.rules.diff_threshold)))
         log.debug("change at %.2f: %s, %d region(s), %.0f%% of the screen", at, "page" if big else "part",
                   len(regions), 100 * area)
         if big and (self._caused(at) or not change.comparable):  # (a big change holds any touch)
@@ -221,7 +256,7 @@ class FlashTracker:
         log.debug("read %s: before %s, after %s", r, [b.text for b in before], [a.text for a in after])
         gone = [b for b in before if not any(self._same_text(b.text, a.text) for a in after)]
         new = [a for a in after if not any(self._same_text(a.text, b.text) for b in before)]
-        updated = [g for g in gone if any(_same_place(g.rect, n.rect) for n in new)]
+        updated = [g for g in gone if any(_same_place(g.rect, n.rect) and _alike(g.text, n.text) for n in new)]
         found: list[Transient] = []
         for g in gone:
             followed = self._match(g)
@@ -246,8 +281,7 @@ class FlashTracker:
         if followed is not None:
             first, step, text = followed.first_seen, followed.step, followed.text
         else:  # it came with a new page (not read), or was there when the first frame came
-            came = next((c.at for c in reversed(self._changes[:-1]) if any(gone.rect.intersection(r)
-                                                                          for r in c.rects)), self._first_at)
+            came = next((c.at for c in reversed(self._changes[:-1]) if c.touched(gone.rect)), self._first_at)
             if came is None:
                 return None
             first, step, text = came, self.step_at(came), gone.text
@@ -310,6 +344,18 @@ def _norm(text: str) -> str:
 def _wordy(text: str) -> bool:
     """Worth following: at least two letters in a row (not a lone digit or an icon's glyph)."""
     return bool(_WORDY.search(text))
+
+
+def _alike(old: str, new: str) -> bool:
+    """``new`` can be ``old`` updated in place: numbers ticking (no letters in either), one
+    containing the other (letters typed or deleted), or mostly the same letters ("Connecting"
+    and "Connected").  A message read together with a fragment of the text beneath it
+    ("Mir Link copied") and that text once the message has gone ("Mini from our audio ran")
+    are not alike: the message went away."""
+    a, b = _norm(old), _norm(new)
+    if not _wordy(a) or not _wordy(b) or a in b or b in a:
+        return True
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
 
 
 def _same_place(a: Rect, b: Rect) -> bool:

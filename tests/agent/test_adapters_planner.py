@@ -34,6 +34,27 @@ def centre_of(phone: VirtualPhone, text: str) -> tuple[int, int]:
     return c.x, c.y
 
 
+def _first_card(goal: str, phone: VirtualPhone, model: str, reply: str, **run_options):  # type: ignore[no-untyped-def]
+    """One step of the adapter planner in approve mode, ``model`` (served by a scripted server)
+    answering ``reply``; the run aborted at the first approval card.  The run's events, the
+    cards asked, and the body of the last request the server got."""
+    cards: list[AwaitingDecision] = []
+
+    def decide(ev: AwaitingDecision) -> Decision:
+        cards.append(ev)
+        return Decision(DecisionKind.ABORT)
+
+    with FakeLLMServer(models=(model,)) as server:
+        server.on("Task:", reply)
+        client = OpenAIClient(model=model, base_url=server.url + "/v1", policy=FAST)
+        try:
+            events = run(goal, phone, client, planner="adapter", max_steps=1, mode="approve", decide=decide,
+                         **run_options)
+        finally:
+            client.close()
+        return events, cards, server.requests[-1].body
+
+
 def test_a_text_only_model_in_autoglm_format_opens_settings_from_the_home_screen() -> None:
     task = bench_online.find_task("yardstick", "launcher.open_settings_icon")
     phone = VirtualPhone(seed=0)
@@ -66,21 +87,7 @@ def test_a_vision_model_gets_the_screenshot_at_its_processors_size_and_its_tap_l
     x, y = centre_of(phone, "Settings")
     # UI-TARS-1.5 counts pixels of the Qwen2.5-VL-resized screenshot: 1080x2400 -> 1092x2408
     tap = f"Thought: open Settings.\nAction: click(point='<point>{round(x * 1092 / 1080)} {round(y * 2408 / 2400)}</point>')"
-    with FakeLLMServer(models=("ui-tars-1.5-7b",)) as server:
-        server.on("Task:", tap)
-        client = OpenAIClient(model="ui-tars-1.5-7b", base_url=server.url + "/v1", policy=FAST)
-        try:
-            decided: list[AwaitingDecision] = []
-
-            def decide(ev: AwaitingDecision) -> Decision:
-                decided.append(ev)
-                return Decision(DecisionKind.ABORT)
-
-            events = run("Open Settings", phone, client, planner="adapter", max_steps=1, send_screenshot=True,
-                         mode="approve", decide=decide)
-        finally:
-            client.close()
-        body = server.requests[-1].body
+    events, _, body = _first_card("Open Settings", phone, "ui-tars-1.5-7b", tap, send_screenshot=True)
     proposal = next(e.proposal for e in events if isinstance(e, Proposed))
     assert proposal.planner == "adapter:ui-tars"
     touch = proposal.action.touch
@@ -95,20 +102,9 @@ def test_a_vision_model_gets_the_screenshot_at_its_processors_size_and_its_tap_l
 
 def test_ask_user_reaches_the_approval_card_as_a_question() -> None:
     phone = VirtualPhone(seed=0)
-    with FakeLLMServer(models=("mai-ui-8b",)) as server:
-        server.on("Task:", '<thinking>Two alarms match.</thinking><tool_call>{"name": "mobile_use", "arguments": '
-                           '{"action": "ask_user", "text": "Which alarm, 7:00 or 8:30?"}}</tool_call>')
-        client = OpenAIClient(model="mai-ui-8b", base_url=server.url + "/v1", policy=FAST)
-        try:
-            cards: list[AwaitingDecision] = []
-
-            def decide(ev: AwaitingDecision) -> Decision:
-                cards.append(ev)
-                return Decision(DecisionKind.ABORT)
-
-            run("Turn on my alarm", phone, client, planner="adapter", max_steps=1, mode="approve", decide=decide)
-        finally:
-            client.close()
+    _, cards, _ = _first_card("Turn on my alarm", phone, "mai-ui-8b",
+                              '<thinking>Two alarms match.</thinking><tool_call>{"name": "mobile_use", "arguments": '
+                              '{"action": "ask_user", "text": "Which alarm, 7:00 or 8:30?"}}</tool_call>')
     assert cards, "the question must reach the approval card"
     proposal = cards[0].proposal
     assert proposal.action.type is ActionType.WAIT

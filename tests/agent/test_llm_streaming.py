@@ -76,6 +76,15 @@ def awkward_server():
     server.server_close()
 
 
+def _chat_heard(client, prompt: str = "next?") -> tuple[str, list[str]]:
+    """Ask ``client`` with a listener on the reply's stream: the reply's text, and every
+    partial text the listener heard on the way."""
+    heard: list[str] = []
+    token = CancelToken()
+    token.listen(heard.append)
+    return client.chat(ChatRequest(prompt), token).text, heard
+
+
 def test_a_trickled_reply_cannot_outlast_the_timeout(awkward_server):
     client = OpenAIClient(model="m", base_url=awkward_server, policy=RetryPolicy(attempts=1, timeout_s=1.0))
     t0 = time.monotonic()
@@ -93,30 +102,21 @@ def test_a_trickled_reply_inside_the_timeout_arrives_whole(awkward_server):
 
 def test_a_listener_on_the_cancel_token_hears_the_reply_grow(awkward_server):
     client = OpenAIClient(model="m", base_url=awkward_server, policy=RetryPolicy(attempts=1, timeout_s=10.0))
-    heard: list[str] = []
-    token = CancelToken()
-    token.listen(heard.append)
-    reply = client.chat(ChatRequest("next?"), token)
-    assert reply.text == "tap Network & internet"
+    text, heard = _chat_heard(client)
+    assert text == "tap Network & internet"
     assert heard == ["tap ", "tap Network ", "tap Network & internet"]
     client.close()
 
 
 def test_streaming_also_reads_a_server_that_answers_with_one_body(server, openai_client):
     server.on("next?", "go back")
-    heard: list[str] = []
-    token = CancelToken()
-    token.listen(heard.append)
-    assert openai_client.chat(ChatRequest("next?"), token).text == "go back"
-    assert heard == ["go back"]
+    assert _chat_heard(openai_client) == ("go back", ["go back"])
 
 
 def test_ollama_streams_too(server, ollama):
     server.on("next?", "scroll down")
-    heard: list[str] = []
-    token = CancelToken()
-    token.listen(heard.append)
-    assert ollama.chat(ChatRequest("next?"), token).text == "scroll down"
+    text, heard = _chat_heard(ollama)
+    assert text == "scroll down"
     assert heard and heard[-1] == "scroll down"
 
 

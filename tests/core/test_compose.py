@@ -189,3 +189,28 @@ def test_a_built_run_of_any_other_model_is_never_overruled_by_the_screen_evidenc
         assert steps[0].executed is not None and steps[0].executed.app == "Settings"  # the model's open_app
         assert all(not s.proposal.planner.endswith(("+screen", "+map")) for s in steps if s.proposal is not None)
         assert server.prompts("JSON object")
+
+
+def test_a_built_run_on_a_pixel_parse_looks_again_where_the_goal_points_and_says_so():
+    """The window's and the MCP path's runs come from ``build_run``: a screen read from pixels
+    that shows none of the goal's words is read again, closer; a parser without an OCR
+    engine of its own gets no second look."""
+    from tests.gui.fakes import ScriptedPhone
+    from tests.vision.drawn_pages import faint_target
+
+    with ScriptedLLMServer() as server:
+        server.on("Next action:", "tap Clear cache")
+        settings = Settings(llm=LLMSettings(ollama_host=server.url, model="scripted-model:latest", retries=0))
+        phone = ScriptedPhone()
+        phone.next_image, target = faint_target()
+        parser = compose.make_parser(settings, mode="vision")
+        run = compose.build_run(compose.RunRequest("Clear the cache at the bottom", planner="zeroshot-",
+                                                   autonomy="auto", max_steps=1, constrained=False),
+                                settings, device=phone, parser=parser, max_wait_s=0.0)
+        events = list(drive(run.events))
+        compose.close_client(run.client)
+    step = events[-1].episode.steps[0]
+    assert any("looked again at the bottom of the screen" in n for n in step.proposal.evidence), step.proposal.evidence
+    assert step.executed is not None and target.contains(step.executed.touch)
+    assert compose.second_look(parser) is not None
+    assert compose.second_look(type("OnlyParse", (), {"parse": lambda self, s: None})()) is None

@@ -14,19 +14,9 @@ from app.cli.bench import bench_app
 from evaluation import online_bench as bench_online
 from evaluation.online import Job
 from evaluation.results import ResultsDB
-from tests.evaluation.scripted_llm import BAD_TASK, GOOD_TASK, SECOND_TASK, scripted_server
+from tests.evaluation.scripted_llm import scripted_server
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def task_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "tasks"
-    d.mkdir()
-    (d / "a_good.yaml").write_text(GOOD_TASK)
-    (d / "b_second.yaml").write_text(SECOND_TASK)
-    (d / "c_bad.yaml").write_text(BAD_TASK)
-    return d
 
 
 @pytest.fixture

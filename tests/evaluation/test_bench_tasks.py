@@ -13,22 +13,11 @@ from app.cli.bench import bench_app
 from evaluation import online_bench as bench_online
 from evaluation.aitw import Category, score
 from evaluation.loaders import load_trajectories
-from tests.evaluation.scripted_llm import BAD_TASK as BAD
-from tests.evaluation.scripted_llm import GOOD_TASK as GOOD
-
-
-@pytest.fixture
-def task_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "tasks"
-    d.mkdir()
-    (d / "good.yaml").write_text(GOOD)
-    (d / "bad.yaml").write_text(BAD)
-    return d
 
 
 def test_a_task_file_with_an_error_is_reported_and_the_others_still_run(task_dir: Path) -> None:
     ids, problems = bench_online.select_tasks(str(task_dir))
-    assert ids == ["t.network_page"]
+    assert ids == ["t.network_page", "t.network_page_again"]
     [(src, msg)] = problems
     assert src.endswith("bad.yaml") and "t.broken" in msg
 
@@ -58,8 +47,9 @@ def test_export_gold_command_writes_aitw_json_that_reads_back(task_dir: Path, tm
     assert res.exit_code == 0, res.output
     assert "bad.yaml" in res.output
     assert json.loads(out.read_text())["format"] == "aitw"
-    [t] = load_trajectories(out)
-    assert t.episode_id == "t.network_page" and len(t.steps) == 3
+    first, again = load_trajectories(out)
+    assert first.episode_id == "t.network_page" and len(first.steps) == 3
+    assert again.episode_id == "t.network_page_again" and len(again.steps) == 3
 
 
 def test_checkpoints_are_described_in_words() -> None:

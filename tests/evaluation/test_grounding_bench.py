@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from app.cli.bench import bench_app
 from evaluation.grounding import bench
 from evaluation.grounding.records import load_records
-from evaluation.grounding.summary import table
+from evaluation.grounding.summary import naming_counts, table
 from tests.vision.conftest import font
 from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser
@@ -79,6 +79,9 @@ def test_rows_are_tapped_inside_their_box_and_a_second_run_continues_without_rep
     assert not off.inside and not off.covered and off.error == "not in the parse"
     rows = {f.label: f for f in table(verdicts)}
     assert (rows["all"].n, rows["all"].inside) == (4, 3)
+    targets, offered = naming_counts(verdicts)
+    assert targets == {"words": 0, "name": 3, "described": 0, "bare": 0}  # each row is named by its title
+    assert offered["bare"] == 0 and offered["name"] >= 4  # two rows on each of the two screens
     assert (rows["half B all"].n, rows["half B text"].inside) == (2, 1)
 
 
@@ -103,6 +106,8 @@ def test_the_command_prints_accuracy_and_coverage_by_kind_and_half(tmp_path: Pat
     lines = (tmp_path / "r.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["settings"]["chooser"] == "oracle" and len(lines) == 5
     assert all(json.loads(x)["point"] is not None for x in lines[1:4])  # the tap point is kept
+    assert "elements under the targets: words 0 (0.0 %), name 3 (100.0 %)" in result.output
+    assert "elements offered:" in result.output
 
 
 def test_the_model_chooser_takes_the_windows_step_over_http_and_says_who_decided(tmp_path: Path) -> None:

@@ -52,6 +52,18 @@ def _wait(cond, timeout: float, qtbot: Any = None, app: Any = None, pump: Any = 
         raise TimeoutError("condition not met in time")
 
 
+def run_on(win: Any, **choices: str) -> Any:
+    """Run the macro selected in the panel on another phone: Run on…, each of the dialog's
+    boxes named in ``choices`` set to the item with that data, and OK; the dialog."""
+    win.macro_panel.run_on.click()
+    dialog = win.macros.dialog
+    for box_name, data in choices.items():
+        box = getattr(dialog, box_name)
+        box.setCurrentIndex(box.findData(data))
+    dialog.accept()
+    return dialog
+
+
 def click_mirror(win: Any, p: Point, qtbot: Any = None) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest

@@ -35,6 +35,23 @@ def _opens_settings() -> Macro:
     return rec.build("Turn on dark theme")
 
 
+@pytest.fixture
+def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    """Opens the window (``with_map``: Settings explored first) with the one-tap macro
+    selected; closes the window and its store after the test."""
+    opened = []
+
+    def open_(with_map: bool):  # type: ignore[no-untyped-def]
+        win, store, macro = _window(qtbot, tmp_path, with_map)
+        opened.append((win, store))
+        return win, store, macro
+
+    yield open_
+    for win, store in opened:
+        win.close()
+        store.close()
+
+
 def _window(qtbot, tmp_path, with_map: bool):  # type: ignore[no-untyped-def]
     settings = Settings(data_dir=tmp_path, vision=VisionSettings(use_hierarchy="only"))
     store = Store(settings.database_path)
@@ -51,8 +68,8 @@ def _window(qtbot, tmp_path, with_map: bool):  # type: ignore[no-untyped-def]
     return win, store, macro
 
 
-def test_complete_from_map_shows_the_steps_for_approval_and_saves_them_as_the_next_version(qtbot, tmp_path):
-    win, store, macro = _window(qtbot, tmp_path, with_map=True)
+def test_complete_from_map_shows_the_steps_for_approval_and_saves_them_as_the_next_version(qtbot, window):
+    win, store, macro = window(with_map=True)
     panel = win.macro_panel
     assert panel.complete.isEnabled()
 
@@ -71,12 +88,10 @@ def test_complete_from_map_shows_the_steps_for_approval_and_saves_them_as_the_ne
     qtbot.waitUntil(lambda: "v2, 3 steps" in panel.list.item(0).text(), timeout=10000)
     assert store.macro_versions(macro.id) == [1, 2] and len(store.load_macro(macro.id, 1).steps) == 1
     assert any("Completed from the app map" in n.message for n in win.notifications.history)
-    win.close()
-    store.close()
 
 
-def test_without_a_map_the_dialog_says_to_explore_first_and_nothing_can_be_saved(qtbot, tmp_path):
-    win, store, macro = _window(qtbot, tmp_path, with_map=False)
+def test_without_a_map_the_dialog_says_to_explore_first_and_nothing_can_be_saved(qtbot, window):
+    win, store, macro = window(with_map=False)
 
     win.macro_panel.complete.click()
 
@@ -86,12 +101,10 @@ def test_without_a_map_the_dialog_says_to_explore_first_and_nothing_can_be_saved
     dialog.reject()
     qtbot.waitUntil(lambda: win.macros.dialog is None, timeout=5000)
     assert store.macro_versions(macro.id) == [1]
-    win.close()
-    store.close()
 
 
-def test_another_goal_can_be_asked_in_the_dialog(qtbot, tmp_path):
-    win, store, _macro = _window(qtbot, tmp_path, with_map=True)
+def test_another_goal_can_be_asked_in_the_dialog(qtbot, window):
+    win, _store, _macro = window(with_map=True)
     win.macro_panel.complete.click()
     dialog = win.macros.dialog
     qtbot.waitUntil(lambda: dialog.save.isEnabled(), timeout=20000)
@@ -102,5 +115,3 @@ def test_another_goal_can_be_asked_in_the_dialog(qtbot, tmp_path):
     qtbot.waitUntil(lambda: dialog.save.isEnabled() and "Airplane" in " ".join(dialog.rows()), timeout=20000)
     assert dialog.rows()[-1].endswith("turn on 'Airplane mode' (from the app map)")
     dialog.reject()
-    win.close()
-    store.close()

@@ -15,7 +15,7 @@ from app.gui.window import MainWindow
 from app.settings import Settings, VisionSettings
 from widgets.macro_panel import ID_ROLE
 
-from .e2e_support import click_mirror
+from .e2e_support import click_mirror, run_on
 
 
 def _element_point(win, text):
@@ -82,30 +82,27 @@ def test_record_then_replay_with_approval(qtbot, tmp_path, monkeypatch):
 def _airplane_macro_with_a_stray_step():
     """Recorded on the phone profile: open Settings, Network & internet, Airplane mode,
     then a stray Home press."""
-    from agent.macros.recorder import Observation, Recorder
     from agent.types import Action
     from phone.virtual.phone import VirtualPhone
-    from vision.hierarchy import parse_uiautomator
-    from vision.types import ScreenParse
+    from tests.macros.sim_support import observe, record_taps
 
     phone = VirtualPhone()
-
-    def observe():
-        s = phone.screenshot(with_hierarchy=True)
-        tp = parse_uiautomator(s.hierarchy_xml, s.size)
-        return Observation(ScreenParse(s.size, tp.elements, tp.blocks), s.image, s.foreground_package)
-
-    rec = Recorder()
-    for words in ("Settings", "Network & internet", "Airplane mode"):
-        before = observe()
-        c = next(e for e in before.parse.elements if e.text == words).rect.center
-        phone.tap(c.x, c.y)
-        rec.record(Action.tap(c.x, c.y), before, observe())
+    rec = record_taps(phone, ("Settings", "Network & internet", "Airplane mode"))
     size = phone.screen_size()
-    before = observe()
+    before = observe(phone)
     phone.tap(size.width // 2, size.height - 20)
-    rec.record(Action.tap(size.width // 2, size.height - 20), before, observe())
+    rec.record(Action.tap(size.width // 2, size.height - 20), before, observe(phone))
     return rec.build("airplane on", app="com.android.settings")
+
+
+def _window_with_one_macro(qtbot, settings, store):
+    """The window on the virtual phone, its macro list showing the one stored macro."""
+    win = MainWindow(settings, "sim", discover=False, store=store)
+    qtbot.addWidget(win)
+    win.show()
+    win.connect_device(VIRTUAL_CHOICE)
+    qtbot.waitUntil(lambda: win.macro_panel.list.count() == 1 and win.session.device is not None, timeout=20000)
+    return win
 
 
 @pytest.mark.slow
@@ -116,12 +113,8 @@ def test_a_macro_step_is_edited_in_the_window_and_the_macro_replays_on_the_table
     store = Store(settings.database_path)
     macro = store.save_macro(_airplane_macro_with_a_stray_step())
     assert macro.steps[3].description == "press Home"  # the nav bar tap became a key
-    win = MainWindow(settings, "sim", discover=False, store=store)
-    qtbot.addWidget(win)
-    win.show()
-    win.connect_device(VIRTUAL_CHOICE)
+    win = _window_with_one_macro(qtbot, settings, store)
     panel = win.macro_panel
-    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.session.device is not None, timeout=20000)
     panel.list.setCurrentRow(0)
     # delete the stray step
     panel.steps.setCurrentRow(3)
@@ -168,12 +161,8 @@ def test_redo_keeps_every_version_visible_and_an_older_one_can_be_restored_or_th
     settings = Settings(data_dir=tmp_path, vision=VisionSettings(use_hierarchy="only"))
     store = Store(settings.database_path)
     v1 = store.save_macro(_airplane_macro_with_a_stray_step())
-    win = MainWindow(settings, "sim", discover=False, store=store)
-    qtbot.addWidget(win)
-    win.show()
-    win.connect_device(VIRTUAL_CHOICE)
+    win = _window_with_one_macro(qtbot, settings, store)
     panel = win.macro_panel
-    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.session.device is not None, timeout=20000)
     qtbot.waitUntil(lambda: win.view.parse is not None and "Settings" in win.view.parse.description, timeout=20000)
     panel.list.setCurrentRow(0)
     assert not panel.undo.isEnabled()  # nothing to undo on a fresh recording
@@ -224,22 +213,13 @@ def test_run_on_names_the_mirrored_phone_needs_you_offers_no_approve_and_coming_
                     target=Target(element_id="zzz", description="tap the gizmo",
                                   fingerprint=Fingerprint(text="Gizmo", kind="image", block_role="x")))
     store.save_macro(replace(replace_step(macro, 1, gizmo), version=1))
-    win = MainWindow(settings, "sim", discover=False, store=store)
-    qtbot.addWidget(win)
-    win.show()
-    win.connect_device(VIRTUAL_CHOICE)
+    win = _window_with_one_macro(qtbot, settings, store)
     panel, box, bar = win.macro_panel, win.device_combo, win.decision_bar
-    qtbot.waitUntil(lambda: panel.list.count() == 1 and win.session.device is not None, timeout=20000)
     phone = win.session.device
     win.session.executor.call(lambda: phone.open_app("Settings"))  # the phone as the user left it
     assert "Virtual phone" in box.currentText()
     panel.list.setCurrentRow(0)
-    panel.run_on.click()
-    dialog = win.macros.dialog
-    dialog.profile.setCurrentIndex(dialog.profile.findData("tablet"))
-    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
-    dialog.language.setCurrentIndex(dialog.language.findData("de"))
-    dialog.accept()
+    run_on(win, profile="tablet", theme="dark", language="de")
     qtbot.waitUntil(lambda: win.session.device is not None and win.session.device is not phone, timeout=30000)
     assert win.session.device.profile.name == "tablet"
     assert "tablet" in box.currentText() and "de" in box.currentText()  # the box names what is mirrored

@@ -16,8 +16,9 @@ from agent.knowledge.retrieval import LexicalScorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import MemoryStore
 from agent.planners.base import PlanContext
-from agent.types import Action, ActionType, Proposal
+from agent.types import Action, ActionType
 from phone.virtual.phone import VirtualPhone
+from tests.knowledge.recording_planner import Recorder
 from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser
 
@@ -172,18 +173,6 @@ def test_a_map_from_a_newer_tapwise_is_refused_with_a_clear_error():
 
 
 # ---- the hint ---------------------------------------------------------------------------------
-
-
-class Recorder:
-    name = "recorder"
-    uses_latent = False
-
-    def __init__(self) -> None:
-        self.seen: list[PlanContext] = []
-
-    def propose(self, ctx: PlanContext) -> Proposal:
-        self.seen.append(ctx)
-        return Proposal(Action.simple(ActionType.BACK), planner=self.name)
 
 
 def context(phone: VirtualPhone, goal: str) -> PlanContext:

@@ -10,7 +10,7 @@ from agent.knowledge.guide import MapGuide
 from agent.knowledge.guided import GuidedPlanner
 from agent.planners.base import PlanContext
 from agent.types import Action, ActionType, Proposal, Target
-from tests.knowledge.test_app_map import Recorder
+from tests.knowledge.recording_planner import Recorder
 from vision.geometry import Rect, Size
 from vision.types import Element, ElementKind, ScreenParse
 

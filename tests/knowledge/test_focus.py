@@ -14,7 +14,7 @@ from agent.planners.base import PlanContext
 from agent.types import Action, ActionType
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks, tasks_by_id
-from tests.knowledge.test_app_map import Recorder  # a planner that remembers what it was shown
+from tests.knowledge.recording_planner import Recorder  # a planner that remembers what it was shown
 from vision.config import PipelineConfig
 from vision.pipeline import ScreenParser
 

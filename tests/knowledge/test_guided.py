@@ -9,21 +9,10 @@ from agent.knowledge.guide import MapGuide
 from agent.knowledge.guided import GuidedPlanner
 from agent.knowledge.ranker import Policy, StepRanker
 from agent.planners.base import PlanContext, Turn
-from agent.types import Action, ActionType, Proposal
+from agent.types import Action, ActionType
+from tests.knowledge.recording_planner import Recorder
 from vision.geometry import Rect, Size
 from vision.types import Element, ElementKind, ScreenParse
-
-
-class Recorder:
-    name = "recorder"
-    uses_latent = False
-
-    def __init__(self) -> None:
-        self.seen: list[PlanContext] = []
-
-    def propose(self, ctx: PlanContext) -> Proposal:
-        self.seen.append(ctx)
-        return Proposal(Action.simple(ActionType.BACK), planner=self.name)
 
 
 def screen(*names: str, kind: ElementKind = ElementKind.BUTTON) -> ScreenParse:
@@ -154,7 +143,7 @@ def test_a_sensitive_step_is_never_taken_alone_on_a_screen_that_lacks_what_the_g
     assert not inner2.seen and proposal.action.target.description in ("Delete", "Dentist note")
 
 
-def test_what_no_mapped_screen_shows_is_answered_impossible_for_a_small_model_and_only_advised_to_others():
+def test_what_no_mapped_screen_shows_is_only_advised_to_any_model_and_never_again_once_turned_down():
     from tests.knowledge.test_app_map import explored
 
     clock, _ = explored("Clock", 150)
@@ -163,12 +152,15 @@ def test_what_no_mapped_screen_shows_is_answered_impossible_for_a_small_model_an
     assert guide.unreachable("Show the weather forecast in the Clock app", blank) == ["weather", "forecast"]
     assert guide.unreachable("Start the stopwatch", blank) == []
     assert guide.unreachable("Show the weather", screen("Weather", "Alarm")) == []  # this screen shows it
-    small = GuidedPlanner(Recorder(), guide, None, ranker=StepRanker(WORDS, Policy()), small_model=True)
+    assert guide.unreachable("Wake me at half past three in the afternoon", blank) == []  # times say no place
+    small_inner = Recorder()
+    small = GuidedPlanner(small_inner, guide, None, ranker=StepRanker(WORDS, Policy()), small_model=True)
     said = small.propose(PlanContext("Show the weather forecast in the Clock app", blank, ""))
-    assert said.action.type is ActionType.IMPOSSIBLE and "'weather'" in said.rationale
-    again = small.propose(PlanContext("Show the weather forecast in the Clock app", blank, "",
-                                      rejected=(said.action,)))
-    assert again.action.type is not ActionType.IMPOSSIBLE  # the user said it is possible
+    assert said.action.type is ActionType.BACK  # the model answered, told what the maps found
+    assert any("'weather'" in n for n in small_inner.seen[-1].notes)
+    small.propose(PlanContext("Show the weather forecast in the Clock app", blank, "",
+                              rejected=(Action.simple(ActionType.IMPOSSIBLE),)))
+    assert not any("'weather'" in n for n in small_inner.seen[-1].notes)  # the user said it is possible
     inner = Recorder()
     other = GuidedPlanner(inner, guide, None, ranker=StepRanker(WORDS, Policy()))
     other.propose(PlanContext("Show the weather forecast in the Clock app", blank, ""))

@@ -1,12 +1,13 @@
 """Helpers for the macro tests on the virtual phone: its screens parsed from the view tree
 alone (as a run with ``use_hierarchy="only"`` parses them), observations for the recorder,
-and a recording made by tapping named elements."""
+a recording made by tapping named elements, and a replay driven to its end."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agent.events import AwaitingDecision
 from agent.macros.recorder import Observation, Recorder
 from agent.types import Action
 from vision.types import ScreenParse
@@ -36,9 +37,10 @@ def observer(phone: Any) -> Callable[[], Observation]:
     return lambda: observe(phone)
 
 
-def record_taps(phone: Any, words: Iterable[str]) -> Recorder:
-    """Tap the elements whose text is each of ``words`` in turn, recording every tap."""
-    rec = Recorder()
+def record_taps(phone: Any, words: Iterable[str], rec: Recorder | None = None) -> Recorder:
+    """Tap the elements whose text is each of ``words`` in turn, recording every tap (into
+    ``rec`` when given: a recording already begun)."""
+    rec = rec if rec is not None else Recorder()
     for w in words:
         before = observe(phone)
         el = [e for e in before.parse.elements if e.text == w][0]
@@ -46,3 +48,17 @@ def record_taps(phone: Any, words: Iterable[str]) -> Recorder:
         phone.tap(c.x, c.y)
         rec.record(Action.tap(c.x, c.y), before, observe(phone))
     return rec
+
+
+def drive_replay(replay: Any, answer: Callable[[int, AwaitingDecision], Any]) -> tuple[Any, list[Any]]:
+    """Run a replay to its end, answering every decision request with ``answer(macro_step,
+    event)``; the replay's result and every event it gave."""
+    events: list[Any] = []
+    reply = None
+    try:
+        while True:
+            ev = replay.events.send(reply)
+            events.append(ev)
+            reply = answer(replay.step_of(ev), ev) if isinstance(ev, AwaitingDecision) else None
+    except StopIteration as stop:
+        return stop.value, events

@@ -10,7 +10,7 @@ from agent.events import AwaitingDecision
 from agent.macros.recorder import Recorder, nav_key_at
 from agent.macros.replay import Replayer, run_unattended
 from agent.types import Action, ActionType, Decision, DecisionKind
-from tests.macros.sim_support import TreeParser, observer, record_taps
+from tests.macros.sim_support import TreeParser, drive_replay, observer, record_taps
 
 sim = pytest.importorskip("phone.virtual.phone")
 
@@ -50,17 +50,12 @@ def test_replay_with_approval_does_not_ask_about_a_step_it_skips():
 
     phone.reset({"settings": {"airplane_mode": True}})  # a fresh phone whose airplane mode is on
     asked = []
-    replay = Replayer(phone, TreeParser(), approve_each=True).start(macro)
-    reply = None
-    try:
-        while True:
-            event = replay.events.send(reply)
-            reply = None
-            if isinstance(event, AwaitingDecision):
-                asked.append(replay.step_of(event))
-                reply = Decision(DecisionKind.APPROVE)
-    except StopIteration as stop:
-        result = stop.value
+
+    def approve(index: int, _event: AwaitingDecision) -> Decision:
+        asked.append(index)
+        return Decision(DecisionKind.APPROVE)
+
+    result, _ = drive_replay(Replayer(phone, TreeParser(), approve_each=True).start(macro), approve)
     assert result.succeeded
     assert result.steps[-1].effect == "already_set"
     assert result.steps[-1].words == "already on — nothing to do"

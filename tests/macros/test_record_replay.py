@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent.events import AwaitingDecision, Executed, Finished, Rejected
+from agent.events import Executed, Finished, Rejected
 from agent.macros.editing import MissingParameter, parameterize
 from agent.macros.recorder import Recorder
 from agent.macros.replay import NeedDemonstration, Replayer, run_unattended
 from agent.types import Action, ActionType, Decision, DecisionKind, EpisodeStatus
 from tests.macros.fakephone import FRENCH, PKG, FakePhone, Variant
+from tests.macros.sim_support import drive_replay
 from vision.geometry import Size
 
 
@@ -177,18 +178,6 @@ def test_parameters_are_filled_at_run_time_and_missing_ones_are_named():
     assert result.succeeded and phone.typed == ["Gym"]
 
 
-def drive(replay, answer):
-    """Run a replay, answering every decision request with ``answer(macro_step, event)``."""
-    events, reply = [], None
-    try:
-        while True:
-            ev = replay.events.send(reply)
-            events.append(ev)
-            reply = answer(replay.step_of(ev), ev) if isinstance(ev, AwaitingDecision) else None
-    except StopIteration as stop:
-        return stop.value, events
-
-
 def test_per_step_approval_yields_each_step_and_reject_skips_it():
     macro = record_new_alarm(FakePhone())
     phone = FakePhone()
@@ -200,7 +189,7 @@ def test_per_step_approval_yields_each_step_and_reject_skips_it():
             return Decision(DecisionKind.REJECT, feedback="do not type")
         return Decision(DecisionKind.APPROVE)
 
-    result, events = drive(replayer_for(phone, approve_each=True).start(macro), answer)
+    result, events = drive_replay(replayer_for(phone, approve_each=True).start(macro), answer)
     # the setup step (open the app) and the finishing step are asked too: they are not macro steps
     assert [i for i in seen if i is not None] == [0, 1, 2, 3]
     assert result.succeeded and phone.typed == [] and result.steps[2].skipped
@@ -225,7 +214,7 @@ def test_demonstrated_text_equal_to_a_parameter_value_stays_a_parameter():
             return Decision(DecisionKind.EDIT, action=Action.type_text("Gym"))
         return Decision(DecisionKind.APPROVE)
 
-    result, events = drive(replayer_for(phone, approve_each=True).start(macro, {"label": "Gym"}), answer)
+    result, events = drive_replay(replayer_for(phone, approve_each=True).start(macro, {"label": "Gym"}), answer)
     assert result.repaired and result.macro.steps[2].action.text == "{label}"
     assert any(isinstance(e, Executed) and e.record.decision.kind is DecisionKind.EDIT for e in events)
 

@@ -14,6 +14,7 @@ from agent.runner import drive, run_episode
 from agent.types import Action, Decision, DecisionKind, EpisodeStatus, Proposal, StepOutcome
 from app.storage import Store
 from tests.macros.fakephone import FRENCH, FakePhone, Variant
+from tests.macros.sim_support import drive_replay
 from tests.macros.test_record_replay import record_new_alarm
 
 RUN_EVENT_TYPES = set(run_events.Event.__args__)  # type: ignore[attr-defined]
@@ -89,19 +90,14 @@ def test_a_step_that_needs_the_user_waits_with_nothing_to_approve_and_a_demonstr
     phone = FakePhone(Variant(drop_resource_ids=True, renumber_ids=True, shift_save=True, lang=FRENCH))
     replay = Replayer(phone, phone.parser).start(macro, store=store)
     asked: list[AwaitingDecision] = []
-    reply = None
-    try:
-        while True:
-            ev = replay.events.send(reply)
-            reply = None
-            if isinstance(ev, AwaitingDecision):
-                asked.append(ev)
-                if len(asked) == 1:  # Approve where nothing can be approved: asked again
-                    reply = Decision(DecisionKind.APPROVE)
-                else:
-                    reply = Decision(DecisionKind.DEMONSTRATE, action=Action.tap(*phone.center_of("save")))
-    except StopIteration as stop:
-        result = stop.value
+
+    def answer(_index: int, ev: AwaitingDecision) -> Decision:
+        asked.append(ev)
+        if len(asked) == 1:  # Approve where nothing can be approved: asked again
+            return Decision(DecisionKind.APPROVE)
+        return Decision(DecisionKind.DEMONSTRATE, action=Action.tap(*phone.center_of("save")))
+
+    result, _ = drive_replay(replay, answer)
     assert len(asked) == 2 and all(needs_you(a.proposal) for a in asked)
     assert replay.step_of(asked[0]) == 3 and "could not find" in asked[0].proposal.rationale
     assert phone.taps and phone.screen == "saved"

@@ -161,17 +161,28 @@ def test_a_sensitive_tap_waits_for_approval_and_a_rejection_is_a_tool_error_with
     assert last.decision.feedback == "do not message Alice today"
 
 
-def test_approving_a_held_call_carries_it_out_and_edit_is_reported(asked: Served) -> None:
-    results: dict[str, Any] = {}
+def _tap_clock_on_a_thread(asked: Served, results: dict[str, Any],
+                           then: tuple[str, str, dict[str, Any]] | None = None) -> threading.Thread:
+    """An MCP client on a thread that observes and taps the Clock icon (the call waits for the
+    person's review), then makes the call ``then`` (result name, tool, arguments), if any;
+    each call's result goes into ``results``.  The thread, started."""
 
     async def go() -> None:
         async with client(asked.http.url) as c:
             seen = await c.call_tool("observe", {})
             results["tap"] = await c.call_tool("tap", {"element_id": element_id(seen, "Clock")})
-            results["edited"] = await c.call_tool("press_key", {"key": "back"})
+            if then is not None:
+                name, tool, arguments = then
+                results[name] = await c.call_tool(tool, arguments)
 
     worker = threading.Thread(target=run, args=(go,))
     worker.start()
+    return worker
+
+
+def test_approving_a_held_call_carries_it_out_and_edit_is_reported(asked: Served) -> None:
+    results: dict[str, Any] = {}
+    worker = _tap_clock_on_a_thread(asked, results, then=("edited", "press_key", {"key": "back"}))
     review = asked.person.next_review()
     assert review.proposal.action.describe() == "tap Clock" and not review.sensitive
     asked.person.answer(Decision(DecisionKind.APPROVE))
@@ -276,14 +287,7 @@ def test_an_acting_call_is_refused_while_another_run_drives_the_phone(tmp_path: 
 
 def test_a_tap_approved_after_the_screen_changed_is_not_carried_out(asked: Served) -> None:
     results: dict[str, Any] = {}
-
-    async def go() -> None:
-        async with client(asked.http.url) as c:
-            seen = await c.call_tool("observe", {})
-            results["tap"] = await c.call_tool("tap", {"element_id": element_id(seen, "Clock")})
-
-    worker = threading.Thread(target=run, args=(go,))
-    worker.start()
+    worker = _tap_clock_on_a_thread(asked, results)
     asked.person.next_review()
     asked.phone.open_app("Settings")  # while the card waits, the phone moves on
     asked.person.answer(Decision(DecisionKind.APPROVE))

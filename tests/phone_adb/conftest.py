@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,12 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from phone.adb.adb_host import AdbHost
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from phone.ports import free_port
 
 
 def make_phone():

@@ -5,28 +5,16 @@ the second phone's process ends once every app has its map."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-pytest.importorskip("PySide6", reason="the window needs PySide6")
-pytest.importorskip("pytestqt", reason="the window tests need pytest-qt")
-
+import tests.phone_adb.window_over_adb as over_adb
 from agent.knowledge.explore import ExploreBudget
 from app.gui.devices import VIRTUAL_CHOICE
 from app.gui.main import build_window
 from app.settings import AgentSettings, DeviceSettings, Settings, VisionSettings
-from phone.adb import scrcpy_server_jar as jars
 from phone.virtual.launcher import LaunchedDevice
-from tests.phone_adb.test_mirror_window import _has_jar
 
-pytestmark = [
-    pytest.mark.adb,
-    pytest.mark.gui,
-    pytest.mark.slow,
-    pytest.mark.skipif(not _has_jar(), reason=f"no official scrcpy server jar: {jars.INSTALL_HINT}"),
-]
+pytestmark = [*over_adb.MARKS, pytest.mark.slow]
 
 
 def test_the_served_virtual_phone_is_mapped_on_a_twin_and_never_touched(qtbot, adb_env, tmp_path):

@@ -5,15 +5,11 @@ again on the same address resumes mirroring without restarting the window."""
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-pytest.importorskip("PySide6", reason="the window needs PySide6")
-pytest.importorskip("pytestqt", reason="the window tests need pytest-qt")
-
+import tests.phone_adb.window_over_adb as over_adb
 from app.gui.devices import DeviceChoice
 from app.gui.window import MainWindow
 from phone.adb import scrcpy_server_jar as jars
@@ -23,20 +19,7 @@ from tests.gui.fakes import FixedParser
 from tests.phone_adb.conftest import make_phone
 from tests.phone_adb.test_served_phone_over_adb import centre, find_switch
 
-
-def _has_jar() -> bool:
-    try:
-        jars.find_server_jar()
-    except jars.ScrcpyJarError:
-        return False
-    return True
-
-
-pytestmark = [
-    pytest.mark.adb,
-    pytest.mark.gui,
-    pytest.mark.skipif(not _has_jar(), reason=f"no official scrcpy server jar: {jars.INSTALL_HINT}"),
-]
+pytestmark = over_adb.MARKS
 
 
 @pytest.fixture

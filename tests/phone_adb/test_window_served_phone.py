@@ -10,22 +10,13 @@ import os
 
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-pytest.importorskip("PySide6", reason="the window needs PySide6")
-pytest.importorskip("pytestqt", reason="the window tests need pytest-qt")
-
+import tests.phone_adb.window_over_adb as over_adb
 from app.gui.devices import VIRTUAL_CHOICE, list_choices, start_early
 from app.gui.main import build_window
 from app.settings import DeviceSettings, Settings, VisionSettings
-from phone.adb import scrcpy_server_jar as jars
 from phone.virtual.launcher import LaunchedDevice
-from tests.phone_adb.test_mirror_window import _has_jar
 
-pytestmark = [
-    pytest.mark.adb,
-    pytest.mark.gui,
-    pytest.mark.skipif(not _has_jar(), reason=f"no official scrcpy server jar: {jars.INSTALL_HINT}"),
-]
+pytestmark = over_adb.MARKS
 
 
 @pytest.fixture

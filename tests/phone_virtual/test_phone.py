@@ -19,6 +19,15 @@ def tap(phone: VirtualPhone, **target) -> None:
     Step("tap", target=target).execute(phone)
 
 
+def opened_at(app: str, *texts: str) -> VirtualPhone:
+    """A fresh phone with ``app`` open and the elements reading each of ``texts`` tapped in turn."""
+    phone = VirtualPhone()
+    phone.open_app(app)
+    for text in texts:
+        tap(phone, text=text)
+    return phone
+
+
 def test_virtual_phone_implements_the_device_protocol():
     phone = VirtualPhone()
     assert isinstance(phone, Device)
@@ -105,18 +114,13 @@ def test_ground_truth_has_system_bars_classes_icons_blocks_and_active_tab():
 
 
 def test_tab_tap_moves_the_highlighted_active_tab():
-    phone = VirtualPhone()
-    phone.open_app("Clock")
-    tap(phone, text="Timer")
+    phone = opened_at("Clock", "Timer")
     assert phone.ground_truth().active_tab == "Timer"
     assert phone.state["clock"]["tab"] == "timer"
 
 
 def test_tap_on_wifi_switch_turns_wifi_off_and_status_bar_icon_goes():
-    phone = VirtualPhone()
-    phone.open_app("Settings")
-    tap(phone, text="Network & internet")
-    tap(phone, text="Internet")
+    phone = opened_at("Settings", "Network & internet", "Internet")
     before = phone.screen_hash()
     tap(phone, id="switch_widget", near="Wi-Fi")
     assert phone.state["settings"]["wifi"] is False
@@ -134,9 +138,7 @@ def test_frame_id_moves_only_when_the_screen_changes():
 
 
 def test_back_walks_the_back_stack_then_goes_home():
-    phone = VirtualPhone()
-    phone.open_app("Settings")
-    tap(phone, text="Network & internet")
+    phone = opened_at("Settings", "Network & internet")
     assert phone.state["ui"]["page"] == "network"
     phone.key(Key.BACK)
     assert phone.state["ui"]["page"] == "main"
@@ -156,9 +158,7 @@ def test_home_and_app_switch_show_launcher_and_recents():
 
 
 def test_apps_keep_their_place_when_switching():
-    phone = VirtualPhone()
-    phone.open_app("Settings")
-    tap(phone, text="Display")
+    phone = opened_at("Settings", "Display")
     phone.open_app("Clock")
     phone.open_app("Settings")
     assert phone.state["ui"]["page"] == "display"
@@ -184,9 +184,7 @@ def test_scrolling_reveals_items_below_the_fold():
 
 
 def test_typing_goes_into_the_focused_field_and_the_keyboard_types_too():
-    phone = VirtualPhone()
-    phone.open_app("Messages")
-    tap(phone, text="Ben Carter")
+    phone = opened_at("Messages", "Ben Carter")
     phone.input_text("dropped")  # nothing focused yet
     tap(phone, text="Text message")
     assert phone.ground_truth().keyboard
@@ -208,10 +206,7 @@ def test_back_first_hides_the_keyboard():
 
 
 def test_dialog_is_modal_and_the_xml_shows_only_the_dialog():
-    phone = VirtualPhone()
-    phone.open_app("Settings")
-    tap(phone, text="Display")
-    tap(phone, text="Screen timeout")
+    phone = opened_at("Settings", "Display", "Screen timeout")
     xml = phone.dump_hierarchy()
     assert "5 minutes" in xml and "Dark theme" not in xml
     assert phone.ground_truth().dialog == "Screen timeout"
@@ -220,10 +215,7 @@ def test_dialog_is_modal_and_the_xml_shows_only_the_dialog():
 
 
 def test_toast_shows_then_disappears():
-    phone = VirtualPhone()
-    phone.open_app("Shop")
-    tap(phone, text="Wireless Earbuds Pro")
-    tap(phone, text="Add to cart")
+    phone = opened_at("Shop", "Wireless Earbuds Pro", "Add to cart")
     assert "Added to cart" in phone.ground_truth().texts()
     phone.tap(5, 1200)
     phone.tap(5, 1200)
@@ -251,10 +243,7 @@ def test_installed_apps_lists_eight_apps_with_packages():
 
 
 def test_settings_dark_theme_switch_changes_the_phone_theme():
-    phone = VirtualPhone()
-    phone.open_app("Settings")
-    tap(phone, text="Display")
-    tap(phone, text="Dark theme")
+    phone = opened_at("Settings", "Display", "Dark theme")
     assert phone.screenshot().image.mean() < 90
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agent.execute import execute
-from agent.types import Action
+from agent.types import Action, ActionType
 from phone.record.capture import default_reader
 from phone.record.flashes import FlashTracker
 from phone.record.ring import FrameRing, RingFrame
@@ -155,3 +155,67 @@ def test_a_dialog_that_closes_by_itself_is_a_flash(read):
     f.feed(after=1.5)  # nobody touched the phone
     assert len(f.found) == 1, f.found
     assert "Saving your alarm" in f.found[0].text and f.found[0].step == 0
+
+
+def test_a_toast_that_came_with_a_new_page_belongs_to_the_step_that_showed_it(read):
+    """The toast shows as the action's new page comes (the page is not read), then the next
+    action changes the page under it: the toast still belongs to the step that showed it."""
+    f = Feeder(read, "toasts.copy_link_speaker")
+    f.feed()
+    for i, action in enumerate(f.actions):  # the last one: the sheet closes, "Link copied" shows
+        f.act(i, action)
+    copied = len(f.actions) - 1
+    f.feed(after=0.8)
+    f.act(copied + 1, Action.simple(ActionType.BACK))  # another page comes under the toast
+    f.feed(after=0.5)
+    f.expire()
+    assert len(f.found) == 1, f.found
+    t = f.found[0]
+    assert "Link copied" in t.text
+    assert t.step == copied
+    assert t.seconds >= 1.5  # on the screen since it came, not since the page under it changed
+
+
+def _scripted_read(words_by_shade):
+    """An OCR stand-in for the tracker's own logic: one line across the crop, its words
+    chosen by the crop's darkest shade (what the pixels hold is set by the test)."""
+    from vision.geometry import Rect
+    from vision.types import TextSpan
+
+    def read(crop):
+        shade = int(crop.min())
+        return [TextSpan(words_by_shade[shade], Rect(0, 4, crop.shape[1], crop.shape[0] - 4), 0.99)] \
+            if shade in words_by_shade else []
+
+    return read
+
+
+def test_a_message_read_with_a_fragment_of_the_text_beneath_it_still_went_away():
+    """A toast over body text may be read as one line with a fragment of that text ("Mir
+    Link copied") and, once gone, the body text alone at the same place: texts unlike each
+    other, so the toast went away — a flash of the step that showed it."""
+    before_page = np.full((400, 300, 3), 200, np.uint8)
+    page = np.full((400, 300, 3), 240, np.uint8)
+    page[300:340, 20:280] = 90  # a line of body text
+    with_toast = page.copy()
+    with_toast[296:344, 60:240] = 30  # the toast's pill over it
+    tracker = FlashTracker(_scripted_read({30: "Mir Link copied", 90: "Mini from our audio ran"}))
+    tracker.feed(before_page, 100.0)
+    tracker.action(0, 100.5, 100.52)  # the tap brings a new page and the toast with it (not read)
+    assert tracker.feed(with_toast, 100.6) == []
+    found = tracker.feed(page, 102.6)  # the toast goes by itself
+    assert [(t.text, t.step) for t in found] == [("Mir Link copied", 0)]
+
+
+def test_numbers_ticking_in_place_are_updates_not_flashes():
+    page = np.full((400, 300, 3), 240, np.uint8)
+    frames = []
+    for shade in (10, 20, 30, 40):
+        f = page.copy()
+        f[100:130, 100:200] = shade
+        frames.append(f)
+    tracker = FlashTracker(_scripted_read({10: "00:01.2", 20: "00:02.4", 30: "00:03.6", 40: "00:04.8"}))
+    tracker.feed(frames[0], 100.0)
+    tracker.action(0, 100.5, 100.52, None)
+    found = [t for i, f in enumerate(frames[1:]) for t in tracker.feed(f, 102.0 + i)]
+    assert found == []

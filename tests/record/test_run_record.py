@@ -161,12 +161,8 @@ def test_the_html_export_plays_the_video_with_a_marker_per_step(recorded, store,
     browser = Chromium(CHROMIUM, 1600, 1000)
     try:
         browser.open(page)
-        for _ in range(100):
-            if browser.evaluate("document.getElementById('run-video').readyState") >= 1:
-                break
-            time.sleep(0.1)
-        duration = browser.evaluate("document.getElementById('run-video').duration")
-        assert abs(duration - (episode.finished_at - episode.started_at)) <= 1.0
+        duration = browser.video_duration("run-video")
+        assert duration is not None and abs(duration - (episode.finished_at - episode.started_at)) <= 1.0
         markers = browser.evaluate("Array.from(document.querySelectorAll('.marker')).map(m => m.dataset.t)")
         assert len(markers) == len(episode.steps)
         browser.evaluate("document.querySelectorAll('.marker')[2].click()")

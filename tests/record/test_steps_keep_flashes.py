@@ -120,3 +120,36 @@ def test_a_run_without_a_record_is_unchanged():
     assert all(s.timing("record") is None and s.transients == () for s in final.steps)
     assert not any(isinstance(e, Amended) for e in events)
     assert all(FLASHED not in s and SHOWING not in s for s in planner.screens)
+
+
+@dataclass
+class LateCapture:
+    """A capture whose OCR found the toast only as the record stopped (after the run's
+    last look at it)."""
+
+    def start(self, video=None):
+        return self
+
+    def stop(self):
+        from phone.record.capture import CaptureSummary
+        from phone.record.ring import RingStats
+
+        return CaptureSummary((TOAST,), None, None, RingStats(0, 0, 0, 0, 0, 0, 0.0), 3, 1, 0.0)
+
+
+def test_a_flash_found_as_the_record_stops_is_stored_in_its_step(tmp_path):
+    from app.run_record import RecordingSink
+
+    store = Store(tmp_path / "runs.sqlite")
+    sink = RecordingSink(store, LateCapture(), video=False)  # type: ignore[arg-type]
+    try:
+        episode = Episode(goal="set an alarm")
+        sink.begin_episode(episode)
+        sink.append_step(episode.id, Step(0))
+        sink.append_step(episode.id, Step(1))
+        sink.finish_episode(episode.id, "succeeded")
+        again = store.load_episode(episode.id)
+    finally:
+        store.close()
+    assert [s.transients for s in again.steps] == [(TOAST,), ()]
+    assert sink.summary is not None and sink.summary.transients == (TOAST,)

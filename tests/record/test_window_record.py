@@ -1,7 +1,8 @@
 """The record of a run in the window: a task approved step by step on the decision bar (a
 scripted model over real HTTP answers from the screen in its prompt) with "Record a video"
 on shows the REC line while it runs, the toast that flashed after "Call" on the Steps tab,
-and plays the run's video from that step on the Video tab; with the box off no video is
+and plays the run's video from that step on the Video tab; ffprobe reads its MP4 (as long
+as the run) and its HTML export plays in headless Chromium; with the box off no video is
 written (what flashed is still caught)."""
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def step_through(w, qtbot) -> bool:
     return rec
 
 
-def test_a_recorded_run_shows_its_flash_and_plays_from_that_step(window, qtbot):
+def test_a_recorded_run_shows_its_flash_and_plays_from_that_step(window, qtbot, tmp_path):
     w = window
     assert w.task_panel.record.isChecked()
     assert step_through(w, qtbot), "the REC line shows while the run is recorded"
@@ -90,6 +91,43 @@ def test_a_recorded_run_shows_its_flash_and_plays_from_that_step(window, qtbot):
     assert w.timeline.tabs.currentWidget() is player
     assert player.position.value() > 0  # from the step, not from the start
     assert any(m.flashed for m in player.position.marks)
+    exported_in_a_browser(w, section, tmp_path)
+
+
+def exported_in_a_browser(w, section: str, tmp_path: Path) -> None:
+    """The run recorded in the window: Debian's ffprobe reads its MP4, which lasts the run's
+    wall time (within a second), and its HTML export plays it in headless Chromium with a
+    marker per step."""
+    import json
+    import shutil
+    import subprocess
+
+    from app.episode_html import export_html
+    from app.run_record import video_of
+    from tests.share.headless_chromium import Chromium, chromium_binary
+
+    store = w.store()
+    episode = store.load_episode(w.timeline.video_episode(section))
+    video = video_of(store, episode)
+    assert video is not None
+    wall = episode.finished_at - episode.started_at
+    ffprobe = shutil.which("ffprobe")
+    if ffprobe is not None:
+        out = subprocess.run([ffprobe, "-v", "error", "-show_entries", "format=duration", "-of", "json",
+                              str(video.path)], capture_output=True, text=True, timeout=60)
+        assert abs(float(json.loads(out.stdout)["format"]["duration"]) - wall) <= 1.0
+    binary = chromium_binary()
+    if binary is None:
+        return
+    page = export_html(store, episode.id, tmp_path / "run.html")
+    browser = Chromium(binary, 1024, 700)
+    try:
+        browser.open(page)
+        duration = browser.video_duration("run-video")
+        assert duration is not None and abs(duration - wall) <= 1.0
+        assert browser.evaluate("document.querySelectorAll('.marker').length") == len(episode.steps)
+    finally:
+        browser.close()
 
 
 @pytest.mark.parametrize("window", [False], indirect=True)

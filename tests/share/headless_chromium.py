@@ -114,6 +114,16 @@ class Chromium:
             raise RuntimeError(f"{expression!r} failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def video_duration(self, element_id: str, timeout: float = 10.0) -> float | None:
+        """Seconds the page's ``<video id=element_id>`` lasts once the browser has read its
+        header (None if it never did within ``timeout``)."""
+        end = time.monotonic() + timeout
+        while self.evaluate(f"document.getElementById('{element_id}').readyState") < 1:
+            if time.monotonic() > end:
+                return None
+            time.sleep(0.1)
+        return self.evaluate(f"document.getElementById('{element_id}').duration")
+
     def requested_urls(self) -> list[str]:
         return [e["params"]["request"]["url"] for e in self.events
                 if e.get("method") == "Network.requestWillBeSent"]

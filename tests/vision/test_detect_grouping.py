@@ -43,25 +43,24 @@ def test_text_inside_a_widget_becomes_its_text():
     assert button.text == "Save" and button.clickable
 
 
-def test_unmatched_icon_button_gets_the_icon_classifier_label():
+def _icon_button_guessed(confidence: float):  # type: ignore[no-untyped-def]
+    """One detected button with no text, the icon classifier calling it "search" with ``confidence``."""
     img = np.full((400, 400, 3), 255, np.uint8)
 
-    class FakeIcons:
+    class Icons:
         def classify(self, crops):
-            return [IconGuess("search", 0.9) for _ in crops]
+            return [IconGuess("search", confidence) for _ in crops]
 
-    els, stats = build_elements(img, [Detection(ElementKind.BUTTON, Rect(300, 20, 348, 68))], [], icons=FakeIcons())
+    return build_elements(img, [Detection(ElementKind.BUTTON, Rect(300, 20, 348, 68))], [], icons=Icons())
+
+
+def test_unmatched_icon_button_gets_the_icon_classifier_label():
+    els, stats = _icon_button_guessed(0.9)
     assert els[0].label == "search" and stats["icon_labels"] == 1
 
 
 def test_low_confidence_icon_guess_is_not_used():
-    img = np.full((400, 400, 3), 255, np.uint8)
-
-    class Unsure:
-        def classify(self, crops):
-            return [IconGuess("search", 0.1) for _ in crops]
-
-    els, _ = build_elements(img, [Detection(ElementKind.BUTTON, Rect(300, 20, 348, 68))], [], icons=Unsure())
+    els, _ = _icon_button_guessed(0.1)
     assert els[0].label == ""
 
 

@@ -4,59 +4,21 @@ parsed from pixels with the real OCR and detector."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from PIL import Image, ImageDraw
 
+from agent.grounding.base import ElementGrounder, GroundContext
 from agent.look_again import SecondLook, named_on_screen, region_for
 from agent.structured import choosable, element_name, takes_a_tap
-from tests.vision.conftest import font
+from agent.types import Action, ActionType, Target
+from tests.vision.drawn_pages import faint_target, settings_page
 from vision.config import PipelineConfig
 from vision.geometry import Point, Rect, Size
 from vision.look_again import strips
 from vision.pipeline import ScreenParser
+from vision.row_parts import FORWARD
 from vision.types import Screen
 
 W, H = 1080, 2400
-
-
-def _chevron(d: ImageDraw.ImageDraw, x: int, y: int, colour=(150, 150, 150)) -> None:
-    d.line([(x, y - 18), (x + 16, y), (x, y + 18)], fill=colour, width=5)
-
-
-def _settings_page() -> tuple[np.ndarray, dict[str, Rect]]:
-    """A list without divider lines: rows of a title (one with a line under it) and a value
-    and/or a chevron at the right end; a small blue link under a grey panel."""
-    im = Image.new("RGB", (W, H), (255, 255, 255))
-    d = ImageDraw.Draw(im)
-    d.text((60, 150), "Display", font=font(64), fill=(0, 0, 0))
-    rows: dict[str, Rect] = {}
-    y = 400
-    for title, sub, value in [("Colour scheme", "", ""), ("Font settings", "Fonts and text size", ""),
-                              ("Refresh rate", "", "Default"), ("Screen timeout", "", "30 seconds"),
-                              ("Always-on display &\nLock screen", "", "")]:
-        top = y
-        first, _, wrapped = title.partition("\n")
-        d.text((60, y), first, font=font(46), fill=(20, 20, 20))
-        bottom = y + 56
-        if wrapped:
-            d.text((60, y + 58), wrapped, font=font(46), fill=(20, 20, 20))
-            bottom = y + 114
-        if sub:
-            d.text((60, y + 66), sub, font=font(34), fill=(120, 120, 120))
-            bottom = y + 110
-        mid = (top + bottom) // 2
-        if value:
-            d.text((1000 - 40, mid), value, font=font(40), fill=(140, 140, 140), anchor="rm")
-        _chevron(d, 1000, mid)
-        rows[first] = Rect(30, top - 40, 1050, bottom + 40)
-        y = bottom + 110
-    d.rounded_rectangle([40, 1700, 1040, 1980], radius=40, fill=(243, 243, 243))
-    d.text((90, 1740), "Need other settings?", font=font(40), fill=(140, 140, 140))
-    d.text((90, 1850), "Upgrade Now", font=font(40), fill=(40, 110, 220))
-    rows["link"] = Rect(85, 1845, 340, 1900)
-    return np.asarray(im, dtype=np.uint8).copy(), rows
-
 
 @pytest.fixture(scope="module")
 def parser() -> ScreenParser:
@@ -65,7 +27,7 @@ def parser() -> ScreenParser:
 
 @pytest.fixture(scope="module")
 def page(parser):
-    image, boxes = _settings_page()
+    image, boxes = settings_page()
     return image, boxes, parser.parse(Screen(image))
 
 
@@ -98,25 +60,38 @@ def test_a_small_text_link_is_an_element_a_reply_may_name(page):
     assert link.contains(hits[0].rect.center)
 
 
+def test_the_choice_list_reads_like_the_screen_one_entry_a_row_named_by_its_title(page):
+    _, _, parse = page
+    offered = choosable(parse)
+    names = [element_name(e) for e in offered]
+    for title in ("Colour scheme", "Font settings", "Refresh rate", "Screen timeout", "Always-on display & Lock screen"):
+        assert names.count(title) == 1, names
+        assert next(e for e in offered if element_name(e) == title).class_name == "list_item"
+    assert not {"Lock screen", "Always-on display &"} & set(names)  # a wrapped title's lines are its row's
+    assert any(e.label in FORWARD for e in parse.elements)  # chevrons were found and read as such ...
+    assert not any(e.label in FORWARD for e in offered)  # ... and the rows they end stand for them
+    assert {"Fonts and text size", "Default >", "Upgrade Now"} <= set(names)  # words of their own stay
+    assert "(Font settings)" in parse.description and '"Font settings"' not in parse.description
+
+
+def test_a_row_is_tapped_on_its_title_line(page):
+    _, _, parse = page
+    row = next(e for e in choosable(parse) if element_name(e) == "Refresh rate")
+    tap = Action(ActionType.TAP, target=Target(element_id=row.id))
+    point = ElementGrounder().ground(tap, GroundContext("open the refresh rate", parse)).action.touch
+    title = next(e for e in parse.elements if e.text == "Refresh rate")
+    assert point is not None and row.rect.contains(point) and title.rect.contains(point)
+    assert not title.rect.contains(row.rect.center)  # the row's middle lies right of its words
+
+
 def test_every_element_a_reply_may_name_has_a_name_not_a_bare_kind(page):
     _, _, parse = page
     bare = {"button", "image", "text", "list", "unknown", "container", "icon"}
     assert all(element_name(e).casefold() not in bare for e in choosable(parse))
 
 
-def _faint_target() -> tuple[np.ndarray, Rect]:
-    """A tall screen whose only action is a line of tiny grey words low on the page (too small
-    for the first reading of the whole frame)."""
-    im = Image.new("RGB", (W, H), (255, 255, 255))
-    d = ImageDraw.Draw(im)
-    d.text((60, 150), "Storage", font=font(64), fill=(0, 0, 0))
-    d.text((60, 500), "Used space", font=font(46), fill=(20, 20, 20))
-    d.text((700, 2050), "Clear cache", font=font(7), fill=(100, 100, 100))
-    return np.asarray(im, dtype=np.uint8).copy(), Rect(695, 2043, 750, 2065)
-
-
 def test_the_second_look_finds_a_target_the_first_pass_missed_and_says_so(parser):
-    image, target = _faint_target()
+    image, target = faint_target()
     first = parser.parse(Screen(image))
     goal = "tap clear cache at the bottom"
     assert not named_on_screen(goal, first)  # the first reading did not see the words

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -133,6 +134,19 @@ class AdapterReply:
 
 
 @dataclass(frozen=True)
+class Replying:
+    """Makes the replies to one model answer: each carries the answer's reasoning and the
+    action text as the model wrote it."""
+
+    thought: str
+    raw: str
+
+    def __call__(self, action: Action, intent: Intent = Intent.ACT, message: str = "",
+                 sensitive: str = "") -> AdapterReply:
+        return AdapterReply(intent, action, self.thought, self.raw, message, sensitive)
+
+
+@dataclass(frozen=True)
 class PromptLayout:
     """How the request is laid out for the family (shown to the user, used by the planner)."""
 
@@ -147,6 +161,26 @@ def stop_action(intent: Intent) -> Action:
     if intent is Intent.IMPOSSIBLE:
         return Action(ActionType.IMPOSSIBLE)
     return Action(ActionType.WAIT)
+
+
+def swipe_between(a: Point, b: Point, name: str) -> Action:
+    """A swipe from ``a`` to ``b``; the same point twice is a misread reply, not a swipe."""
+    if a == b:
+        raise AdapterError(f"{name} from and to the same point")
+    return Action.swipe(a.x, a.y, b.x, b.y)
+
+
+def typing(text: object, needs: str) -> Action:
+    """Typing ``text``; nothing to type is an error that says what the reply lacked (``needs``)."""
+    text = str(text)
+    if not text:
+        raise AdapterError(needs)
+    return Action.type_text(text)
+
+
+def launch(app: object) -> Action:
+    """Opening the app the reply names ("?" when it names none: the user sees the step fail)."""
+    return Action.open_app(str(app or "").strip() or "?")
 
 
 def swipe_toward(direction: str, screen: Size, at: Point | None = None, *, finger: bool) -> Action:
@@ -228,3 +262,11 @@ class Adapter:
 
     def point(self, x: float, y: float, screen: Size) -> Point:
         return self.coords.to_screen(x, y, screen)
+
+    def point_in(self, fields: Mapping[str, object], key: str, screen: Size, needs: str) -> Point:
+        """The point a parsed reply gives under ``key``, in screen pixels; the error ``needs``
+        (what the reply lacked, in the family's words) when it gives none."""
+        if key not in fields:
+            raise AdapterError(needs)
+        x, y = point_of(fields[key], key)
+        return self.point(x, y, screen)

@@ -30,13 +30,24 @@ from agent.llm.adapters.base import (
     AdapterError,
     AdapterReply,
     Intent,
+    Replying,
+    launch,
     point_of,
     stop_action,
+    swipe_between,
     swipe_toward,
+    typing,
 )
 from agent.llm.adapters.mobile_use import thought_of
 from agent.types import Action, ActionType, Point
 from vision.geometry import Size
+
+#: The actions each family names that are one key or a pause, by the family's own name.
+_TARS_KEYS = {"press_home": ActionType.HOME, "press_back": ActionType.BACK, "press_enter": ActionType.ENTER,
+              "enter": ActionType.ENTER, "wait": ActionType.WAIT}
+_VENUS_KEYS = {"pressback": ActionType.BACK, "presshome": ActionType.HOME, "pressenter": ActionType.ENTER,
+               "wait": ActionType.WAIT}
+_GLM_KEYS = {"back": ActionType.BACK, "home": ActionType.HOME, "wait": ActionType.WAIT}
 
 
 def read_call(expr: str) -> tuple[str, dict[str, Any]]:
@@ -113,9 +124,7 @@ class UITarsAdapter(Adapter):
                     return self.point(x, y, screen)
             raise AdapterError(f"{name} needs {' or '.join(keys)}")
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message)
-
+        out = Replying(thought, raw)
         n = name.lower()
         if n in ("click", "left_single", "left_double", "double_click"):
             p = at("point", "start_box")
@@ -134,20 +143,11 @@ class UITarsAdapter(Adapter):
             origin = at("point", "start_box") if ("point" in kw or "start_box" in kw) else None
             return out(swipe_toward(str(kw.get("direction", "down")), screen, origin, finger=False))
         if n in ("drag", "swipe"):
-            a, b = at("start_point", "start_box"), at("end_point", "end_box")
-            if a == b:
-                raise AdapterError(f"{name} from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("start_point", "start_box"), at("end_point", "end_box"), name))
         if n == "open_app":
-            return out(Action.open_app(str(kw.get("app_name", "")).strip() or "?"))
-        if n == "press_home":
-            return out(Action(ActionType.HOME))
-        if n == "press_back":
-            return out(Action(ActionType.BACK))
-        if n in ("press_enter", "enter"):
-            return out(Action(ActionType.ENTER))
-        if n == "wait":
-            return out(Action(ActionType.WAIT))
+            return out(launch(kw.get("app_name")))
+        if n in _TARS_KEYS:
+            return out(Action(_TARS_KEYS[n]))
         if n == "call_user":
             return out(stop_action(Intent.ASK_USER), Intent.ASK_USER, thought)
         if n == "finished":
@@ -178,13 +178,9 @@ class UIVenusAdapter(Adapter):
         thought = thought_of(reply)
 
         def at(key: str) -> Point:
-            if key not in kw:
-                raise AdapterError(f"{name} needs {key}")
-            x, y = point_of(kw[key], key)
-            return self.point(x, y, screen)
+            return self.point_in(kw, key, screen, f"{name} needs {key}")
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message)
+        out = Replying(thought, raw)
 
         n = name.lower()
         if n == "click":
@@ -197,22 +193,13 @@ class UIVenusAdapter(Adapter):
             if "direction" in kw:
                 origin = at("start") if "start" in kw else None
                 return out(swipe_toward(str(kw["direction"]), screen, origin, finger=False))
-            a, b = at("start"), at("end")
-            if a == b:
-                raise AdapterError(f"{name} from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("start"), at("end"), name))
         if n == "type":
-            content = str(kw.get("content", ""))
-            if not content:
-                raise AdapterError("Type needs content")
-            return out(Action.type_text(content))
+            return out(typing(kw.get("content", ""), "Type needs content"))
         if n == "launch":
-            return out(Action.open_app(str(kw.get("app", "")).strip() or "?"))
-        if n == "wait":
-            return out(Action(ActionType.WAIT))
-        simple = {"pressback": ActionType.BACK, "presshome": ActionType.HOME, "pressenter": ActionType.ENTER}
-        if n in simple:
-            return out(Action(simple[n]))
+            return out(launch(kw.get("app")))
+        if n in _VENUS_KEYS:
+            return out(Action(_VENUS_KEYS[n]))
         if n == "calluser":
             return out(stop_action(Intent.ASK_USER), Intent.ASK_USER, str(kw.get("content", "")))
         if n == "finished":
@@ -250,13 +237,9 @@ class AutoGLMAdapter(Adapter):
         thought = thought_of(reply)
 
         def at(key: str) -> Point:
-            if key not in kw:
-                raise AdapterError(f"{kw.get('action', name)} needs {key}")
-            x, y = point_of(kw[key], key)
-            return self.point(x, y, screen)
+            return self.point_in(kw, key, screen, f"{kw.get('action', name)} needs {key}")
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "", sensitive: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message, sensitive)
+        out = Replying(thought, raw)
 
         if name == "finish":
             return out(stop_action(Intent.DONE), Intent.DONE, str(kw.get("message", kw.get("_0", ""))))
@@ -270,23 +253,13 @@ class AutoGLMAdapter(Adapter):
             p = at("element")
             return out(Action.long_press(p.x, p.y))
         if act in ("type", "type name"):
-            text = str(kw.get("text", ""))
-            if not text:
-                raise AdapterError("Type needs text")
-            return out(Action.type_text(text))
+            return out(typing(kw.get("text", ""), "Type needs text"))
         if act == "swipe":
-            a, b = at("start"), at("end")
-            if a == b:
-                raise AdapterError("Swipe from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("start"), at("end"), "Swipe"))
         if act == "launch":
-            return out(Action.open_app(str(kw.get("app", "")).strip() or "?"))
-        if act == "back":
-            return out(Action(ActionType.BACK))
-        if act == "home":
-            return out(Action(ActionType.HOME))
-        if act == "wait":
-            return out(Action(ActionType.WAIT))
+            return out(launch(kw.get("app")))
+        if act in _GLM_KEYS:
+            return out(Action(_GLM_KEYS[act]))
         if act == "take over":
             return out(stop_action(Intent.TAKE_OVER), Intent.TAKE_OVER, str(kw.get("message", "")))
         if act == "interact":

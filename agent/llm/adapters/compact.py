@@ -23,9 +23,13 @@ from agent.llm.adapters.base import (
     AdapterError,
     AdapterReply,
     Intent,
+    Replying,
+    launch,
     point_of,
     stop_action,
+    swipe_between,
     swipe_toward,
+    typing,
 )
 from agent.types import Action, ActionType, Point
 from vision.geometry import Size
@@ -61,9 +65,7 @@ class AgentCPMAdapter(Adapter):
         raw = reply[start:start + end]
         thought = str(obj.get("thought", ""))
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message)
-
+        out = Replying(thought, raw)
         status = str(obj.get("STATUS", "")).strip().lower()
         if status in ("finish", "satisfied"):
             return out(stop_action(Intent.DONE), Intent.DONE)
@@ -79,19 +81,13 @@ class AgentCPMAdapter(Adapter):
                 return out(swipe_toward(to, screen, p, finger=True))
             if isinstance(to, (list, tuple)):
                 tx, ty = point_of(to, "to")
-                q = self.point(tx, ty, screen)
-                if q == p:
-                    raise AdapterError("swipe to the same point")
-                return out(Action.swipe(p.x, p.y, q.x, q.y))
+                return out(swipe_between(p, self.point(tx, ty, screen), "swipe"))
             duration = obj.get("duration")
             if isinstance(duration, (int, float)) and duration >= 500:
                 return out(Action.long_press(p.x, p.y, int(duration)))
             return out(Action.tap(p.x, p.y))
         if "TYPE" in obj:
-            text = str(obj["TYPE"])
-            if not text:
-                raise AdapterError("TYPE needs text")
-            return out(Action.type_text(text))
+            return out(typing(obj["TYPE"], "TYPE needs text"))
         if "PRESS" in obj:
             key = str(obj["PRESS"]).strip().lower()
             if key not in _PRESS:
@@ -139,13 +135,9 @@ class GELabAdapter(Adapter):
         raw = "\t".join(f"{k}:{v}" for k, v in fields.items() if k not in ("summary",))
 
         def at(key: str) -> Point:
-            if key not in fields:
-                raise AdapterError(f"{kind} needs {key}")
-            x, y = point_of(fields[key], key)
-            return self.point(x, y, screen)
+            return self.point_in(fields, key, screen, f"{kind} needs {key}")
 
-        def out(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought or fields.get("explain", ""), raw, message)
+        out = Replying(thought or fields.get("explain", ""), raw)
 
         if kind == "CLICK":
             p = at("point")
@@ -154,17 +146,11 @@ class GELabAdapter(Adapter):
             p = at("point")
             return out(Action.long_press(p.x, p.y))
         if kind == "TYPE":
-            value = fields.get("value", "")
-            if not value:
-                raise AdapterError("TYPE needs value")
-            return out(Action.type_text(value))
+            return out(typing(fields.get("value", ""), "TYPE needs value"))
         if kind == "SLIDE":
-            a, b = at("point1"), at("point2")
-            if a == b:
-                raise AdapterError("SLIDE from and to the same point")
-            return out(Action.swipe(a.x, a.y, b.x, b.y))
+            return out(swipe_between(at("point1"), at("point2"), "SLIDE"))
         if kind == "AWAKE":
-            return out(Action.open_app(fields.get("value", "").strip() or "?"))
+            return out(launch(fields.get("value")))
         if kind == "WAIT":
             return out(Action(ActionType.WAIT))
         if kind == "INFO":

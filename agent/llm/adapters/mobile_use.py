@@ -21,11 +21,13 @@ from agent.llm.adapters.base import (
     AdapterError,
     AdapterReply,
     Intent,
-    point_of,
+    Replying,
     stop_action,
+    swipe_between,
     swipe_toward,
+    typing,
 )
-from agent.types import Action, ActionType
+from agent.types import Action, ActionType, Point
 from vision.geometry import Size
 
 _TOOL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
@@ -111,14 +113,10 @@ class MobileUseAdapter(Adapter):
         kind = str(args.get("action", "")).strip()
         k = kind.lower()
 
-        def at(key: str = "coordinate"):  # type: ignore[no-untyped-def]
-            if key not in args:
-                raise AdapterError(f"{kind} needs \"{key}\"")
-            x, y = point_of(args[key], key)
-            return self.point(x, y, screen)
+        def at(key: str = "coordinate") -> Point:
+            return self.point_in(args, key, screen, f"{kind} needs \"{key}\"")
 
-        def reply_with(action: Action, intent: Intent = Intent.ACT, message: str = "") -> AdapterReply:
-            return AdapterReply(intent, action, thought, raw, message)
+        reply_with = Replying(thought, raw)
 
         if k in ("click", "left_click", "tap", "double_click"):
             p = at()
@@ -131,18 +129,13 @@ class MobileUseAdapter(Adapter):
             if "coordinate2" in args or "end_coordinate" in args:
                 start = at("coordinate" if "coordinate" in args else "start_coordinate")
                 end = at("coordinate2" if "coordinate2" in args else "end_coordinate")
-                if start == end:
-                    raise AdapterError(f"{kind} from and to the same point")
-                return reply_with(Action.swipe(start.x, start.y, end.x, end.y))
+                return reply_with(swipe_between(start, end, kind))
             if "direction" in args:
                 origin = at() if "coordinate" in args else None
                 return reply_with(swipe_toward(str(args["direction"]), screen, origin, finger=k != "scroll"))
             raise AdapterError(f"{kind} needs coordinate2 or a direction")
         if k == "type":
-            text = str(args.get("text", ""))
-            if not text:
-                raise AdapterError("type needs non-empty \"text\"")
-            return reply_with(Action.type_text(text))
+            return reply_with(typing(args.get("text", ""), "type needs non-empty \"text\""))
         if k in ("open", "open_app", "awake", "launch"):
             app = str(args.get("text") or args.get("app") or args.get("app_name") or "").strip()
             if not app:

@@ -72,6 +72,13 @@ class App:
             return True
         return False
 
+    def up(self) -> None:
+        """The app bar's back arrow: BACK inside the app; on its first page, the home screen
+        (and the app starts on its first page next time)."""
+        if not self.back():
+            self.reset()
+            self.phone.go_home()
+
     def on_leave(self, page: Page) -> None:
         """Called when ``page`` is popped by BACK (e.g. to save a draft)."""
 

@@ -52,11 +52,6 @@ class Calendar(App):
             {"title": "Flight to Lisbon", "date": "2026-03-24", "start": "07:45", "all_day": False},
         ], "month": "2026-03", "selected": TODAY.isoformat()}
 
-    def _up(self) -> None:
-        if not self.back():
-            self.reset()
-            self.phone.go_home()
-
     def _shift_month(self, k: int) -> None:
         y, m = map(int, self.s["month"].split("-"))
         m += k
@@ -147,7 +142,7 @@ class Calendar(App):
         a = page.args
         p = ui.p
         bar = top_bar(ui, "", on_back=None)
-        bar.add(icon_button(ui, ui.dp(28), bar.rect.top + ui.dp(32), "close", "Cancel", self._up, color=p.on_surface))
+        bar.add(icon_button(ui, ui.dp(28), bar.rect.top + ui.dp(32), "close", "Cancel", self.up, color=p.on_surface))
         bar.add(button(ui, Rect(ui.W - ui.gutter - ui.dp(88), bar.rect.top + ui.dp(12), ui.W - ui.gutter,
                                 bar.rect.top + ui.dp(52)), "Save", self._save, rid="save"))
         y = bar.rect.bottom + ui.dp(8)
@@ -259,7 +254,7 @@ class Calendar(App):
             self.stack.pop()
             self.toast("Event deleted")
 
-        bar = top_bar(ui, "", on_back=self._up, actions=(("dots-vertical", "More options", None),
+        bar = top_bar(ui, "", on_back=self.up, actions=(("dots-vertical", "More options", None),
                                                          ("delete-outline", "Delete event", delete, "delete"),
                                                          ("pencil-outline", "Edit event", None, "edit")))
         y = bar.rect.bottom + ui.dp(16)
@@ -292,11 +287,6 @@ class Files(App):
             "Movies": [], "Alarms": [], "Ringtones": [],
         }, "trash": []}
 
-    def _up(self) -> None:
-        if not self.back():
-            self.reset()
-            self.phone.go_home()
-
     def page_main(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
         cats = [("Downloads", "download", "Download"), ("Images", "image-outline", "Pictures"),
@@ -316,7 +306,7 @@ class Files(App):
         s = self.s
         rows = [Row("nav", name, f"{len(items)} {ui.tr('items')}", "folder", translate=False,
                     on_tap=lambda n=name: self.push("folder", name=n)) for name, items in sorted(s["folders"].items())]
-        list_page(ui, root, page.args, "Internal storage", rows, on_back=self._up,
+        list_page(ui, root, page.args, "Internal storage", rows, on_back=self.up,
                   actions=(("folder-plus-outline", "New folder", self._new_folder, "new_folder"),))
 
     def _new_folder(self) -> None:
@@ -347,7 +337,7 @@ class Files(App):
             rows.append(Row("nav", f["name"], f"{f['size']} · Mar 8", ic, translate=False,
                             on_tap=lambda f=f: self.toast(f"No app can open {f['name']}"),
                             on_long=lambda f=f: self._file_menu(name, f)))
-        lst = list_page(ui, root, page.args, name, rows, on_back=self._up, translate_title=False,
+        lst = list_page(ui, root, page.args, name, rows, on_back=self.up, translate_title=False,
                         actions=(("dots-vertical", "More options", None), ("sort", "Sort by", None)))
         del lst
         if not items:
@@ -382,4 +372,4 @@ class Files(App):
 
     def page_trash(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("info", n, "Deleted today", "delete-outline", translate=False) for n in self.s["trash"]]
-        list_page(ui, root, page.args, "Trash", rows, on_back=self._up)
+        list_page(ui, root, page.args, "Trash", rows, on_back=self.up)

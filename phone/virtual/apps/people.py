@@ -86,11 +86,6 @@ class Contacts(App):
     def _person(self, pid: int) -> dict | None:
         return next((p for p in self.s["people"] if p["id"] == pid), None)
 
-    def _up(self) -> None:
-        if not self.back():
-            self.reset()
-            self.phone.go_home()
-
     def _people_items(self, ui: Ui, people: list[dict]) -> list[Item]:
         items: list[Item] = []
         last = ""
@@ -146,7 +141,7 @@ class Contacts(App):
         c = ui.content
         q = str(page.args.get("query", "")).strip().lower()
         people = [p for p in self.s["people"] if q and (q in full_name(p).lower() or q in p["phone"])]
-        bar = top_bar(ui, "", on_back=self._up)
+        bar = top_bar(ui, "", on_back=self.up)
         lst = scroll_list(ui, Rect(0, bar.rect.bottom, ui.W, c.bottom), page.args, "scroll",
                           self._people_items(ui, people), rid="search_results")
         root.add(lst, bar)
@@ -164,7 +159,7 @@ class Contacts(App):
         name = full_name(p)
         star = ("star" if p["favorite"] else "star-outline", "Remove from favorites" if p["favorite"] else
                 "Add to favorites", lambda: p.__setitem__("favorite", not p["favorite"]), "menu_star")
-        bar = top_bar(ui, "", on_back=self._up, actions=(
+        bar = top_bar(ui, "", on_back=self.up, actions=(
             ("dots-vertical", "More options", lambda: self._more(p)),
             star,
             ("pencil-outline", "Edit contact", lambda: self.push("edit", id=p["id"], first=p["first"], last=p["last"],
@@ -220,7 +215,7 @@ class Contacts(App):
         a = page.args
         title = "Create contact" if a.get("id") is None else "Edit contact"
         bar = top_bar(ui, title, on_back=None)
-        bar.children.insert(0, icon_button(ui, ui.dp(28), bar.rect.top + ui.dp(32), "close", "Cancel", self._up,
+        bar.children.insert(0, icon_button(ui, ui.dp(28), bar.rect.top + ui.dp(32), "close", "Cancel", self.up,
                                            color=ui.p.on_surface))
         bar.children[-1] = label(ui, ui.dp(64), bar.rect.top + ui.dp(32), title, size=22)
         bar.add(button(ui, Rect(ui.W - ui.gutter - ui.dp(88), bar.rect.top + ui.dp(12), ui.W - ui.gutter,
@@ -287,11 +282,6 @@ class Messages(App):
                 {"me": False, "text": "Your verification code is 482913"}]},
         ], "sent": []}
 
-    def _up(self) -> None:
-        if not self.back():
-            self.reset()
-            self.phone.go_home()
-
     def _thread(self, contact: str) -> dict | None:
         return next((t for t in self.s["threads"] if t["contact"].lower() == contact.lower()), None)
 
@@ -341,7 +331,7 @@ class Messages(App):
 
     def page_new(self, ui: Ui, page: Page, root: Node) -> None:
         c = ui.content
-        bar = top_bar(ui, "New conversation", on_back=self._up)
+        bar = top_bar(ui, "New conversation", on_back=self.up)
         fr = Rect(ui.gutter, bar.rect.bottom + ui.dp(4), ui.W - ui.gutter, bar.rect.bottom + ui.dp(60))
         if not page.args.get("_focused"):
             page.args["_focused"] = True
@@ -377,7 +367,7 @@ class Messages(App):
         contact = page.args.get("contact", "")
         t = self._thread(contact)
         msgs = t["messages"] if t else []
-        bar = top_bar(ui, contact, on_back=self._up, translate_title=False,
+        bar = top_bar(ui, contact, on_back=self.up, translate_title=False,
                       actions=(("dots-vertical", "More options", None), ("phone-outline", "Call", None, "call"),
                                ("video-outline", "Video call", None)))
         compose_h = ui.dp(72)

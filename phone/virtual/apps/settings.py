@@ -89,11 +89,6 @@ class Settings(App):
             return True  # BACK closes an open overflow menu first
         return super().back()
 
-    def back_from_ui(self) -> None:
-        if not self.back():
-            self.reset()
-            self.phone.go_home()
-
     # -- pages --------------------------------------------------------------------------------
     def page_main(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
@@ -150,7 +145,7 @@ class Settings(App):
                 if q in ui.tr(title).lower() or q in title.lower():
                     rows.append(Row("nav", title, ui.tr(_PAGE_TITLES.get(target, "Settings")), "magnify",
                                     on_tap=lambda t=target: self.replace_stack(t)))
-        lst = list_page(ui, root, page.args, "", rows, on_back=self.back_from_ui, top_extra=0)
+        lst = list_page(ui, root, page.args, "", rows, on_back=self.up, top_extra=0)
         del lst
         fr = Rect(ui.dp(64), c.top + ui.dp(8), ui.W - ui.gutter, c.top + ui.dp(56))
         root.add(self.field(ui, fr, page.args, "query", "Search settings", rid="search_src_text", style="pill"))
@@ -177,7 +172,7 @@ class Settings(App):
             Row("nav", "VPN", "None", "key-outline", on_tap=lambda: self.toast("No VPNs added")),
             Row("nav", "Private DNS", "Automatic", "dns-outline", on_tap=None),
         ]
-        list_page(ui, root, page.args, "Network & internet", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Network & internet", rows, on_back=self.up)
 
     def page_sim(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [
@@ -189,12 +184,12 @@ class Settings(App):
             Row("nav", "Preferred network type", "5G (recommended)", on_tap=None),
             Row("info", "Phone number", "+1 555-0142"),
         ]
-        list_page(ui, root, page.args, "SIMs", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "SIMs", rows, on_back=self.up)
 
     def page_hotspot(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [self._sw("Wi‑Fi hotspot", "hotspot", "Not sharing internet with other devices"),
                 Row("info", "USB tethering", "Share phone's internet connection via USB")]
-        list_page(ui, root, page.args, "Hotspot & tethering", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Hotspot & tethering", rows, on_back=self.up)
 
     def page_wifi(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
@@ -213,7 +208,7 @@ class Settings(App):
             rows.append(Row("nav", "Saved networks", f"{len(s['wifi_saved'])} networks", on_tap=None))
         else:
             rows.append(Row("info", "To see available networks, turn Wi‑Fi on."))
-        list_page(ui, root, page.args, "Internet", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Internet", rows, on_back=self.up)
 
     def _connect(self, name: str) -> None:
         s = self.s
@@ -250,7 +245,7 @@ class Settings(App):
                 Row("info", "Frequency", "5 GHz"), Row("info", "Security", "WPA2-Personal"),
                 Row("nav", "Forget", icon="delete", on_tap=forget, rid="forget"),
                 Row("info", "IP address", "192.168.1.23")]
-        list_page(ui, root, page.args, name, rows, on_back=self.back_from_ui, translate_title=False)
+        list_page(ui, root, page.args, name, rows, on_back=self.up, translate_title=False)
 
     def page_connected(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
@@ -265,7 +260,7 @@ class Settings(App):
             rows.append(Row("nav", d, "Connected" if s["bluetooth"] else "Not connected", "headphones",
                             on_tap=lambda d=d: self.push("bt_device", name=d), translate=False))
         rows.append(Row("nav", "Connection preferences", "Bluetooth, Android Auto, NFC", "cog-outline", on_tap=None))
-        list_page(ui, root, page.args, "Connected devices", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Connected devices", rows, on_back=self.up)
 
     def _pair_page(self) -> None:
         self.s["bluetooth"] = True
@@ -276,7 +271,7 @@ class Settings(App):
         rows = [Row("info", "Device name", s["device_name"]), Row("header", "Available devices")]
         for d in s["bt_available"]:
             rows.append(Row("nav", d, "", "bluetooth", on_tap=lambda d=d: self._pair(d), translate=False))
-        list_page(ui, root, page.args, "Pair new device", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Pair new device", rows, on_back=self.up)
 
     def _pair(self, name: str) -> None:
         def ok() -> None:
@@ -302,7 +297,7 @@ class Settings(App):
 
         rows = [Row("info", "Device details", name), Row("nav", "Forget", icon="delete", on_tap=forget, rid="forget"),
                 Row("check", "Phone calls", checked=True), Row("check", "Media audio", checked=True)]
-        list_page(ui, root, page.args, "Device details", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Device details", rows, on_back=self.up)
 
     def _rename_dialog(self) -> None:
         holder = {"name": self.s["device_name"]}
@@ -335,7 +330,7 @@ class Settings(App):
             Row("nav", "Screen saver", "Clock", on_tap=None),
             Row("nav", "Auto-rotate screen", "Off", on_tap=None),
         ]
-        list_page(ui, root, page.args, "Display", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Display", rows, on_back=self.up)
 
     def _timeout_dialog(self) -> None:
         sel = TIMEOUTS.index(self.s["screen_timeout"]) if self.s["screen_timeout"] in TIMEOUTS else 1
@@ -354,7 +349,7 @@ class Settings(App):
         for fs in FONT_SIZES:
             rows.append(Row("radio", fs.capitalize(), checked=s["font_size"] == fs,
                             on_tap=lambda fs=fs: s.__setitem__("font_size", fs)))
-        list_page(ui, root, page.args, "Font size", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Font size", rows, on_back=self.up)
 
     def page_sound(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
@@ -370,13 +365,13 @@ class Settings(App):
             Row("nav", "Default alarm sound", "Cesium", on_tap=None),
             Row("nav", "Live Caption", "Automatically caption media", on_tap=None),
         ]
-        list_page(ui, root, page.args, "Sound & vibration", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Sound & vibration", rows, on_back=self.up)
 
     def page_ringtone(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
         rows = [Row("radio", t, checked=s["ringtone"] == t, on_tap=lambda t=t: s.__setitem__("ringtone", t),
                     translate=False) for t in RINGTONES]
-        list_page(ui, root, page.args, "Phone ringtone", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Phone ringtone", rows, on_back=self.up)
 
     def page_notifications(self, ui: Ui, page: Page, root: Node) -> None:
         s = self.s
@@ -390,7 +385,7 @@ class Settings(App):
             self._sw("Notification dot on app icon", "notification_dots"),
             Row("nav", "Do Not Disturb", "On" if s["dnd"] else "Off", on_tap=self._toggle("dnd")),
         ]
-        list_page(ui, root, page.args, "Notifications", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Notifications", rows, on_back=self.up)
 
     def _lock_dialog(self) -> None:
         cur = self.s["lock_screen_notifications"]
@@ -407,7 +402,7 @@ class Settings(App):
             def tog(pkg: str = app.package) -> None:
                 s["app_notifications"][pkg] = not s["app_notifications"].get(pkg, True)
             rows.append(Row("switch", app.label, "", app.icon, checked=on, on_tap=tog))
-        list_page(ui, root, page.args, "App notifications", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "App notifications", rows, on_back=self.up)
 
     def page_accessibility(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [
@@ -423,42 +418,42 @@ class Settings(App):
             Row("nav", "Timing controls", on_tap=None),
             Row("nav", "Select to Speak", "Off", on_tap=None),
         ]
-        list_page(ui, root, page.args, "Accessibility", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Accessibility", rows, on_back=self.up)
 
     def page_battery(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("info", "82%", "About 1 day, 2 hr left"), self._sw("Battery Saver", "battery_saver"),
                 self._sw("Battery percentage", "battery_percentage", "Show battery percentage in status bar"),
                 Row("nav", "Battery usage", on_tap=None)]
-        list_page(ui, root, page.args, "Battery", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Battery", rows, on_back=self.up)
 
     def page_storage(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("info", "57.6 GB used", "of 128 GB"), Row("info", "Apps", "21.3 GB"),
                 Row("info", "Images", "12.8 GB"), Row("info", "Videos", "9.1 GB"), Row("info", "Audio", "1.4 GB"),
                 Row("info", "Documents & other", "3.0 GB"), Row("info", "System", "10.0 GB")]
-        list_page(ui, root, page.args, "Storage", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Storage", rows, on_back=self.up)
 
     def page_wallpaper(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("nav", "Change wallpaper", on_tap=None), Row("info", "Themed icons", "Off"),
                 Row("info", "App grid", "4 x 5")]
-        list_page(ui, root, page.args, "Wallpaper & style", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Wallpaper & style", rows, on_back=self.up)
 
     def page_security(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("nav", "Screen lock", "PIN", on_tap=None, icon="lock"),
                 Row("nav", "Face & Fingerprint Unlock", on_tap=None), Row("nav", "Find My Device", "On", on_tap=None),
                 Row("nav", "Privacy dashboard", on_tap=None)]
-        list_page(ui, root, page.args, "Security & privacy", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Security & privacy", rows, on_back=self.up)
 
     def page_location(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [self._sw("Use location", "location"), Row("header", "Recent access"),
                 Row("info", "Shop", "2 min ago"), Row("info", "Clock", "1 hr ago")]
-        list_page(ui, root, page.args, "Location", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "Location", rows, on_back=self.up)
 
     def page_apps(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("header", "Recently opened apps")]
         for app in sorted(self.phone.apps.values(), key=lambda a: ui.tr(a.label)):
             rows.append(Row("nav", app.label, app.package, app.icon,
                             on_tap=lambda pkg=app.package: self.push("app_info", package=pkg)))
-        list_page(ui, root, page.args, "Apps", rows, on_back=self.back_from_ui,
+        list_page(ui, root, page.args, "Apps", rows, on_back=self.up,
                   actions=(("dots-vertical", "More options", lambda: page.args.__setitem__("menu", True), "overflow"),))
         if page.args.get("menu"):
             s = self.s
@@ -483,7 +478,7 @@ class Settings(App):
                 Row("nav", "Permissions", "No permissions requested", on_tap=None),
                 Row("nav", "Storage & cache", "24 MB used in internal storage", on_tap=None),
                 Row("nav", "Force stop", icon="close-octagon-outline", on_tap=lambda: self.toast("App stopped"))]
-        list_page(ui, root, page.args, "App info", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "App info", rows, on_back=self.up)
 
     def page_system(self, ui: Ui, page: Page, root: Node) -> None:
         rows = [Row("nav", "Languages", LANG_NAMES.get(self.s["language"], "English"), "translate",
@@ -493,7 +488,7 @@ class Settings(App):
                 Row("nav", "Date & time", "GMT+01:00", "clock-outline", on_tap=None),
                 Row("nav", "Backup", "On", "backup-restore", on_tap=None),
                 Row("nav", "Reset options", on_tap=None, icon="restart")]
-        list_page(ui, root, page.args, "System", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "System", rows, on_back=self.up)
 
     def _language_dialog(self) -> None:
         codes = list(LANG_NAMES)
@@ -520,7 +515,7 @@ class Settings(App):
             Row("info", "Up time", "41:07:22"),
             Row("nav", "Build number", "UQ1A.240205.004", on_tap=self._build_tap, rid="build_number"),
         ]
-        list_page(ui, root, page.args, "About phone", rows, on_back=self.back_from_ui)
+        list_page(ui, root, page.args, "About phone", rows, on_back=self.up)
 
     def _build_tap(self) -> None:
         s = self.s

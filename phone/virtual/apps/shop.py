@@ -74,11 +74,6 @@ class Shop(App):
         return {"cart": [], "wishlist": [], "orders": [], "category": "All", "last_search": "",
                 "address": {"name": "", "street": "", "city": ""}, "payment": "Credit card"}
 
-    def _up(self) -> None:
-        if not self.back():
-            self.reset()
-            self.phone.go_home()
-
     def back(self) -> bool:
         if self.page.args.pop("sheet", None):
             return True  # BACK closes the share sheet first
@@ -103,7 +98,7 @@ class Shop(App):
         return b
 
     def _bar(self, ui: Ui, title: str, back: bool = True) -> Node:
-        bar = top_bar(ui, title, on_back=self._up if back else None, translate_title=True)
+        bar = top_bar(ui, title, on_back=self.up if back else None, translate_title=True)
         bar.add(self._cart_button(ui, ui.W - ui.dp(28), bar.rect.top + ui.dp(32)))
         return bar
 
@@ -209,7 +204,7 @@ class Shop(App):
     def page_search(self, ui: Ui, page: Page, root: Node) -> None:
         c = ui.content
         q = str(page.args.get("query", "")).strip().lower()
-        bar = top_bar(ui, "", on_back=self._up)
+        bar = top_bar(ui, "", on_back=self.up)
         sugg = [p for p in PRODUCTS if q and q in p["name"].lower()][:8]
         from phone.virtual.apps.common import Row, row_items
 
@@ -357,7 +352,7 @@ class Shop(App):
     def page_cart(self, ui: Ui, page: Page, root: Node) -> None:
         c = ui.content
         s = self.s
-        bar = top_bar(ui, "Cart", on_back=self._up)
+        bar = top_bar(ui, "Cart", on_back=self.up)
         items: list[Item] = []
         for it in s["cart"]:
             pr = product(it["id"])
@@ -424,7 +419,7 @@ class Shop(App):
     def page_checkout(self, ui: Ui, page: Page, root: Node) -> None:
         c = ui.content
         s = self.s
-        bar = top_bar(ui, "Checkout", on_back=self._up)
+        bar = top_bar(ui, "Checkout", on_back=self.up)
         addr = s["address"]
         items: list[Item] = [Item(ui.dp(44), lambda top: label(ui, ui.gutter, top + ui.dp(26), "Shipping address",
                                                               size=18, weight="medium"))]
