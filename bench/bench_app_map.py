@@ -29,6 +29,10 @@ knows the way: the map must not add steps), free-text replies.
         --maps /tmp/maps.json --tasks yardstick --model qwen2.5-coder-0.5b --constrained
     nice .venv/bin/python bench/bench_app_map.py paired --maps /tmp/maps.json --tasks yardstick --oracle
 
+``--language de`` explores (or runs) the phone in German; ``paired --wording 0,1,2`` (or
+``all``) runs each task once per wording of its goal (German goals with ``--language de``;
+a task without them is skipped with a message), each cell named ``task [de w1]``.
+
 Nothing is asserted; figures go to docs/results/ with the command that made them.
 """
 
@@ -53,6 +57,7 @@ from agent.knowledge.guide import MapGuide
 from agent.knowledge.guided import GuidedPlanner
 from agent.safety import assess
 from agent.types import Action, ActionType, Target
+from phone.virtual.localise import local_target, local_words
 from vision.config import PipelineConfig
 from vision.geometry import Point
 from vision.pipeline import ScreenParser
@@ -109,7 +114,7 @@ def explore_all(args: argparse.Namespace) -> None:
     rows = []
     t_all = time.perf_counter()
     for cls in APP_CLASSES:
-        phone = VirtualPhone(seed=0)
+        phone = VirtualPhone(seed=0, lang=args.language)
         audited = AuditedPhone(phone)
         before = copy.deepcopy(phone.state)
         t0 = time.perf_counter()
@@ -124,7 +129,8 @@ def explore_all(args: argparse.Namespace) -> None:
         maps.append(m.to_data())
         phone.close()
     total = time.perf_counter() - t_all
-    print(f"budget per app: {args.steps} steps, {args.seconds:.0f} s; parser: accessibility tree\n")
+    print(f"budget per app: {args.steps} steps, {args.seconds:.0f} s; parser: accessibility tree; phone in "
+          f"{args.language!r}\n")
     print("| app | pages reached / pages | screens | transitions | tried | not tried (why) | untried | "
           "sensitive taps | data lost/added | steps | s | finished | pages not reached |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -216,7 +222,7 @@ class _StepsTaken:
 
 
 def _label(step: Any) -> str:
-    t = step.target or {}
+    t = local_target(step.target or {}, getattr(_Cell.phone, "lang", "en"))
     return str(t.get("text") or t.get("desc") or t.get("contains") or "").casefold()
 
 
@@ -225,8 +231,8 @@ def _does(action: Any, step: Any) -> bool:
     kind = action.type.name.lower()
     said = ((action.target.description if action.target is not None else "") or "").split(" [")[0].casefold()
     if step.kind == "open_app":
-        app = (step.app or "").casefold()
-        return (kind == "open_app" and (action.app or "").casefold() == app) or (kind == "tap" and said == app)
+        names = {(step.app or "").casefold(), local_words(step.app or "", getattr(_Cell.phone, "lang", "en")).casefold()}
+        return (kind == "open_app" and (action.app or "").casefold() in names) or (kind == "tap" and said in names)
     if step.kind == "type":
         return kind == "type" and (action.text or "").casefold() == (step.text or "").casefold()
     if step.kind in ("tap", "long_press"):
@@ -268,7 +274,7 @@ def _typed_already(steps: Any, i: int, phone: Any) -> bool:
 def _on_screen(step: Any, truth: Any) -> bool:
     """Whether a reference step's element is on the phone's screen now."""
     try:
-        step.resolve(truth)
+        step.resolve(truth, getattr(_Cell.phone, "lang", "en"))
     except Exception:  # the reference's element is not here
         return False
     return True
@@ -303,7 +309,7 @@ def _oracle_reply(prompt: str) -> Any:
     step = steps[i]
     k = step.kind
     if k in ("tap", "long_press"):
-        c = step.resolve(truth).rect.center
+        c = step.resolve(truth, phone.lang).rect.center
         text = f"{'long press' if k == 'long_press' else 'tap'} ({c.x}, {c.y})"
     elif k == "open_app":
         text = f"open {step.app}"
@@ -348,6 +354,12 @@ def paired(args: argparse.Namespace) -> None:
         ids = [i for i in ids if i in wanted]
     if args.limit:
         ids = ids[: args.limit]
+    from evaluation.wordings import parse_languages, parse_wordings, plan_cells
+
+    cells, skipped = plan_cells([bench_online.find_task(args.tasks, i) for i in ids], parse_wordings(args.wording),
+                                parse_languages(args.language))
+    for msg in skipped:
+        print(msg)
     server = fake = None
     from app.model_prefs import is_builtin
 
@@ -369,21 +381,24 @@ def paired(args: argparse.Namespace) -> None:
     settings = {**llm, "max_steps": args.max_steps, "timeout_s": 300.0, "parse_mode": "tree", "estimator": "chained",
                 "constrained": args.constrained and not args.oracle, "tasks_source": args.tasks, "aitw": False}
     rows: list[tuple[str, Any, Any, list[tuple[int, str]]]] = []
+    name = {(c.task_id, c.language, c.wording): _cell_name(c.task_id, c.language, c.wording) for c in cells}
     out = Path(args.out) if args.out else None
-    if out is not None and out.exists():  # resume: the tasks already run are read back, not run again
+    if out is not None and out.exists():  # resume: the cells already run are read back, not run again
         for line in out.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 d = json.loads(line)
-                if d["task"] in ids:
-                    rows.append((d["task"], _Arm(**d["without"]), _Arm(**d["with"]), [tuple(h) for h in d["hints"]]))
-        print(f"resuming: {len(rows)} tasks read back from {out}", flush=True)
+                key = (d["task"], d.get("language", "en"), d.get("wording", 0))  # earlier files: wording 0, English
+                if key in name:
+                    rows.append((name[key], _Arm(**d["without"]), _Arm(**d["with"]), [tuple(h) for h in d["hints"]]))
+        print(f"resuming: {len(rows)} cells read back from {out}", flush=True)
     done_ids = {r[0] for r in rows}
     t0 = time.perf_counter()
     try:
-        for tid in ids:
+        for cell in cells:
+            tid = name[(cell.task_id, cell.language, cell.wording)]
             if tid in done_ids:
                 continue
-            job = Job(args.planner, tid, args.seed, "none", settings)
+            job = Job(args.planner, cell.task_id, args.seed, "none", settings, cell.wording, cell.language)
             _Cell.guide = None if args.without == "plain" else MapGuide([])
             without = bench_online.run_cell(job)
             _Cell.guide = guide
@@ -392,7 +407,8 @@ def paired(args: argparse.Namespace) -> None:
             rows.append((tid, without, with_map, hints))
             if out is not None:
                 with out.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps({"task": tid, "without": _Arm.of(without).__dict__,
+                    fh.write(json.dumps({"task": cell.task_id, "language": cell.language, "wording": cell.wording,
+                                         "without": _Arm.of(without).__dict__,
                                          "with": _Arm.of(with_map).__dict__, "hints": hints}) + "\n")
             first = hints[0][1] if hints else "(no hint)"
             print(f"{tid}: without {'OK' if without.success else 'fail'} ({without.checkpoints_reached}/"
@@ -423,17 +439,30 @@ def paired(args: argparse.Namespace) -> None:
     only_without = sum(r[1].success and not r[2].success for r in rows)
     who = "scripted oracle (free text)" if args.oracle else \
         f"{args.model} ({'structured' if args.constrained else 'free text'})"
-    print(f"\n{who}, planner {args.planner}, seed {args.seed}, at most {args.max_steps} steps, {n} tasks "
-          f"({args.tasks}{', single-app' if args.single_app else ''}), {time.perf_counter() - t0:.0f} s")
+    print(f"\n{who}, planner {args.planner}, seed {args.seed}, at most {args.max_steps} steps, {n} cells "
+          f"({args.tasks}{', single-app' if args.single_app else ''}; wording {args.wording}, language {args.language}), "
+          f"{time.perf_counter() - t0:.0f} s")
     print("| arm | success | partial | steps / solved task | s / task |\n|---|---|---|---|---|")
     print(f"| without map | {s0}/{n} ({100 * s0 / n:.0f} %) | {p0} | {st0:.2f} | {w0:.1f} |")
     print(f"| with map | {s1}/{n} ({100 * s1 / n:.0f} %) | {p1} | {st1:.2f} | {w1:.1f} |")
     print(f"pairs: both {both}, only with map {only_with}, only without {only_without}, neither "
           f"{n - both - only_with - only_without}; sign test p = {sign_test(only_with, only_without):.2f}")
+    axis = {v: (lang, w) for (_, lang, w), v in name.items()}
+    if len({axis[r[0]] for r in rows if r[0] in axis}) > 1:
+        print("| language · wording | cells | without map | with map |\n|---|---|---|---|")
+        for lang, w in sorted({axis[r[0]] for r in rows if r[0] in axis}, key=lambda k: (k[0] != "en", k)):
+            mine = [r for r in rows if axis.get(r[0]) == (lang, w)]
+            print(f"| {lang} · w{w}{' (tuned)' if (lang, w) == ('en', 0) else ''} | {len(mine)} | "
+                  f"{sum(r[1].success for r in mine)} | {sum(r[2].success for r in mine)} |")
     both_ok = [r for r in rows if r[1].success and r[2].success]
     if both_ok:
         print(f"steps on the {len(both_ok)} tasks solved both ways: without "
               f"{sum(r[1].steps for r in both_ok) / len(both_ok):.2f}, with {sum(r[2].steps for r in both_ok) / len(both_ok):.2f}")
+
+
+def _cell_name(task_id: str, language: str, wording: int) -> str:
+    """How a cell is named in the output: the task id, with the language and wording unless English wording 0."""
+    return task_id if (language, wording) == ("en", 0) else f"{task_id} [{language} w{wording}]"
 
 
 def main() -> None:
@@ -461,6 +490,10 @@ def main() -> None:
     pa.add_argument("--without", choices=["screen", "plain"], default="screen",
                     help="the arm without the map: the window's runner with no map (the screen's own evidence, "
                          "agent.knowledge.focus) or the bare planner (no evidence at all)")
+    ex.add_argument("--language", default="en", help="the phone's UI language while exploring (en, de)")
+    pa.add_argument("--wording", default="0", help="which wording of each goal: 0 (the tuned one), 0,1,2 or all")
+    pa.add_argument("--language", default="en", help="the phone's language and the goals' (en, de or en,de); tasks "
+                                                     "without goals in it are skipped with a message")
     args = ap.parse_args()
     explore_all(args) if args.what == "explore" else paired(args)
 

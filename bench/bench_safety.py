@@ -42,7 +42,6 @@ import base64
 import itertools
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -61,35 +60,12 @@ sys.path.insert(0, str(ROOT))
 from agent.grounding.base import ElementGrounder, GroundContext, GroundingError  # noqa: E402
 from agent.safety import assess  # noqa: E402
 from agent.types import Action, Target  # noqa: E402
-from phone.virtual.i18n import translate  # noqa: E402
 from phone.virtual.look import PROFILES  # noqa: E402
 from phone.virtual.phone import VirtualPhone  # noqa: E402
-from phone.virtual.tasks import Step, StepError, load_tasks  # noqa: E402
+from phone.virtual.tasks import StepError, load_tasks  # noqa: E402
 from vision.config import PipelineConfig  # noqa: E402
 from vision.pipeline import ScreenParser  # noqa: E402
 from vision.types import ScreenParse  # noqa: E402
-
-
-def _local_words(text: str, lang: str) -> str:
-    """``text`` as the phone shows it in ``lang``: its translation, a 24-hour clock time."""
-    m = re.fullmatch(r"(\d{1,2}):(\d{2}) (AM|PM)", text)
-    if m and lang == "de":
-        hour = int(m.group(1)) % 12 + (12 if m.group(3) == "PM" else 0)
-        return f"{hour:02d}:{m.group(2)}"
-    out = translate(text, lang)
-    if out == text and "-" in text:  # the strings use a non-breaking hyphen ("Wi‑Fi")
-        out = translate(text.replace("-", "\u2011"), lang)
-        out = text if out == text.replace("-", "\u2011") else out
-    return out
-
-
-def localised(step: Step, lang: str) -> Step:
-    """The step with its target's words in the phone's language (the task files are English)."""
-    if not step.target or lang == "en":
-        return step
-    target = {k: _local_words(v, lang) if k in ("text", "desc", "near") and isinstance(v, str) else v
-              for k, v in step.target.items()}
-    return replace(step, target=target)
 
 
 @dataclass
@@ -125,7 +101,7 @@ def gating(langs: tuple[str, ...], profiles: tuple[str, ...], parse_mode: str = 
             phone = VirtualPhone(profile=prof, lang=lang)
             for task in tasks:
                 task.setup(phone)
-                steps = [localised(s, lang) for s in task.solution]
+                steps = list(task.solution)  # their English targets are put in the phone's language
                 wanted = {i for i, s in enumerate(steps) if s.sensitive} if not tree else set(range(len(steps)))
                 wanted |= {i - 1 for i in wanted if i > 0 and not steps[i - 1].sensitive}
                 judged: list[tuple[bool, bool, bool, str, str]] = []

@@ -69,10 +69,14 @@ class EpisodeResult:
     step, under the AITW rule (``None`` when not computed)."""
     unparseable_replies: int = 0
     """LLM replies the agent could not read (each one re-asked, or failing its step)."""
+    wording: int = 0
+    """Which of the task's wordings (in ``language``) the goal was; 0 is the tuned one."""
+    language: str = "en"
+    """The phone's UI language, and the goal's."""
 
     @property
-    def key(self) -> tuple[str, int, str]:
-        return (self.task_id, self.seed, self.noise)
+    def key(self) -> tuple[str, int, str, int, str]:
+        return (self.task_id, self.seed, self.noise, self.wording, self.language)
 
     @property
     def partial(self) -> float:
@@ -204,7 +208,7 @@ class Comparison:
 def compare(
     results: Sequence[EpisodeResult], a: str, b: str, *, seed: int = 0, resamples: int = 20000
 ) -> Comparison | None:
-    """Pair planner ``a`` with ``b`` on shared (task, seed, noise) cells and test each
+    """Pair planner ``a`` with ``b`` on shared (task, seed, noise, wording, language) cells and test each
     measure; ``None`` when they share no cell."""
     ra = {r.key: r for r in results if r.planner == a}
     rb = {r.key: r for r in results if r.planner == b}
@@ -245,7 +249,7 @@ def latent_pairs(planners: Sequence[str]) -> list[tuple[str, str]]:
 def pass_at_k(results: Sequence[EpisodeResult], k: int) -> dict[str, float | None]:
     """Per planner, the chance that at least one of ``k`` attempts at a task succeeds.
 
-    Attempts are the seeds of one (task, noise) cell.  With ``n >= k`` attempts of which
+    Attempts are the seeds of one (task, noise, wording, language) cell.  With ``n >= k`` attempts of which
     ``c`` succeeded, a cell scores ``1 - C(n-c, k) / C(n, k)`` (the unbiased estimate from
     the HumanEval paper; with ``n == k`` it is simply "any succeeded"); cells with fewer
     than ``k`` attempts are left out.  ``None`` when a planner has no cell with ``k``
@@ -253,9 +257,10 @@ def pass_at_k(results: Sequence[EpisodeResult], k: int) -> dict[str, float | Non
     """
     if k < 1:
         raise ValueError("k must be at least 1")
-    cells: dict[str, dict[tuple[str, str], list[bool]]] = {}
+    cells: dict[str, dict[tuple[str, str, int, str], list[bool]]] = {}
     for r in results:
-        cells.setdefault(r.planner, {}).setdefault((r.task_id, r.noise), []).append(bool(r.success))
+        cells.setdefault(r.planner, {}).setdefault((r.task_id, r.noise, r.wording, r.language), []).append(
+            bool(r.success))
     out: dict[str, float | None] = {}
     for planner, by_cell in sorted(cells.items()):
         scores = [_pass_estimate(len(v), sum(v), k) for v in by_cell.values() if len(v) >= k]
@@ -272,9 +277,9 @@ def _pass_estimate(n: int, c: int, k: int) -> float:
 
 
 def attempts_per_cell(results: Sequence[EpisodeResult]) -> int:
-    """The largest number of seeds any (planner, task, noise) cell has."""
-    counts: dict[tuple[str, str, str], int] = {}
+    """The largest number of seeds any (planner, task, noise, wording, language) cell has."""
+    counts: dict[tuple[str, str, str, int, str], int] = {}
     for r in results:
-        key = (r.planner, r.task_id, r.noise)
+        key = (r.planner, r.task_id, r.noise, r.wording, r.language)
         counts[key] = counts.get(key, 0) + 1
     return max(counts.values(), default=0)

@@ -1,4 +1,4 @@
-"""Run benchmark cells (planner × task × seed × noise) and keep the results, resumably.
+"""Run benchmark cells (planner × task × seed × noise × the goal's wording and language) and keep the results, resumably.
 
 This module knows nothing about the virtual phone or any LLM: it is handed a *worker*,
 a picklable function ``worker(job) -> EpisodeResult`` (the application supplies one that
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,13 +33,16 @@ class Job:
     seed: int = 0
     noise: str = "none"
     settings: dict[str, Any] = field(default_factory=dict)
+    wording: int = 0  # which of the task's wordings in ``language`` the goal is (0: the tuned one)
+    language: str = "en"  # the phone's UI language, and the goal's
 
     @property
-    def key(self) -> tuple[str, str, int, str]:
-        return (self.planner, self.task_id, self.seed, self.noise)
+    def key(self) -> tuple[str, str, int, str, int, str]:
+        return (self.planner, self.task_id, self.seed, self.noise, self.wording, self.language)
 
     def label(self) -> str:
-        return f"{self.planner} · {self.task_id} · seed {self.seed} · {self.noise}"
+        asked = "" if (self.wording, self.language) == (0, "en") else f" · {self.language} w{self.wording}"
+        return f"{self.planner} · {self.task_id}{asked} · seed {self.seed} · {self.noise}"
 
 
 def plan_jobs(
@@ -48,9 +51,11 @@ def plan_jobs(
     seeds: int | Sequence[int] = 1,
     noises: Sequence[str] = ("none",),
     settings: dict[str, Any] | None = None,
+    asked: Mapping[str, Sequence[tuple[str, int]]] | None = None,
 ) -> list[Job]:
     """Every combination, ordered so that the planners of one cell run next to each other
-    (an interrupted run then still holds complete pairs)."""
+    (an interrupted run then still holds complete pairs).  ``asked`` gives, per task id,
+    the (language, wording) pairs to run; a task it does not name runs wording 0 in English."""
     if not planners:
         raise ValueError("name at least one planner")
     if not task_ids:
@@ -59,10 +64,11 @@ def plan_jobs(
     if not seed_list:
         raise ValueError("need at least one seed")
     return [
-        Job(p, t, s, n, dict(settings or {}))
+        Job(p, t, s, n, dict(settings or {}), wording, language)
         for n in noises
         for s in seed_list
         for t in task_ids
+        for language, wording in (asked or {}).get(t, (("en", 0),))
         for p in planners
     ]
 
@@ -73,6 +79,8 @@ def error_result(job: Job, message: str) -> EpisodeResult:
         task_id=job.task_id,
         seed=job.seed,
         noise=job.noise,
+        wording=job.wording,
+        language=job.language,
         model=str(job.settings.get("model", "")),
         stopped_by=STOP_ERROR,
         error=message,
@@ -120,7 +128,7 @@ def run_jobs(
     be a module-level function).  ``KeyboardInterrupt`` stops promptly, keeps what was
     saved, and is re-raised; running the same call again continues the run.
     """
-    done = db.done_keys(run_id, include_errors=not retry_errors)
+    done = db.done_cells(run_id, include_errors=not retry_errors)
     todo = [j for j in jobs if j.key not in done]
     skipped = len(jobs) - len(todo)
     if on_skip is not None:

@@ -1,10 +1,10 @@
 """The online benchmark's cells: glue between the measures (``evaluation``) and the virtual phone (``phone.virtual``).
 
 ``run_cell(job)`` plays one benchmark cell headless: a fresh ``VirtualPhone`` set up for
-the task, the agent loop (``agent.runner.run_episode``) driven with every proposal
+the task in the job's language, the goal in the job's wording (``Task.wording``), the agent loop (``agent.runner.run_episode``) driven with every proposal
 approved, and the phone's oracle consulted after every executed action (success,
 checkpoints) and before every proposal (the truth the latent-state estimates are judged
-against).  Grounding noise is applied here, by ``TruthRecordingDevice``, so the true
+against).  Grounding noise is applied here, by ``evaluation.truth_device.TruthRecordingDevice``, so the true
 effect of every input is known; pop-ups and missing labels use the phone's own noise
 knobs.  This module is Qt-free and is imported by worker processes.
 """
@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import functools
 import logging
-import random
 import re
 import time
-from dataclasses import dataclass
 from typing import Any
 
-from agent.device import Key
+from evaluation.truth_device import Performed, TruthRecordingDevice, combine
 
 log = logging.getLogger(__name__)
 
@@ -40,125 +38,6 @@ def check_noises(names: list[str]) -> None:
         raise ValueError(f"unknown noise profile(s) {', '.join(bad)}; choose from {', '.join(NOISE_PROFILES)}")
     if not names:
         raise ValueError("name at least one noise profile (e.g. none)")
-
-
-# ---- truth of what each input did ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Performed:
-    """What an input really did, next to what was commanded."""
-
-    kind: str
-    commanded: str
-    performed: str
-    target: str = ""
-    text: str = ""
-    matches: bool = True
-
-
-def _label(el: Any, truth: Any = None) -> str:
-    """How a person would name the element: its text or label, else the first text
-    inside it (a list row's title), else its icon, id or kind."""
-    if el is None:
-        return ""
-    if el.text or el.label:
-        return str(el.text or el.label)
-    if truth is not None:
-        inner = [e for e in truth.elements if e is not el and (e.text or e.label) and el.rect.contains_rect(e.rect)]
-        if inner:
-            first = min(inner, key=lambda e: (e.rect.top, e.rect.left))
-            return str(first.text or first.label)
-    return str(getattr(el, "icon", "") or el.resource_id.split("/")[-1] or el.kind.value)
-
-
-def _hit(truth: Any, x: int, y: int) -> Any:
-    """The element a touch at (x, y) lands on: the smallest clickable one containing the
-    point, else the smallest element with text."""
-    inside = [e for e in truth.elements if e.rect.left <= x < e.rect.right and e.rect.top <= y < e.rect.bottom]
-    clickable = [e for e in inside if e.clickable]
-    pool = clickable or [e for e in inside if e.text or e.label]
-    return min(pool, key=lambda e: e.rect.area) if pool else None
-
-
-class TruthRecordingDevice:
-    """Wraps a ``VirtualPhone``: optionally perturbs or drops taps (grounding noise) and
-    records, for every input, what was commanded and what really happened."""
-
-    def __init__(self, phone: Any, *, seed: int = 0, tap_sd_px: float = 0.0, drop: float = 0.0) -> None:
-        self.phone = phone
-        self._rng = random.Random(f"bench-grounding-{seed}")
-        self.tap_sd_px = tap_sd_px
-        self.drop = drop
-        self.log: list[Performed] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.phone, name)
-
-    @property
-    def info(self) -> Any:
-        return self.phone.info
-
-    def screen_size(self) -> Any:
-        return self.phone.screen_size()
-
-    def screenshot(self, *, with_hierarchy: bool = False) -> Any:
-        return self.phone.screenshot(with_hierarchy=with_hierarchy)
-
-    def dump_hierarchy(self) -> str:
-        return self.phone.dump_hierarchy()
-
-    def foreground(self) -> tuple[str, str]:
-        return self.phone.foreground()
-
-    def close(self) -> None:
-        self.phone.close()
-
-    def _touch(self, x: int, y: int, kind: str, do: Any) -> None:
-        truth = self.phone.ground_truth()
-        intended = _hit(truth, x, y)
-        if self.drop and self._rng.random() < self.drop:
-            self.log.append(Performed(kind, f"{kind} {_label(intended, truth)}".strip(), "", "", "", False))
-            return
-        ax, ay = x, y
-        if self.tap_sd_px:
-            size = self.phone.screen_size()
-            ax = min(max(0, round(x + self._rng.gauss(0, self.tap_sd_px))), size.width - 1)
-            ay = min(max(0, round(y + self._rng.gauss(0, self.tap_sd_px))), size.height - 1)
-        actual = _hit(truth, ax, ay)
-        same = (intended is None and actual is None) or (
-            intended is not None and actual is not None and intended.id == actual.id
-        )
-        do(ax, ay)
-        self.log.append(
-            Performed(kind, f"{kind} {_label(intended, truth)}".strip(), f"{kind} {_label(actual, truth)}".strip(),
-                      _label(actual, truth), "", same)
-        )
-
-    def tap(self, x: int, y: int) -> None:
-        self._touch(x, y, "tap", self.phone.tap)
-
-    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
-        self._touch(x, y, "tap", lambda ax, ay: self.phone.long_press(ax, ay, duration_ms))
-
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
-        self.phone.swipe(x1, y1, x2, y2, duration_ms)
-        d = "down" if y2 < y1 else "up" if abs(y2 - y1) >= abs(x2 - x1) else ("right" if x2 < x1 else "left")
-        self.log.append(Performed("scroll", f"scroll {d}", f"scroll {d}"))
-
-    def input_text(self, text: str) -> None:
-        self.phone.input_text(text)
-        self.log.append(Performed("type", f"type {text!r}", f"type {text!r}", "", text, True))
-
-    def key(self, key: Key | str) -> None:
-        k = Key(key) if not isinstance(key, Key) else key
-        self.phone.key(k)
-        name = k.value.lower()
-        self.log.append(Performed(name, f"press {name}", f"press {name}"))
-
-    def open_app(self, name_or_package: str) -> None:
-        self.phone.open_app(name_or_package)
-        self.log.append(Performed("open_app", f"open {name_or_package}", f"open {name_or_package}", name_or_package))
 
 
 # ---- tasks ------------------------------------------------------------------------------
@@ -261,9 +140,9 @@ def describe_condition(cond: dict[str, Any]) -> str:
     return " ".join(words or path).replace("_", " ")
 
 
-def gold_trajectories(source: str, task_ids: list[str]) -> tuple[list[Any], list[tuple[str, str]]]:
-    """Replay each task's reference solution on a fresh phone and record it in AITW form:
-    the action with the screen's element boxes before it, plus a final ``complete``."""
+def gold_trajectories(source: str, task_ids: list[str], language: str = "en") -> tuple[list[Any], list[tuple[str, str]]]:
+    """Replay each task's reference solution on a fresh phone (in ``language``) and record it
+    in AITW form: the action with the screen's element boxes before it, plus a final ``complete``."""
     from agent.types import ActionType
     from evaluation.aitw import AitwAction, AitwStep, Trajectory, boxes_from_rects
     from phone.virtual.phone import VirtualPhone
@@ -274,7 +153,7 @@ def gold_trajectories(source: str, task_ids: list[str]) -> tuple[list[Any], list
     for tid in task_ids:
         task = find_task(source, tid)
         phone = VirtualPhone(seed=0)
-        task.setup(phone)
+        task.setup(phone, language)
         steps: list[Any] = []
         at = 0
         try:
@@ -325,29 +204,13 @@ def check_planners(names: list[str]) -> None:
         raise ValueError(f"unknown planner(s) {', '.join(bad)}; choose from {', '.join(PLANNER_NAMES)}")
 
 
-def _combine(entries: list[Performed]) -> Performed | None:
-    """One step may send several inputs (typing taps its field first): the last one names
-    the kind; the step did what was commanded only if every input did."""
-    if not entries:
-        return None
-    last = entries[-1]
-    return Performed(
-        kind=last.kind,
-        commanded=" then ".join(e.commanded for e in entries),
-        performed=" then ".join(e.performed for e in entries if e.performed),
-        target=last.target,
-        text=last.text,
-        matches=all(e.matches for e in entries),
-    )
-
-
-def _aitw_match(source: str, task_id: str, episode: Any, size: Any) -> float | None:
+def _aitw_match(source: str, task_id: str, episode: Any, size: Any, language: str = "en") -> float | None:
     """The episode's executed actions against the task's reference solution (AITW rule)."""
     from evaluation.aitw import score
     from evaluation.loaders import LoadError, trajectory_from_episode
 
     try:
-        gold, failures = _gold_cached(source, task_id)
+        gold, failures = _gold_cached(source, task_id, language)
         if gold is None:
             return None
         pred = trajectory_from_episode(episode, size)
@@ -358,8 +221,8 @@ def _aitw_match(source: str, task_id: str, episode: Any, size: Any) -> float | N
 
 
 @functools.cache
-def _gold_cached(source: str, task_id: str) -> tuple[Any, tuple[tuple[str, str], ...]]:
-    gold, failures = gold_trajectories(source, [task_id])
+def _gold_cached(source: str, task_id: str, language: str) -> tuple[Any, tuple[tuple[str, str], ...]]:
+    gold, failures = gold_trajectories(source, [task_id], language)
     return (gold[0] if gold else None), tuple(failures)
 
 
@@ -454,7 +317,7 @@ class _CellRecorder:
             return
         self.actions += 1
         self.last_cmd = ev.action.describe()
-        self.last_perf = _combine(self.device.log[self.log_mark:])
+        self.last_perf = combine(self.device.log[self.log_mark:])
         self.log_mark = len(self.device.log)
         self.reached_ever.update(self.reached_now())
         if self.first_success is None and not self.task.impossible and self.task.is_success(self.phone):
@@ -511,10 +374,10 @@ def _cell_phone(job: Any, task: Any, arena: Any) -> tuple[Any, Any]:
 
     profile = NOISE_PROFILES[job.noise]
     if arena is not None:
-        task.setup(arena.phone)
+        task.setup(arena.phone, job.language)
         return arena.phone, arena.device
     phone = VirtualPhone(seed=job.seed, noise=NoiseConfig(**profile.get("phone", {})))
-    task.setup(phone)
+    task.setup(phone, job.language)
     return phone, TruthRecordingDevice(phone, seed=job.seed, tap_sd_px=profile.get("tap_sd_px", 0.0),
                                        drop=profile.get("drop", 0.0))
 
@@ -544,7 +407,7 @@ def _cell_run(job: Any, task: Any, phone: Any, device: Any) -> Any:
                                          detector="none" if tree else "auto", icons="none" if tree else "auto"))
     settings = RunSettings(mode=Autonomy.AUTO, model=model, allow_sensitive=True, max_wait_s=0.2,
                            max_steps=int(s.get("max_steps") or task.step_budget))
-    goal = task.goals[job.seed % len(task.goals)]
+    goal = task.wording(job.wording, job.language)
     return goal, run_episode(goal, device, parser, bundle.planner, None, settings=settings,
                              estimator=bundle.estimator, grounder=bundle.grounder, assessor=bundle.assessor)
 
@@ -576,7 +439,8 @@ def run_cell(job: Any, arena: Any = None) -> Any:
         note = fin.note if fin else "the run ended without a Finished event"
         aitw_match = None
         if fin is not None and s.get("aitw", True):
-            aitw_match = _aitw_match(s.get("tasks_source", "all"), job.task_id, fin.episode, phone.screen_size())
+            aitw_match = _aitw_match(s.get("tasks_source", "all"), job.task_id, fin.episode, phone.screen_size(),
+                                     job.language)
         return EpisodeResult(
             planner=job.planner, task_id=job.task_id, seed=job.seed, noise=job.noise, model=str(s.get("model", "")),
             success=success, checkpoints_total=len(task.checkpoints), checkpoints_reached=len(rec.reached_ever),
@@ -585,7 +449,7 @@ def run_cell(job: Any, arena: Any = None) -> Any:
             llm_calls=rec.llm_calls, prompt_tokens=rec.prompt_tokens, completion_tokens=rec.completion_tokens,
             wall_s=time.perf_counter() - t0, stage_ms={k: round(v, 1) for k, v in rec.stage_ms.items()},
             step_records=tuple(rec.records), note=note, goal=goal, aitw_match=aitw_match,
-            unparseable_replies=rec.unparseable,
+            unparseable_replies=rec.unparseable, wording=job.wording, language=job.language,
         )
     finally:
         phone.close()

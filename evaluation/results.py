@@ -1,7 +1,7 @@
 """SQLite store for online benchmark results, so an interrupted run can continue.
 
 One database holds many named runs.  A run records its settings once; each finished
-benchmark cell (planner × task × seed × noise) is committed the moment it completes
+benchmark cell (planner × task × seed × noise × the goal's language and wording) is committed the moment it completes
 (WAL journal), so killing the process loses at most the cells in flight.  Problems that
 are not cells — a task file that failed to load — are kept beside the run for the
 report.  Only this module touches the results database.
@@ -19,18 +19,21 @@ from typing import Any
 
 from evaluation.metrics import EpisodeResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the goal's wording and language are part of a cell (1 had neither: wording 0, English)
 
-_DDL = """
+_RESULTS_DDL = """CREATE TABLE IF NOT EXISTS results (
+    run_id TEXT NOT NULL, planner TEXT NOT NULL, task_id TEXT NOT NULL, seed INTEGER NOT NULL,
+    noise TEXT NOT NULL, status TEXT NOT NULL, doc TEXT NOT NULL, finished_at REAL NOT NULL,
+    wording INTEGER NOT NULL DEFAULT 0, language TEXT NOT NULL DEFAULT 'en',
+    PRIMARY KEY (run_id, planner, task_id, seed, noise, wording, language)
+);"""
+
+_DDL = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, settings TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL
 );
-CREATE TABLE IF NOT EXISTS results (
-    run_id TEXT NOT NULL, planner TEXT NOT NULL, task_id TEXT NOT NULL, seed INTEGER NOT NULL,
-    noise TEXT NOT NULL, status TEXT NOT NULL, doc TEXT NOT NULL, finished_at REAL NOT NULL,
-    PRIMARY KEY (run_id, planner, task_id, seed, noise)
-);
+{_RESULTS_DDL}
 CREATE TABLE IF NOT EXISTS problems (
     run_id TEXT NOT NULL, source TEXT NOT NULL, message TEXT NOT NULL, at REAL NOT NULL,
     PRIMARY KEY (run_id, source)
@@ -82,9 +85,23 @@ class ResultsDB:
                 raise ResultsError(
                     f"{self.path} was written by a newer Tapwise (results schema {row[0]}); upgrade to read it"
                 )
+            elif int(row[0]) < 2:
+                self._add_wording_columns()
             self._con.commit()
         except sqlite3.DatabaseError as exc:
             raise ResultsError(f"{self.path} is not a usable results database: {exc}") from exc
+
+    def _add_wording_columns(self) -> None:
+        """Schema 1 -> 2: every earlier cell asked wording 0 in English (one transaction)."""
+        cols = {r[1] for r in self._con.execute("PRAGMA table_info(results)")}
+        if "wording" not in cols:
+            self._con.executescript(
+                "BEGIN; ALTER TABLE results RENAME TO results_v1;"
+                + _RESULTS_DDL
+                + "INSERT INTO results (run_id, planner, task_id, seed, noise, status, doc, finished_at) "
+                "SELECT run_id, planner, task_id, seed, noise, status, doc, finished_at FROM results_v1; "
+                "DROP TABLE results_v1; COMMIT;")
+        self._con.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         self._con.close()
@@ -140,7 +157,8 @@ class ResultsDB:
     def save(self, run_id: str, result: EpisodeResult) -> None:
         status = "error" if result.error else "done"
         self._con.execute(
-            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO results (run_id, planner, task_id, seed, noise, status, doc, finished_at, wording, "
+            "language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 result.planner,
@@ -150,21 +168,28 @@ class ResultsDB:
                 status,
                 result_to_json(result),
                 time.time(),
+                int(result.wording),
+                result.language,
             ),
         )
         self._con.commit()
 
     def done_keys(self, run_id: str, *, include_errors: bool = True) -> set[tuple[str, str, int, str]]:
-        """(planner, task, seed, noise) of finished cells (errored ones too unless asked not)."""
-        q = "SELECT planner, task_id, seed, noise, status FROM results WHERE run_id=?"
+        """(planner, task, seed, noise) of finished cells in any wording and language
+        (errored ones too unless asked not): for benchmarks without those axes."""
+        return {k[:4] for k in self.done_cells(run_id, include_errors=include_errors)}  # type: ignore[misc]
+
+    def done_cells(self, run_id: str, *, include_errors: bool = True) -> set[tuple[str, str, int, str, int, str]]:
+        """(planner, task, seed, noise, wording, language) of finished cells (errored ones too unless asked not)."""
+        q = "SELECT planner, task_id, seed, noise, wording, language, status FROM results WHERE run_id=?"
         return {
-            (p, t, int(s), n)
-            for p, t, s, n, status in self._con.execute(q, (run_id,))
+            (p, t, int(s), n, int(w), lang)
+            for p, t, s, n, w, lang, status in self._con.execute(q, (run_id,))
             if include_errors or status == "done"
         }
 
     def results(self, run_id: str) -> list[EpisodeResult]:
-        q = "SELECT doc FROM results WHERE run_id=? ORDER BY planner, task_id, seed, noise"
+        q = "SELECT doc FROM results WHERE run_id=? ORDER BY planner, task_id, seed, noise, language, wording"
         return [result_from_json(r[0]) for r in self._con.execute(q, (run_id,))]
 
     # ---- problems ------------------------------------------------------------------

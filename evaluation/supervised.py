@@ -17,8 +17,10 @@ next question), Approve -> next proposal times, the model calls, the wall time a
 each proposal came from (``agent.cost``).  The run's oracle (``judge``) is the
 task's own success check, so a run ends "succeeded" when the phone says so.
 
-Qt-free and app-free: the caller passes ``make_run``, which assembles the run the way the
-window does (``app.compose.build_run``).
+The goal is any of the task's wordings (``wording``) in the phone's language: on a phone in
+German the run gets the task's German goal and the supervisor resolves the reference steps
+on the German screens.  Qt-free and app-free: the caller passes ``make_run``, which
+assembles the run the way the window does (``app.compose.build_run``).
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class SupervisedResult:
     completed: bool
     status: str
     note: str
+    wording: int = 0  # which of the task's wordings in ``language`` the run was given
+    language: str = "en"  # the phone's UI language (and the goal's)
+    goal: str = ""
     approvals: int = 0
     rejections: int = 0
     edits: int = 0
@@ -67,6 +72,8 @@ class SupervisedResult:
     model_calls: int = 0
     wall_s: float = 0.0
     origins: tuple[tuple[str, int], ...] = ()  # where the proposals came from (``agent.cost.origin``)
+    #: each intervention in order: what was turned down or shown, and the planner that proposed it
+    intervened: tuple[str, ...] = ()
 
     @property
     def interventions(self) -> int:
@@ -81,14 +88,14 @@ def _place(phone: Any) -> tuple[object, ...]:
     return (phone.foreground(), tuple(rows))
 
 
-def _after(phone: Any, action: Action, task: Task, done: list[Action]) -> Any | None:
-    """A fresh phone brought to where ``phone`` is (the task's start, then the actions
-    ``done`` so far) with ``action`` performed on it; None when it cannot be performed.
-    (A copy of the phone object would share its apps' callbacks with the original.)"""
+def _after(phone: Any, action: Action, task: Task, done: list[Action], language: str = "en") -> Any | None:
+    """A fresh phone in ``language`` brought to where ``phone`` is (the task's start, then
+    the actions ``done`` so far) with ``action`` performed on it; None when it cannot be
+    performed.  (A copy of the phone object would share its apps' callbacks with the original.)"""
     from phone.virtual.phone import VirtualPhone
 
     clone = VirtualPhone(seed=getattr(phone, "seed", 0))
-    task.setup(clone)
+    task.setup(clone, language)
     try:
         for earlier in done:
             perform(clone, earlier)
@@ -106,6 +113,7 @@ class ScriptedSupervisor:
 
     task: Task
     phone: Any
+    language: str = "en"  # the phone's language at the task's start (its copies are set up in it)
     next_ref: int = 0
     rejected: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
     ever_rejected: dict[tuple[object, ...], set[str]] = field(default_factory=dict)
@@ -114,6 +122,7 @@ class ScriptedSupervisor:
     rejections: int = 0
     demonstrations: int = 0
     proposed_again: int = 0
+    intervened: list[str] = field(default_factory=list)  # each intervention, in words
 
     def _reference(self) -> list[tuple[int, Action | None]]:
         """The remaining reference steps that can be done on this screen (None: "impossible")."""
@@ -135,7 +144,7 @@ class ScriptedSupervisor:
             return bool(self.task.is_success(self.phone, action))
         if t is ActionType.IMPOSSIBLE:
             return self.task.impossible
-        after = _after(self.phone, action, self.task, self.done)
+        after = _after(self.phone, action, self.task, self.done, self.language)
         if after is None:
             return False
         try:
@@ -149,7 +158,7 @@ class ScriptedSupervisor:
             for j, ref in self._reference():
                 if ref is None:
                     continue
-                ref_after = _after(self.phone, ref, self.task, self.done)
+                ref_after = _after(self.phone, ref, self.task, self.done, self.language)
                 if ref_after is not None:
                     same = _place(ref_after) == there
                     ref_after.close()
@@ -168,6 +177,8 @@ class ScriptedSupervisor:
             ok = bool(self.task.is_success(self.phone))
             self.approvals += ok
             self.rejections += not ok
+            if not ok:
+                self.intervened.append(f"rejected {proposed.describe()} [{question.proposal.planner}]")
             return Decision(DecisionKind.APPROVE if ok else DecisionKind.REJECT, feedback="" if ok else "not done yet")
         ever = self.ever_rejected.setdefault(here, set())
         if not question.failed:
@@ -180,9 +191,12 @@ class ScriptedSupervisor:
             shown = self._demonstration()
             if shown is not None:
                 self.demonstrations += 1
+                self.intervened.append(f"showed {shown.describe()} after {proposed.describe()} "
+                                        f"[{question.proposal.planner}]")
                 turned_down.clear()
                 return Decision(DecisionKind.DEMONSTRATE, action=shown)
         self.rejections += 1
+        self.intervened.append(f"rejected {proposed.describe()} [{question.proposal.planner}]")
         turned_down.append(proposed.describe())
         ever.add(proposed.describe())
         return Decision(DecisionKind.REJECT, feedback=_reason(proposed))
@@ -204,13 +218,17 @@ def _reason(action: Action) -> str:
     return f"\"{action.describe()}\" does not help with this task"
 
 
-def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *,
+def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *, wording: int = 0,
               on_event: Callable[[Event], None] | None = None, goal: str | None = None) -> SupervisedResult:
-    """Run ``task`` under the scripted supervisor on a phone already set up for it
-    (``goal``: one of the task's wordings; its first by default)."""
-    supervisor = ScriptedSupervisor(task, phone)
+    """Run ``task`` under the scripted supervisor on a phone already set up for it, the
+    goal given in the task's wording ``wording`` in the phone's language (``Task.wording``
+    raises ``WordingError`` when the task has no such wording); ``goal``, when given, is
+    the words the run gets instead (the result still names ``wording``)."""
+    language = str(getattr(phone, "lang", "en"))
+    goal = goal or task.wording(wording, language)
+    supervisor = ScriptedSupervisor(task, phone, language)
     judge = lambda final: bool(task.is_success(phone, final))  # noqa: E731
-    gen = make_run(goal or task.goal, device, judge)
+    gen = make_run(goal, device, judge)
     finished: Finished | None = None
     started = time.perf_counter()
     answered_at: float | None = None
@@ -251,14 +269,14 @@ def supervise(task: Task, phone: Any, device: Any, make_run: MakeRun, *,
     edits = sum(1 for s in steps if s.decision is not None and s.decision.kind is DecisionKind.EDIT)
     status = finished.status if finished is not None else EpisodeStatus.ERROR
     return SupervisedResult(
-        task_id=task.id, completed=status in (EpisodeStatus.SUCCEEDED, EpisodeStatus.IMPOSSIBLE) and bool(
+        task_id=task.id, wording=wording, language=language, goal=goal, completed=status in (EpisodeStatus.SUCCEEDED, EpisodeStatus.IMPOSSIBLE) and bool(
             task.is_success(phone, steps[-1].executed if steps else None)),
         status=status.value, note=finished.note if finished is not None else "no Finished event",
         approvals=supervisor.approvals, rejections=supervisor.rejections, edits=edits,
         demonstrations=supervisor.demonstrations, proposed_again=supervisor.proposed_again, steps=len(steps),
         model_s=round(model_ms / 1000.0, 2), waiting_s=round(waiting, 2), approve_to_next_s=tuple(approve_waits),
         model_calls=cost.model_calls if cost is not None else 0, wall_s=round(time.perf_counter() - started, 2),
-        origins=cost.origins if cost is not None else ())
+        origins=cost.origins if cost is not None else (), intervened=tuple(supervisor.intervened))
 
 
 @dataclass(frozen=True, slots=True)

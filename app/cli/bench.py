@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from app.cli.bench_tables import pct, print_online_summary
+
 if TYPE_CHECKING:
     from evaluation.results import ResultsDB
 
@@ -51,10 +53,6 @@ def interrupted(console: Console, store: ResultsDB, run: str, saved: Callable[[i
     store.close()
     console.print(f"[yellow]interrupted: {saved(n)}; run the same command again to continue[/yellow]")
     return typer.Exit(130)
-
-
-def pct(v: float | None) -> str:
-    return "–" if v is None else f"{100 * v:.1f}%"
 
 
 def say_skipped(console: Console, problems) -> None:
@@ -215,12 +213,13 @@ def write_run_report(db_path: Path, run: str, out: Path, *, title: str | None = 
     from evaluation.latent import markdown_section, score_records
     from evaluation.report import ReportInput, write_report
     from evaluation.results import ResultsDB
+    from evaluation.wordings import report_sections
 
     with ResultsDB(db_path) as store:
         settings = store.run_settings(run)
         results = store.results(run)
         problems = store.problems(run)
-    extra = []
+    extra = report_sections(results)
     if latent:
         recs = [rec for r in results for rec in r.step_records if rec.get("estimate") is not None]
         if recs:
@@ -306,12 +305,15 @@ def online(
     estimator: str = typer.Option("chained", help="Latent-state estimator for '+' planners: 'chained' (five calls, as in the paper) or 'fused' (one JSON call)."),
     constrained: bool = typer.Option(True, "--constrained/--free", help="Structured replies whose JSON schema is built per screen (the server enforces it; the product default), or free-text replies."),
     parse: str = typer.Option("tree", help="Screen parsing: 'tree' (accessibility tree only, as in the paper) or 'fusion' (tree + OCR + detector)."),
+    wording: str = typer.Option("0", "--wording", help="Which wording of each goal: 0 (the tuned one), a list such as 0,1,2, or 'all'; a task without it is skipped with a message."),
+    language: str = typer.Option("en", "--language", help="The phone's language and the goals': en, de or en,de; a task without goals in it is skipped with a message."),
 ) -> None:
     """Run virtual-phone tasks headless with each planner and record Table 3's measures."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from evaluation import online_bench as bench_online
     from evaluation.online import plan_jobs, run_jobs
+    from evaluation.wordings import asked_cells
 
     console = new_console()
     if estimator not in ("chained", "fused"):
@@ -324,10 +326,12 @@ def online(
         bench_online.check_planners(planner_list)
         bench_online.check_noises(noise_list)
         task_ids, problems = bench_online.select_tasks(tasks)
+        asked, skipped = asked_cells(tasks, task_ids, wording, language)
     except ValueError as exc:
         raise fail(console, str(exc)) from exc
     llm = checked_llm(console, model=model, base_url=base_url, backend=backend)
-    say_skipped(console, problems)
+    say_skipped(console, [*problems, *(("task", m) for m in skipped)])
+    task_ids = list(asked)
     if not task_ids:
         raise fail(console, "no runnable tasks")
     settings = {
@@ -344,7 +348,7 @@ def online(
         "noises": noise_list,
         "seeds": seeds,
     }
-    jobs = plan_jobs(planner_list, task_ids, seeds, noise_list, settings)
+    jobs = plan_jobs(planner_list, task_ids, seeds, noise_list, settings, asked=asked)
     store, resumed = open_run(console, db, run, settings, problems)
     console.print(
         f"{'continuing' if resumed else 'starting'} run [bold]{escape(run)}[/bold] in {db}: {len(planner_list)} planners × "
@@ -365,7 +369,8 @@ def online(
 
         def on_result(r, done: int, total: int) -> None:
             verdict = "[red]error[/red]" if r.error else ("[green]success[/green]" if r.success else "fail")
-            progress.console.print(f"{escape(r.planner)} · {escape(r.task_id)} · seed {r.seed} · {r.noise}: {verdict}"
+            asked = "" if (r.wording, r.language) == (0, "en") else f" · {r.language} w{r.wording}"
+            progress.console.print(f"{escape(r.planner)} · {escape(r.task_id)}{asked} · seed {r.seed} · {r.noise}: {verdict}"
                                    f" in {r.steps} steps ({r.wall_s:.1f}s)" + (f" — {escape(r.error)}" if r.error else ""))
             progress.update(bar, completed=done)
 
@@ -381,7 +386,7 @@ def online(
     results = store.results(run)
     store.close()
     console.print(f"ran {outcome.ran} episodes ({outcome.errors} errors), skipped {outcome.skipped} already done")
-    _print_summary(console, results)
+    print_online_summary(console, results)
     if out is not None:
         html_path = write_run_report(db, run, out)
         console.print(f"report: {html_path}", soft_wrap=True)
@@ -402,27 +407,6 @@ def _run_on_ray(console: Console, progress, store, run: str, jobs, address: str,
     except FarmError as exc:
         store.close()
         raise fail(console, str(exc)) from exc
-
-
-def _print_summary(console: Console, results) -> None:
-    from evaluation.metrics import summarise
-
-    if not results:
-        return
-    table = Table(title="per planner")
-    for c in ("planner", "episodes", "success", "partial", "strict stop", "premature stop", "steps", "s/step"):
-        table.add_column(c, justify="left" if c == "planner" else "right")
-    for s in summarise(results).values():
-        table.add_row(s.planner, str(s.n), pct(s.success.estimate), pct(s.partial.estimate),
-                      pct(s.strict_success.estimate), pct(s.premature_stop.estimate), f"{s.mean_steps:.1f}",
-                      f"{s.wall_s_per_step:.1f}")
-    console.print(table)
-    from evaluation.metrics import attempts_per_cell, pass_at_k
-
-    k = attempts_per_cell(results)
-    if k > 1:
-        one, many = pass_at_k(results, 1), pass_at_k(results, k)
-        console.print("  ".join(f"{escape(p)}: pass@1 {pct(one[p])}, pass@{k} {pct(many.get(p))}" for p in one))
 
 
 @bench_app.command("export-gold")

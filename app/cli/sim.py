@@ -38,11 +38,18 @@ def tasks(
     folders: list[Path] = typer.Argument(None, help="Extra task folders to load (and validate)."),
     validate: bool = typer.Option(False, "--validate", help="Replay every reference solution and check success."),
     only_extra: bool = typer.Option(False, "--only-extra", help="Skip the built-in tasks."),
+    language: str = typer.Option("en", "--language", help="The phone's UI language for --validate (en, de): the "
+                                 "English targets of the solutions are put in that language; the listing shows "
+                                 "the goals written in it."),
 ) -> None:
     """List the tasks (built-in plus FOLDERS); with --validate, replay each solution."""
+    from phone.virtual.i18n import LANGUAGES
     from phone.virtual.phone import VirtualPhone
     from phone.virtual.tasks import StepError, TaskError, load_tasks, replay
 
+    if language not in LANGUAGES:
+        typer.echo(f"error: --language {language!r}: the virtual phone speaks {', '.join(LANGUAGES)}", err=True)
+        raise typer.Exit(2)
     try:
         loaded = load_tasks(folders or (), builtin=not only_extra)
     except TaskError as exc:
@@ -50,9 +57,11 @@ def tasks(
         raise typer.Exit(2) from None
     failures = 0
     for t in loaded:
-        line = f"{t.id:40s} {len(t.solution):3d} steps  {t.app:36s} {t.goal}"
+        said = t.wordings(language)
+        goal = f"{said[0]}  (+{len(said) - 1} more)" if said else f"(no {language} goals) {t.goal}"
+        line = f"{t.id:40s} {len(t.solution):3d} steps  {t.app:36s} {goal}"
         if validate:
-            phone = VirtualPhone()
+            phone = VirtualPhone(lang=language)
             try:
                 acts = replay(t, phone)
                 ok = t.is_success(phone, acts[-1] if acts else None)
@@ -62,7 +71,10 @@ def tasks(
             failures += not ok
             line = ("ok   " if ok else "FAIL ") + line
         typer.echo(line)
-    typer.echo(f"{len(loaded)} tasks" + (f", {failures} failed" if validate else ""))
+    worded = sum(bool(t.wordings(language)) for t in loaded)
+    typer.echo(f"{len(loaded)} tasks ({worded} with goals in {language!r}, "
+               f"{sum(len(t.wordings(language)) for t in loaded)} wordings)"
+               + (f", {failures} failed on the phone in {language!r}" if validate else ""))
     if failures:
         raise typer.Exit(1)
 

@@ -156,7 +156,7 @@ class _Scheduler:
                  on_phones: Callable[[list[PhoneSlot]], None] | None) -> None:
         self.ray, self.db, self.run_id, self.jobs, self.opts = ray, db, run_id, list(jobs), opts
         self.on_result, self.on_phones = on_result, on_phones
-        done = db.done_keys(run_id, include_errors=not retry_errors)
+        done = db.done_cells(run_id, include_errors=not retry_errors)
         self.todo: deque[tuple[Job, int]] = deque((j, 0) for j in self.jobs if j.key not in done)
         self.skipped = len(self.jobs) - len(self.todo)
         if on_skip is not None:

@@ -1,6 +1,7 @@
 """The virtual phone's own verdict on a goal typed in the window.
 
-When the goal is one of the virtual phone's task goals (any of its phrasings, compared
+When the goal is one of the virtual phone's task goals (any of its phrasings, in any
+language, compared
 without case, spacing or a final full stop), the task's success condition decides whether
 the run succeeded: ``judge_for(goal, device)`` returns a judge the runner calls with the
 final action, reading the phone's state in the window's process (the in-window phone) or
@@ -35,7 +36,7 @@ def _goals() -> dict[str, Any]:
 
     index: dict[str, Any] = {}
     for task in load_tasks():
-        for goal in task.goals:
+        for goal in (*task.goals, *(g for lang in task.languages[1:] for g in task.wordings(lang))):
             index.setdefault(_key(goal), task)
     return index
 

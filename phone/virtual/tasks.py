@@ -1,12 +1,14 @@
 """Tasks for the virtual phone, loaded from YAML data files, and their oracles.
 
 A task file holds one task (a mapping) or several (a list, or a mapping with a
-``tasks:`` list).  Each task has an id, goal phrasings, the app, initial-state
+``tasks:`` list).  Each task has an id, goal phrasings (``goals:``, English, the first
+one the wording everything was tuned on; ``goals_de:`` for the phone in German), the app, initial-state
 overrides, a success condition and ordered checkpoints evaluated on ``phone.state``, a
 step budget and a reference solution whose targets (element text, resource id,
 content-desc) are resolved against the phone's ground truth when replayed; a reference
 step that must wait for the user's approval is marked ``sensitive: <category>``
-(``{tap: Delete, sensitive: deleting}``).  Errors in a
+(``{tap: Delete, sensitive: deleting}``); the targets name English screen text and are
+put in the phone's language when resolved (``phone.virtual.localise``).  Errors in a
 file name the file and the field.  This module evaluates and replays; it draws nothing.
 
 Conditions (``success`` and each checkpoint) are mappings:
@@ -22,6 +24,7 @@ steps type those values (``Step.secret_text``); a run gets them from the vault i
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -34,6 +37,8 @@ import yaml
 from agent.device import Key
 from agent.execute import execute
 from agent.types import Action, ActionType, Direction, Fingerprint, Target
+from phone.virtual.i18n import LANGUAGES
+from phone.virtual.localise import local_target
 
 if TYPE_CHECKING:
     from phone.virtual.phone import VirtualPhone
@@ -50,6 +55,10 @@ _TARGET_KEYS = {"text", "id", "desc", "contains", "near", "index", "kind", "icon
 
 class TaskError(ValueError):
     """A task file is malformed; the message names the file and the field."""
+
+
+class WordingError(ValueError):
+    """A task has no goal in the asked language, or not that many wordings."""
 
 
 class StepError(RuntimeError):
@@ -183,8 +192,10 @@ class Step:
             return f"{self.kind} {self.target}"
         return f"{self.kind} {self.text or self.direction or self.app or self.key or ''}".strip()
 
-    def resolve(self, truth: GroundTruth) -> TruthElement:
-        t = self.target or {}
+    def resolve(self, truth: GroundTruth, lang: str = "en") -> TruthElement:
+        """The element this step names on ``truth``'s screen; on a phone in another
+        language ``lang``, the target's English words are first put in that language."""
+        t = local_target(self.target or {}, lang)
         cands = list(truth.elements)
         if "text" in t:
             cands = [e for e in cands if _norm(e.text) == _norm(str(t["text"]))]
@@ -218,7 +229,7 @@ class Step:
         """The concrete ``agent.types.Action`` for the phone's current screen."""
         k = self.kind
         if k in ("tap", "long_press"):
-            el = self.resolve(phone.ground_truth())
+            el = self.resolve(phone.ground_truth(), getattr(phone, "lang", "en"))
             c = el.rect.center
             target = Target(point=c, description=el.text or el.label or el.resource_id,
                             fingerprint=Fingerprint(text=el.text, label=el.label, resource_id=el.resource_id,
@@ -269,15 +280,46 @@ class Task:
     impossible: bool = False
     tags: tuple[str, ...] = ()
     source: str = ""
+    #: goals written for the phone in another language (``goals_de:`` in YAML), by language
+    local_goals: dict[str, tuple[str, ...]] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)  # {{secret:NAME}} -> value, for replays and tests
 
     @property
     def goal(self) -> str:
+        """Wording 0 in English: the one the agent was tuned on."""
         return self.goals[0]
 
-    def setup(self, phone: VirtualPhone) -> None:
-        """Reset the phone to this task's start: fresh state plus overrides, home screen."""
-        phone.reset(self.initial_state)
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages this task has goals in (English always first)."""
+        return ("en", *sorted(self.local_goals))
+
+    def wordings(self, language: str = "en") -> tuple[str, ...]:
+        """Every wording of the goal in ``language`` (empty when none was written)."""
+        return self.goals if language == "en" else self.local_goals.get(language, ())
+
+    def wording(self, index: int, language: str = "en") -> str:
+        """Wording ``index`` in ``language``; ``WordingError`` saying what exists otherwise."""
+        found = self.wordings(language)
+        if not found:
+            raise WordingError(f"task {self.id} has no goals in {language!r} (it has: {', '.join(self.languages)})")
+        if not 0 <= index < len(found):
+            raise WordingError(f"task {self.id} has {len(found)} wording(s) in {language!r} (0 to {len(found) - 1}); "
+                               f"there is no wording {index}")
+        return found[index]
+
+    def setup(self, phone: VirtualPhone, language: str | None = None) -> None:
+        """Reset the phone to this task's start: fresh state plus overrides, home screen;
+        with ``language``, the phone's UI in that language (a setting of its state, so a
+        phone served over adb switches too)."""
+        if language is None:
+            phone.reset(self.initial_state)
+            return
+        if language not in LANGUAGES:
+            raise WordingError(f"the virtual phone has no language {language!r}; choose one of {', '.join(LANGUAGES)}")
+        state = copy.deepcopy(self.initial_state)
+        state.setdefault("settings", {})["language"] = language
+        phone.reset(state)
 
     def is_success(self, phone: VirtualPhone, final_action: Action | None = None) -> bool:
         """Whether the task is done.  Impossible tasks succeed only when the final action
@@ -375,6 +417,16 @@ def _parse_step(raw: Any, where: str) -> Step:
 
 _FIELDS = {"id", "goals", "goal", "app", "success", "solution", "step_budget", "checkpoints", "initial_state",
            "impossible", "tags", "secrets"}
+_LOCAL_GOALS = {f"goals_{lang}": lang for lang in LANGUAGES if lang != "en"}
+
+
+def _goal_list(raw: Any, key: str, where: str) -> tuple[str, ...]:
+    goals = [raw] if isinstance(raw, str) else raw
+    if not isinstance(goals, list) or not goals or not all(isinstance(g, str) and g.strip() for g in goals):
+        raise TaskError(f"{where}: field {key!r} must be a non-empty list of strings")
+    if len({" ".join(g.split()).casefold() for g in goals}) != len(goals):
+        raise TaskError(f"{where}: field {key!r} lists the same wording twice")
+    return tuple(goals)
 
 
 def parse_task(raw: Any, source: str, index: int | None = None) -> Task:
@@ -385,14 +437,11 @@ def parse_task(raw: Any, source: str, index: int | None = None) -> Task:
     if not isinstance(tid, str) or not tid.strip():
         raise TaskError(f"{where}: field 'id' is missing or not a string")
     where = f"{source}: task {tid!r}"
-    unknown = set(raw) - _FIELDS
+    unknown = set(raw) - _FIELDS - set(_LOCAL_GOALS)
     if unknown:
-        raise TaskError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(_FIELDS)}")
-    goals = raw.get("goals", raw.get("goal"))
-    if isinstance(goals, str):
-        goals = [goals]
-    if not isinstance(goals, list) or not goals or not all(isinstance(g, str) and g.strip() for g in goals):
-        raise TaskError(f"{where}: field 'goals' must be a non-empty list of strings")
+        raise TaskError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(_FIELDS | set(_LOCAL_GOALS))}")
+    goals = _goal_list(raw.get("goals", raw.get("goal")), "goals", where)
+    local = {lang: _goal_list(raw[key], key, where) for key, lang in _LOCAL_GOALS.items() if key in raw}
     app = raw.get("app")
     if not isinstance(app, str) or not app.strip():
         raise TaskError(f"{where}: field 'app' must be a package name")
@@ -427,7 +476,7 @@ def parse_task(raw: Any, source: str, index: int | None = None) -> Task:
         raise TaskError(f"{where}: field 'secrets' must map secret names to values")
     secrets = {k: str(v) for k, v in secrets.items()}
     steps = tuple(_with_secret(s, secrets, f"{where}: field 'solution[{i}]'") for i, s in enumerate(steps))
-    return Task(id=tid, goals=tuple(goals), app=app, success=success, solution=steps, step_budget=budget,
+    return Task(id=tid, goals=goals, local_goals=local, app=app, success=success, solution=steps, step_budget=budget,
                 checkpoints=tuple(cps), initial_state=init, impossible=impossible, tags=tuple(map(str, tags)),
                 source=source, secrets=secrets)
 

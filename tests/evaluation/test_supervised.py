@@ -48,6 +48,7 @@ def test_a_wrong_step_is_rejected_and_the_right_ones_approved():
     assert r.completed and r.status == "succeeded"
     assert (r.approvals, r.rejections, r.demonstrations, r.proposed_again) == (4, 1, 0, 0)
     assert r.interventions == 1 and len(r.approve_to_next_s) == 3
+    assert r.intervened == ('rejected tap Display [zeroshot-]',)  # what was turned down, by which planner
 
 
 def test_after_two_rejections_on_a_screen_the_supervisor_shows_the_step():
@@ -56,6 +57,8 @@ def test_after_two_rejections_on_a_screen_the_supervisor_shows_the_step():
                   "tap the Wi-Fi switch")
         r = _supervised("settings.wifi_off", server)
     assert r.completed and r.rejections == 2 and r.demonstrations >= 1
+    assert len(r.intervened) == r.interventions
+    assert [x.split()[0] for x in r.intervened[:3]] == ["rejected", "rejected", "showed"]
 
 
 @pytest.mark.parametrize("feedback", [True, False])
