@@ -306,6 +306,9 @@ class GeneratorDriver:
     calls ``on_stop`` (the runner's cancel token), answers decisions with abort and keeps
     driving the generator to its own end, so the runner finishes and stores the episode;
     only a loop that ignores all that for ``MAX_EVENTS_AFTER_STOP`` events is closed.
+    ``running`` stays true until ``on_finished`` (or ``on_error``) has run on the GUI thread,
+    so nothing can start a second loop in the moment between the thread's end and the
+    window hearing of it.
     """
 
     MAX_EVENTS_AFTER_STOP = 200
@@ -332,14 +335,21 @@ class GeneratorDriver:
         self._step_budget = 0
         self._stop = threading.Event()
         self.waiting = False
+        self._started = False
+        self._delivered = False  # set on the GUI thread as the end is handed over
         self._thread = threading.Thread(target=self._loop, name=f"driver-{name}", daemon=True)
 
     def start(self) -> None:
+        self._started = True
         self._thread.start()
 
     @property
     def running(self) -> bool:
-        return self._thread.is_alive()
+        return self._thread.is_alive() or (self._started and not self._delivered)
+
+    def _deliver(self, callback: Callable[[Any], None], value: Any) -> None:
+        self._delivered = True
+        callback(value)
 
     @property
     def stopping(self) -> bool:
@@ -412,6 +422,6 @@ class GeneratorDriver:
             result = done.value
         except Exception as exc:
             failure = _failure(exc)
-            self._poster.post(lambda: self._on_error(failure))
+            self._poster.post(lambda: self._deliver(self._on_error, failure))
             return
-        self._poster.post(lambda: self._on_finished(result))
+        self._poster.post(lambda: self._deliver(self._on_finished, result))
