@@ -91,6 +91,7 @@ def offline(
         raise fail(console, str(exc)) from exc
     if not planner_list:
         raise fail(console, "name at least one planner (--planners)")
+    every_task = list(tasks)  # a fold's evidence is fitted on all the other apps' tasks, not only those replayed
     keep = {k.strip() for k in only.split(",") if k.strip()}
     if keep:
         tasks = [t for t in tasks if t.task_id in keep or t.app in keep]
@@ -124,7 +125,7 @@ def offline(
 
     from evaluation.offline.folds import FoldRankers
 
-    fold_rankers = FoldRankers(tasks, db.parent / f"{db.stem}.folds" / run,
+    fold_rankers = FoldRankers(every_task, db.parent / f"{db.stem}.folds" / run,
                                on_fit=lambda a: console.print(f"fitting the evidence without {escape(a)} …"))
 
     from agent.llm.base import ReplyCache

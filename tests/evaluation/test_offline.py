@@ -346,3 +346,26 @@ def test_vs_run_pairs_two_runs_on_the_same_tasks(tmp_path: Path) -> None:
     # per-task action accuracy: 1/4, 0/2, 0/2 against 1, 1, 1 -> -91.7 points on average
     assert "| m2/visiontasker:free vs oracle/visiontasker:free | 3 | -91.7 |" in md
     assert "| oracle/visiontasker:free | 3 | 8 | 100.0" in md
+
+
+def test_a_fold_is_fitted_on_every_other_app_even_when_only_some_tasks_are_replayed(tmp_path: Path) -> None:
+    """``--folds app --tasks files``: only the files task is replayed, but the evidence it
+    is replayed with is fitted on all the other apps' recorded steps (here contacts and
+    notes, 8 steps), not on the other replayed tasks (none)."""
+    import yaml
+
+    root = write_droidtask(tmp_path / "dt")
+    (root / "notes").mkdir()
+    (root / "notes/task1.yaml").write_text(yaml.safe_dump({"task_name": "open notes.txt", "step_num": 2, "records": [
+        _record(EDITOR, 4), _record(EDITOR, -1)]}))
+    db = tmp_path / "r.sqlite"
+    with ScriptedLLMServer(default="tap [4]", models=("m",)) as server:
+        res = runner.invoke(bench_app, ["offline", str(root), "--planners", "zeroshot-", "--constrained", "--db", str(db),
+                                        "--model", "m", "--base-url", server.url, "--backend", "openai",
+                                        "--folds", "app", "--tasks", "files", "--run", "f"])
+    assert res.exit_code == 0, res.output
+    fold = json.loads((tmp_path / "r.folds" / "f" / "files.json").read_text())
+    assert fold["meta"]["held_out_app"] == "files" and fold["meta"]["examples"] == 8
+    with ResultsDB(db) as store:
+        assert {(r.planner, r.task_id) for r in store.results("f")} == {
+            ("zeroshot-:structured", "files/task1"), ("zeroshot-:structured@app-folds", "files/task1")}
