@@ -185,8 +185,10 @@ class GuidedPlanner(Wrapping):
         allow_done = True
         if ranked is not None and self.ranker is not None:
             policy = self.ranker.policy
-            # a small model is offered the best few; any other model every element, best first
-            best = kept(ranked, policy.mass, policy.keep_small) if self.small_model else ranked.elements()
+            # a small model is offered the best few; any other model every element, best first;
+            # what the user turned down on this screen makes way for the next in the ranking
+            open_ = _without_turned_down(ranked, ctx)
+            best = kept(open_, policy.mass, policy.keep_small) if self.small_model else open_.elements()
             offer = tuple(dict.fromkeys([*first, *(c.element.id for c in best if c.element is not None)]))
             allow_done = not self.small_model or ranked.p_done() > policy.no_done or not ctx.history
             top = best[0] if best else None
@@ -384,6 +386,15 @@ def _same_step(a: Action, b: Action) -> bool:
     if a.type is ActionType.OPEN_APP:
         return (a.app or "").casefold() == (b.app or "").casefold()
     return a.touch is not None and a.touch == b.touch
+
+
+def _without_turned_down(ranked: Ranked, ctx: PlanContext) -> Ranked:
+    """``ranked`` without the steps the user rejected on this screen (all of it when none)."""
+    if not ctx.rejected:
+        return ranked
+    keep = [(c, p) for c, p in zip(ranked.candidates, ranked.probs, strict=True)
+            if c.move is Move.COMPLETE or not _turned_down(c.action(), ctx)]
+    return Ranked(tuple(c for c, _ in keep), tuple(p for _, p in keep))
 
 
 def _turned_down(action: Action, ctx: PlanContext) -> bool:

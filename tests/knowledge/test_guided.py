@@ -89,6 +89,23 @@ def test_a_step_the_user_turned_down_here_is_never_taken_alone():
     assert inner.seen and again.planner == "recorder"
 
 
+def test_a_rejected_element_makes_way_for_the_next_in_the_ranking_when_one_is_offered():
+    """Offered only the ranker's best element, a small model whose proposal of it was
+    rejected is offered the second best, not an empty list (it would only scroll)."""
+    planner, inner = guided(Policy(act=1.01, done=1.01, mass=0.99, keep_small=1),
+                            {"own": 10.0, "kind_button": 0.0, "row_top": 1.0})
+    parse = screen("Wi-Fi", "Display", "Bluetooth", "Bluetooth devices")
+    planner.propose(PlanContext("Open Bluetooth", parse, ""))
+    first = inner.seen[-1].offer
+    assert len(first) == 1
+    tap = Action(ActionType.TAP, touch=parse.elements[int(first[0])].rect.center,
+                 target=_target(parse.elements[int(first[0])]))
+    planner.propose(PlanContext("Open Bluetooth", parse, "", rejected=(tap,), rejections=1))
+    second = inner.seen[-1].offer
+    assert len(second) == 1 and second != first and second[0] in {"2", "3"}
+    assert not any(f"[{first[0]}]" in n for n in inner.seen[-1].notes if "likeliest" in n)
+
+
 def test_a_model_that_is_not_a_small_built_in_one_decides_every_step_offered_every_element_best_first():
     inner = Recorder()
     planner = GuidedPlanner(inner, MapGuide([]), None, ranker=StepRanker(WORDS, Policy(act=0.5, done=0.5, mass=0.5)))
