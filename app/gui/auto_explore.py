@@ -231,6 +231,8 @@ class AutoExplorer(QObject):
 
         def done(result: int) -> None:
             self.consent_box = None
+            if self._closing:  # the window closed the box: that is no answer, keep asking next time
+                return
             allowed = result == QMessageBox.StandardButton.Yes
             self.session.misc.submit(lambda: self._kstore().set_explore_consent(serial, allowed))
             if serial != self._serial:

@@ -196,3 +196,21 @@ def test_on_a_real_phone_the_user_lets_explore_it_is_explored_and_pauses_when_th
         qtbot.waitUntil(lambda: auto.running, timeout=30000)  # and it carries on once the user stops
     finally:
         w.close()
+
+
+def test_closing_the_window_while_the_question_is_open_keeps_no_answer_for_the_phone(qtbot, tmp_path):
+    from app.knowledge_store import SqliteKnowledgeStore
+    from app.storage import Store
+
+    phone = CountingPhone(real=True)
+    w = _window(qtbot, tmp_path, phone)
+    database = w.session.settings.database_path
+    auto = w.auto_explore
+    qtbot.waitUntil(lambda: auto.consent_box is not None, timeout=60000)
+    w.close()  # the question was never answered ...
+    store = Store(database)
+    try:  # ... so it is asked again next time, not taken for a "No"
+        assert SqliteKnowledgeStore(store).explore_consent(phone.info.serial) is None
+    finally:
+        store.close()
+    assert phone.inputs == 0
