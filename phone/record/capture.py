@@ -296,6 +296,14 @@ class RunCapture:
     MAX_QUEUED = 8  # changes waiting for the reader; beyond, the oldest is dropped (two merge)
 
     def _watch(self) -> None:
+        try:
+            self._watch_frames()
+        except Exception:  # the record loses its flashes from here on, never the run
+            log.exception("the record's watcher stopped")
+        finally:
+            self._enqueue(None)  # the reader's end, whatever happened
+
+    def _watch_frames(self) -> None:
         last: Any = None
         while not self._stop.is_set():
             if self._side_dirty.is_set():
@@ -317,7 +325,6 @@ class RunCapture:
         frame = self.ring.take(0) if self.options.flashes else None
         if frame is not None:  # the newest frame when the run stopped: what the screen ended on
             self._sort(frame, last)
-        self._enqueue(None)
 
     def _sort(self, frame: Any, last: Any) -> Any:
         """Queue ``frame`` for the reader as a change or as a repeat of ``last``; returns the
@@ -349,6 +356,8 @@ class RunCapture:
         while True:
             with self._queue_cond:
                 while not self._queue:
+                    if self._stop.is_set() and not self._watching():
+                        return  # stopped, and no watcher left to say so
                     self._queue_cond.wait(0.5)
                 item = self._queue.popleft()
                 self._reading = item is not None
@@ -362,6 +371,9 @@ class RunCapture:
             finally:
                 with self._queue_cond:
                     self._reading = False
+
+    def _watching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
     def _make_tracker(self) -> None:
         try:
