@@ -341,8 +341,9 @@ class _Run(ProposingRun):
         except DeviceError as exc:  # the phone refused this action (unknown app, bad input)
             raise StepFailed(f"\"{action.describe()}\" failed on the phone: {exc.message}",
                               refused=action) from None
-        work.time("execute", t0)
-        record_ms += self.flashes.action_sent(work.index, sent, time.time(), action)
+        finally:  # sent or failed, the action is over: the record must not wait for it to end
+            work.time("execute", t0)
+            record_ms += self.flashes.action_sent(work.index, sent, time.time(), action)
         if self.flashes.record is not None:
             work.add("record", record_ms)
         if action.type is not ActionType.WAIT:  # what flashes next follows this step's action

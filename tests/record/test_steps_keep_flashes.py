@@ -153,3 +153,24 @@ def test_a_flash_found_as_the_record_stops_is_stored_in_its_step(tmp_path):
         store.close()
     assert [s.transients for s in again.steps] == [(TOAST,), ()]
     assert sink.summary is not None and sink.summary.transients == (TOAST,)
+
+
+class RefusingPhone(FakePhone):
+    """A phone that refuses every tap."""
+
+    def tap(self, x: int, y: int) -> None:
+        from agent.device import DeviceError
+
+        raise DeviceError("the tap was refused")
+
+
+def test_an_action_the_phone_refused_is_over_for_the_record_when_it_failed():
+    phone = RefusingPhone()
+    record = Record()
+    events = list(drive(run_episode("add an alarm", phone, phone.parser, Planner(phone),
+                                    settings=RunSettings(mode=Autonomy.AUTO), record=record)))
+    assert events[-1].episode.steps[0].executed is None  # the tap failed ...
+    # ... and the record was told it ended then (not left pending, pinning later flashes to it)
+    assert [s for s, _a, _b in record.sent] == [0]
+    step, started, ended = record.sent[0]
+    assert started <= ended <= events[-1].episode.steps[0].finished_at
