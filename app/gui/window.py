@@ -266,6 +266,7 @@ class MainWindow(WindowLayout):
         # aborts the process), so wait for it, with the window already off the screen
         self.session.parse_worker.shutdown(timeout=60.0)
         self.session.misc.shutdown(wait=True)
+        self.episodes.videos.stop()  # its decoder posts frames to the GUI thread
         self.session.poster.close()
         self.session.close_store()
         super().closeEvent(event)

@@ -92,6 +92,11 @@ def test_a_recorded_run_shows_its_flash_and_plays_from_that_step(window, qtbot, 
     assert player.position.value() > 0  # from the step, not from the start
     assert any(m.flashed for m in player.position.marks)
     exported_in_a_browser(w, section, tmp_path)
+    player.seekRequested.emit(0.0)  # playing from the start again ...
+    decoder = w.episodes.videos._thread
+    assert decoder is not None and decoder.is_alive()
+    w.close()  # ... when the window closes: its decoder stops with it
+    assert not decoder.is_alive()
 
 
 def exported_in_a_browser(w, section: str, tmp_path: Path) -> None:
