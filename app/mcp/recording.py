@@ -38,7 +38,12 @@ class SessionRecords:
         self._by_episode: dict[str, Any] = {}
 
     def begin(self, client: str, episode: Episode) -> None:
-        """The client's episode begins (called before it is stored): start its record."""
+        """The client's episode begins (called before it is stored): stop the record of its
+        previous episode (its video ends there), start this one's."""
+        with self._lock:
+            previous = self._by_client.pop(client, None)
+        if previous is not None:
+            previous.stop()  # stores what it found late; ``amend`` still reads its summary
         try:
             sink = self._make()
         except Exception:
