@@ -14,6 +14,7 @@ window.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
@@ -32,6 +33,7 @@ class RecordController:
         self.session: Session = ui.session
         self.sink: RecordingSink | None = None
         self._read: Any = None  # the flashes' OCR, loaded at the first recorded run and kept
+        self._read_lock = threading.Lock()  # warm_up runs on the GUI thread and on the run's worker
         self._timer = QTimer()
         self._timer.setInterval(500)
         self._timer.timeout.connect(self._tick)
@@ -49,11 +51,12 @@ class RecordController:
         phone streams and flashes are caught; returns it (None otherwise).  Kept across runs."""
         from app.run_record import streams
 
-        if self._read is None and streams(self.session.device) and self.session.settings.record.flashes:
-            from phone.record.capture import reader_beside
+        with self._read_lock:
+            if self._read is None and streams(self.session.device) and self.session.settings.record.flashes:
+                from phone.record.capture import reader_beside
 
-            self._read = reader_beside(self.session.parser())  # the parser's OCR models, not a second copy
-        return self._read
+                self._read = reader_beside(self.session.parser())  # the parser's OCR models, not a second copy
+            return self._read
 
     def prepare(self, store: Any) -> RecordingSink | None:
         """The run's record around ``store`` (worker thread), or None."""
