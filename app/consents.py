@@ -52,10 +52,7 @@ class FileConsents:
             tasks = data.setdefault(kind.value, {}).setdefault(model, [])
             if task_key(goal) not in tasks:
                 tasks.append(task_key(goal))
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-            tmp.replace(self.path)
+            self._save(data)
 
     def models(self) -> dict[str, int]:
         """How many tasks each model may take steps of (for the settings and ``tapwise doctor``)."""
@@ -72,4 +69,11 @@ class FileConsents:
             else:
                 esc.pop(model, None)
             if self.path.exists():
-                self.path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+                self._save(data)
+
+    def _save(self, data: dict[str, dict[str, list[str]]]) -> None:
+        """Write ``data`` whole or not at all (a temporary file replaces the old one)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(self.path)

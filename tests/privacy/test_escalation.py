@@ -6,6 +6,8 @@ small model's step.  Both models are scripted servers over real HTTP."""
 
 from __future__ import annotations
 
+import pytest
+
 from agent.events import AwaitingDecision, Finished, Proposed
 from agent.privacy import Consent, ConsentAnswer, ConsentKind, ConsentQuestion, InMemoryConsents
 from agent.runner import drive
@@ -127,6 +129,27 @@ def test_remembered_consents_survive_a_restart(tmp_path) -> None:
     assert again.models() == {"qwen": 1}
     again.forget("qwen")
     assert not FileConsents(tmp_path / "c.json").allowed(ConsentKind.ESCALATE, "qwen", "turn off wi-fi")
+
+
+def test_a_disk_that_fills_up_while_consents_are_forgotten_loses_none_of_them(tmp_path, monkeypatch) -> None:
+    from pathlib import Path
+
+    from app.consents import FileConsents
+
+    consents = FileConsents(tmp_path / "c.json")
+    consents.remember(ConsentKind.ESCALATE, "qwen", "Turn off Wi-Fi")
+    consents.remember(ConsentKind.ESCALATE, "llama", "Turn off Wi-Fi")
+
+    def disk_full(self, text, encoding=None):  # the file is opened (emptied), then nothing fits
+        with open(self, "w", encoding=encoding):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    with pytest.raises(OSError):
+        consents.forget("qwen")
+    monkeypatch.undo()
+    again = FileConsents(tmp_path / "c.json")
+    assert again.models() == {"qwen": 1, "llama": 1}
 
 
 def test_without_a_bigger_model_nothing_changes() -> None:
