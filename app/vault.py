@@ -151,9 +151,13 @@ class FileVault:
             hint = (f"check {PASSPHRASE_ENV}" if self._passphrase else
                     f"the key file {self.key_path} does not belong to it (or {PASSPHRASE_ENV} was set when it was made)")
             raise VaultError(f"the vault file {self.path} cannot be opened: {hint}") from None
-        data = json.loads(plain)
+        try:
+            data = json.loads(plain)
+        except ValueError:  # the key fits, what it opens is not the vault's JSON
+            data = None
         if not isinstance(data, dict):
-            raise VaultError(f"the vault file {self.path} is damaged (not a mapping)")
+            raise VaultError(f"the vault file {self.path} is damaged (it opens, but holds no list of secrets); "
+                             "restore it from a backup, or move it away to start a new one")
         return {str(k): str(v) for k, v in data.items()}, salt
 
     def _save(self, secrets: dict[str, str], salt: bytes) -> None:

@@ -42,6 +42,22 @@ def test_the_file_is_encrypted_and_private(tmp_path) -> None:
         v.set("1 bad name", "x")
 
 
+def test_a_vault_whose_content_is_not_its_secrets_is_refused_with_what_to_do(tmp_path) -> None:
+    import json
+
+    from cryptography.fernet import Fernet
+
+    v = FileVault(tmp_path / "cfg")
+    v.set("library_password", SECRET)
+    doc = json.loads(v.path.read_bytes())  # the right key, but what it encrypts is not JSON
+    doc["token"] = Fernet(v.key_path.read_bytes().strip()).encrypt(b"{half a file").decode()
+    v.path.write_text(json.dumps(doc))
+    before = v.path.read_bytes()
+    with pytest.raises(VaultError, match="is damaged.*move it away to start a new one"):
+        FileVault(tmp_path / "cfg").names()
+    assert v.path.read_bytes() == before  # left as it was
+
+
 def test_a_passphrase_locks_the_file_without_a_key_file(tmp_path) -> None:
     v = FileVault(tmp_path, passphrase="correct horse")
     v.set("pin", "4711")
