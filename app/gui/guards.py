@@ -4,7 +4,8 @@ types into a password field.
 
 Consent and secret names are asked from worker threads (a run's model call, a recording
 step); ``on_gui`` runs the question on the GUI thread through the session's poster and
-blocks the worker until the user answers (a dialog closed with the window answers "no").
+blocks the worker until the user answers (a dialog closed with the window answers "no";
+a worker whose run was stopped, or whose window closed, stops waiting and takes "no").
 The vault is read and written on the GUI thread: a file of a few hundred bytes, or one
 keyring call.  Values never reach a log, a notice or the status bar.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -26,11 +28,13 @@ T = TypeVar("T")
 
 #: How long a worker waits for an answer before it takes "no" (the user walked away).
 ANSWER_TIMEOUT_S = 1800.0
+#: How often a waiting worker looks whether its run was stopped or the window closed.
+LOOK_S = 0.2
 
 
-def on_gui(poster: Any, fn: Callable[[], T], default: T) -> T:
+def on_gui(poster: Any, fn: Callable[[], T], default: T, cancelled: Callable[[], bool] | None = None) -> T:
     """``fn()`` run on the GUI thread; the calling worker waits for it (``default`` if the
-    window closed or nobody answered within ``ANSWER_TIMEOUT_S``)."""
+    window closed, ``cancelled()`` became true, or nobody answered within ``ANSWER_TIMEOUT_S``)."""
     app = QCoreApplication.instance()
     if app is None or QThread.currentThread() is app.thread():
         return fn()
@@ -46,17 +50,24 @@ def on_gui(poster: Any, fn: Callable[[], T], default: T) -> T:
             done.set()
 
     poster.post(run)
-    if not done.wait(ANSWER_TIMEOUT_S):
-        log.warning("no answer from the user; taking %r", default)
+    deadline = time.monotonic() + ANSWER_TIMEOUT_S
+    while not done.wait(LOOK_S):
+        if poster.closed or (cancelled is not None and cancelled()):
+            return default
+        if time.monotonic() > deadline:
+            log.warning("no answer from the user; taking %r", default)
+            return default
     return box.get("v", default)
 
 
 class DialogConsentGate:
     """A ``ConsentGate`` that asks in a ``ConsentDialog`` over ``parent``."""
 
-    def __init__(self, poster: Any, parent: Callable[[], QWidget | None]) -> None:
+    def __init__(self, poster: Any, parent: Callable[[], QWidget | None],
+                 cancelled: Callable[[], bool] | None = None) -> None:
         self.poster = poster
         self.parent = parent
+        self.cancelled = cancelled  # the run was stopped: a question still open is answered "no"
         self.dialog: Any = None  # the open dialog (tests and screenshots look at it)
 
     def ask(self, question: ConsentQuestion) -> ConsentAnswer:
@@ -72,7 +83,13 @@ class DialogConsentGate:
                 self.dialog = None
                 dlg.deleteLater()
 
-        return on_gui(self.poster, show, ConsentAnswer.NO)
+        answer = on_gui(self.poster, show, ConsentAnswer.NO, self.cancelled)
+        self.poster.post(self._dismiss)  # a question given up on does not stay open
+        return answer
+
+    def _dismiss(self) -> None:
+        if self.dialog is not None:
+            self.dialog.reject()
 
 
 class VaultController:

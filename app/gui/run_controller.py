@@ -251,7 +251,7 @@ class RunController:
                         settings, device=self.session.agent_device(), parser=SessionParser(self.session),
                         store=store, cancel=self._cancel, client=client, prefs=self.session.prefs,
                         judge=judge_for(request.goal, self.session.device), ask_on_error=True, confirm_done=True,
-                        consent=self._consent(), recorded=self.recording.prepare(store))
+                        consent=self._consent(self._cancel), recorded=self.recording.prepare(store))
         self._client = run.client
         from app.compose import planner_for_model
 
@@ -260,12 +260,14 @@ class RunController:
                        run.bundle.estimator is not None)
         return run.events
 
-    def _consent(self) -> Any:
-        """The user's consent, asked in the window's dialog (``app.gui.guards``)."""
+    def _consent(self, cancel: Any) -> Any:
+        """The user's consent, asked in the window's dialog (``app.gui.guards``); stopping
+        the run (``cancel``) takes "no" for a question still open."""
         from app.compose import user_consent
         from app.gui.guards import DialogConsentGate
 
-        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui)  # type: ignore[arg-type,return-value]
+        self.consent_gate = DialogConsentGate(self.session.poster, lambda: self.ui,  # type: ignore[arg-type,return-value]
+                                              cancelled=lambda: cancel.cancelled)
         return user_consent(self.consent_gate)
 
     def _cancel_run(self) -> None:

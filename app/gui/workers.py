@@ -64,6 +64,11 @@ class GuiPoster(QObject):
             self._wake_pending = True
         QCoreApplication.postEvent(self, QEvent(self._EVENT_TYPE))
 
+    @property
+    def closed(self) -> bool:
+        """``close`` was called: nothing posted runs any more."""
+        return self._closed
+
     def close(self) -> None:
         self._closed = True
         with self._lock:

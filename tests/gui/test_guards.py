@@ -6,6 +6,7 @@ when a bigger model is configured."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from PySide6.QtCore import QTimer
@@ -78,6 +79,42 @@ def test_a_worker_waits_for_the_answer_given_on_the_gui_thread(qtbot) -> None:
     assert answers == [ConsentAnswer.ONCE]
     assert on_gui(poster, lambda: 7, 0) == 7  # on the GUI thread itself: asked directly
     poster.close()
+
+
+def test_stopping_the_run_while_the_question_is_open_answers_no_and_closes_it(qtbot) -> None:
+    from app.gui.workers import GuiPoster
+
+    poster = GuiPoster()
+    stopped = threading.Event()
+    gate = DialogConsentGate(poster, lambda: None, cancelled=stopped.is_set)
+    answers: list[ConsentAnswer] = []
+
+    def stop_when_shown() -> None:  # runs in the dialog's own event loop
+        if gate.dialog is not None and gate.dialog.isVisible():
+            stopped.set()  # the user stops the run instead of answering
+        else:
+            QTimer.singleShot(20, stop_when_shown)
+
+    QTimer.singleShot(20, stop_when_shown)
+    worker = threading.Thread(target=lambda: answers.append(gate.ask(_send_question())))
+    worker.start()
+    qtbot.waitUntil(lambda: bool(answers) and gate.dialog is None, timeout=10000)  # answered, and closed
+    worker.join(5)
+    assert stopped.is_set() and answers == [ConsentAnswer.NO]
+    poster.close()
+
+
+def test_a_worker_waiting_for_an_answer_stops_waiting_when_the_window_closes(qtbot) -> None:
+    from app.gui.workers import GuiPoster
+
+    poster = GuiPoster()
+    answers: list[int] = []
+    worker = threading.Thread(target=lambda: answers.append(on_gui(poster, lambda: 7, 0)))
+    worker.start()
+    time.sleep(0.3)  # the question is posted (the GUI thread is busy: it is not shown) ...
+    poster.close()  # ... and the window closes
+    worker.join(10)
+    assert not worker.is_alive() and answers == [0]
 
 
 def test_the_secrets_dialog_keeps_values_it_never_shows(qtbot, tmp_path) -> None:
