@@ -486,7 +486,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
                       allow_sensitive=request.allow_sensitive, **run_overrides)
     from agent.knowledge.map_language import phone_language
 
-    language = phone_language(device) if store is not None else ""  # maps in the language the phone shows
+    # maps in the language the phone shows; one it cannot say: every map, not told apart (None)
+    language = (phone_language(device) or None) if store is not None else None
     knowledge = knowledge_for(store, language) if request.learn else None
     examples: tuple[str, ...] = ()
     if knowledge is not None:
