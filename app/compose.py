@@ -337,11 +337,13 @@ def contact_names(device: object) -> list[str]:
 
 
 def run_redactor(settings: Settings, device: object) -> Redactor:
-    """One run's redactor (shared by its models, so a value keeps its placeholder)."""
+    """One run's redactor (shared by its models, so a value keeps its placeholder).  The
+    contact names are read from the phone on its first redaction: only a run that sends
+    to a remote server reads them."""
     from agent.privacy import Redactor
 
     priv = settings.privacy
-    return Redactor(contact_names=contact_names(device) if priv.redact_contact_names else (),
+    return Redactor(contact_names=(lambda: contact_names(device)) if priv.redact_contact_names else (),
                     min_digits=priv.min_digits)
 
 
