@@ -510,6 +510,15 @@ class Store:
                 self.db.table(table).upsert(row, pk=pk)
         self._write(write, f"store a row in {table}")
 
+    def delete_rows(self, table: str, where: str, args: list[Any]) -> None:
+        """Delete ``table``'s rows matching ``where`` (nothing when the table is missing),
+        waiting out another program's lock like every write."""
+        def write() -> None:
+            with self._lock, self.db.conn:
+                if self.db.table(table).exists():
+                    self.db.table(table).delete_where(where, args)
+        self._write(write, f"delete rows of {table}")
+
     def ensure_table(self, table: str, columns: dict[str, type], pk: str) -> None:
         """Create ``table`` if it is missing, waiting out another program's lock like every write."""
         if self.db.table(table).exists():
