@@ -37,9 +37,10 @@ import sqlite_utils
 from PIL import Image
 
 from agent import codec
+from agent.macros.types import Macro
 from agent.redact import redact_url
 from agent.sink import StepNotStored
-from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
+from agent.types import Episode, EpisodeStatus, ImageRef, Step
 from app.store_schema import MIGRATIONS, SCHEMA_VERSION
 from vision.secret_mask import mask_password_fields
 from vision.types import Screen

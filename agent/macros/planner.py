@@ -47,6 +47,7 @@ from agent.macros.heal import Healer, doubt
 from agent.macros.recorder import Observation, element_under, make_step
 from agent.macros.reidentify import Grounder, Match, MatchLevel, Thresholds, reidentify
 from agent.macros.start import MAX_BACKS, is_fresh_launch, is_known_start
+from agent.macros.types import HealNote, Macro, MacroStep
 from agent.macros.words import level_words
 from agent.planners.base import ASK_USER, PlanContext
 from agent.runner import ScreenParserLike
@@ -55,10 +56,7 @@ from agent.types import (
     ActionType,
     DecisionKind,
     Direction,
-    HealNote,
     LLMCall,
-    Macro,
-    MacroStep,
     Proposal,
     Target,
 )

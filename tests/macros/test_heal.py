@@ -177,8 +177,8 @@ class Picks:
 
 def propose_healed(step, now: ScreenParse, eid: str):
     from agent.macros.planner import Eyes, MacroPlanner
+    from agent.macros.types import Macro
     from agent.planners.base import PlanContext
-    from agent.types import Macro
 
     macro = Macro("m", steps=(step,))
     planner = MacroPlanner(macro, macro, Eyes(Tree()), start_in_app=False, healer=Picks(eid))
