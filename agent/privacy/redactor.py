@@ -48,7 +48,6 @@ class Redactor:
         self._names_read = False
         self._by_value: dict[str, str] = {}
         self._by_placeholder: dict[str, str] = {}
-        self._kind: dict[str, str] = {}
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -68,7 +67,6 @@ class Redactor:
             ph = f"<{kind}-{self._counts[kind]}>"
             self._by_value[value] = ph
             self._by_placeholder[ph] = value
-            self._kind[ph] = KINDS[kind]
             return ph
 
     def redact(self, text: str) -> tuple[str, tuple[Replaced, ...]]:
@@ -135,10 +133,6 @@ class Redactor:
         if isinstance(data, list):
             return [self.restore_data(v) for v in data]
         return data
-
-    def kind_of(self, placeholder: str) -> str:
-        with self._lock:
-            return self._kind.get(placeholder, "")
 
 
 def _names_pattern(contact_names: Iterable[str]) -> re.Pattern[str] | None:
