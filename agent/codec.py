@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from agent.types import Action, Decision, Episode, LatentState, Macro, Proposal, Step, Target
+from agent.macros.types import Macro
+from agent.types import Action, Decision, Episode, LatentState, Proposal, Step, Target
 from vision.types import ScreenParse
 
 T = TypeVar("T")

@@ -12,14 +12,15 @@ the screen shows, so reading its pixels again finds nothing it lacks).  ``needed
 which, cheaply, so a caller can tell the user before the slower reading starts.
 
 Which words count: the goal's content words (``agent.knowledge.retrieval.tokens``: stop
-words out, synonyms folded) less the words that only say "do it" (open, tap, go …).
+words out, synonyms folded) less the words that only say "do it" (open, tap, go …); those,
+and the words that say where, are per-language data (``[look_again]`` in
+``agent/knowledge/words/*.toml``, read by ``agent.knowledge.lexicon.LookWords``).
 No model, no device; the OCR backend is injected.
 """
 
 from __future__ import annotations
 
-import re
-
+from agent.knowledge.lexicon import LookWords, fold
 from agent.knowledge.retrieval import tokens
 from agent.structured import choosable, element_name
 from vision.geometry import Rect, Size
@@ -28,19 +29,13 @@ from vision.naming import is_description
 from vision.ocr import OcrBackend
 from vision.types import ElementSource, Screen, ScreenParse
 
-#: Words of a goal that name no element: the act, not its object.
-_ACT = frozenset({"tap", "click", "press", "open", "select", "choose", "go", "check", "turn", "enter", "button",
-                  "icon", "option", "options", "page", "screen", "app", "add", "on", "off", "use", "switch",
-                  "top", "bottom", "left", "right", "upper", "lower", "corner"})
-_WHERE = (
-    (re.compile(r"\b(?:top|upper|header|title bar)\b", re.I), "top"),
-    (re.compile(r"\b(?:bottom|lower|footer)\b", re.I), "bottom"),
-)
-_SIDE = ((re.compile(r"\bleft\b", re.I), "left"), (re.compile(r"\bright\b", re.I), "right"))
-
 
 def goal_words(goal: str) -> set[str]:
-    return {w for w in tokens(goal) if len(w) >= 3 and w not in _ACT}
+    """The goal's content words: less the words (``[look_again] act``, every language) that
+    only say "do it" or where, whole or as ``tokens`` reads them."""
+    look = LookWords.load()
+    rest = look.act_words.sub(" ", fold(goal))
+    return {w for w in tokens(rest) if len(w) >= 3 and w not in look.act}
 
 
 def named_on_screen(goal: str, parse: ScreenParse) -> bool:
@@ -62,17 +57,11 @@ def named_on_screen(goal: str, parse: ScreenParse) -> bool:
 def region_for(goal: str, size: Size) -> tuple[Rect, str]:
     """The part of the screen the goal's words point at, and its name in words."""
     w, h = size.width, size.height
-    top, bottom, where = 0, h, ""
-    for pattern, name in _WHERE:
-        if pattern.search(goal):
-            top, bottom = (0, h // 3) if name == "top" else (2 * h // 3, h)
-            where = name
-            break
-    left, right, side = 0, w, ""
-    for pattern, name in _SIDE:
-        if pattern.search(goal):
-            left, right, side = (0, w // 2, name) if name == "left" else (w // 2, w, name)
-            break
+    said = {name for name, pattern in LookWords.load().places if pattern.search(fold(goal))}
+    where = next((name for name in ("top", "bottom") if name in said), "")
+    top, bottom = {"top": (0, h // 3), "bottom": (2 * h // 3, h)}.get(where, (0, h))
+    side = next((name for name in ("left", "right") if name in said), "")
+    left, right = {"left": (0, w // 2), "right": (w // 2, w)}.get(side, (0, w))
     words = " ".join(x for x in (where, side) if x)
     return Rect(left, top, right, bottom), (f"the {words} of the screen" if words else "the whole screen")
 

@@ -20,7 +20,7 @@ from agent.grounding.assessment import Assessor
 from agent.grounding.base import GroundContext, Grounder, GroundingError
 from agent.latent import LatentEstimator, LatentInput
 from agent.llm.base import CancelToken
-from agent.planners.base import PlanContext, PlanError, Planner, Recalls
+from agent.planners.base import EscalationRefused, PlanContext, PlanError, Planner, Recalls
 from agent.run_step import (
     Judge,
     LookAgain,
@@ -146,8 +146,10 @@ class ProposingRun:
             proposal = replace(proposal, evidence=(*proposal.evidence, _EARLY_DONE))
         return replace(proposal, latent=comp.latent)
 
-    def _plan_and_ground(self, work: StepWork, escalate: str = "") -> Proposal:
-        """Propose and ground, sending grounding misses back to the planner (``max_replans`` times)."""
+    def _plan_and_ground(self, work: StepWork, escalate: str = "", own: Proposal | None = None) -> Proposal:
+        """Propose and ground, sending grounding misses back to the planner (``max_replans`` times).
+        ``own``: the run's model's grounded step that ``escalate`` is about, kept when the
+        bigger model may not take the step."""
         assert work.parse is not None
         notes = list(self.memory.notes)
         evidence: list[str] = list(work.looked_again)
@@ -158,9 +160,14 @@ class ProposingRun:
             ctx = PlanContext(goal=self.goal, parse=work.parse, screen=work.screen_text, history=history,
                               latent=work.latent, notes=tuple(notes), examples=self.settings.examples,
                               step_index=work.index, cancel=self.cancel, images=work.images, rejected=rejected,
-                              escalate=escalate, rejections=feedback.count(work.screen_id), replan=attempt)
+                              escalate=escalate, rejections=feedback.count(work.screen_id), replan=attempt,
+                              keeps_own=own is not None)
             try:
                 proposal = self.planner.propose(ctx)
+            except EscalationRefused as exc:
+                if own is None:
+                    raise StepFailed(exc.message, exc.calls) from None
+                return replace(own, evidence=(*own.evidence, exc.message))
             except PlanError as exc:
                 raise StepFailed(exc.message, exc.calls) from None
             work.calls.extend(proposal.llm_calls)
@@ -185,7 +192,7 @@ class ProposingRun:
             grounded = replace(proposal, action=g.action, evidence=(*evidence, *g.evidence))
             unsure = "" if escalate else _unsure(self.planner, grounded)
             if unsure:  # the run's model is unsure of its grounded step: the bigger model takes it
-                return self._plan_and_ground(work, unsure)
+                return self._plan_and_ground(work, unsure, own=grounded)
             return grounded
         raise StepFailed(f"no new groundable action after {self.settings.max_replans} re-plans ({evidence[-1]})")
 

@@ -337,11 +337,13 @@ def contact_names(device: object) -> list[str]:
 
 
 def run_redactor(settings: Settings, device: object) -> Redactor:
-    """One run's redactor (shared by its models, so a value keeps its placeholder)."""
+    """One run's redactor (shared by its models, so a value keeps its placeholder).  The
+    contact names are read from the phone on its first redaction: only a run that sends
+    to a remote server reads them."""
     from agent.privacy import Redactor
 
     priv = settings.privacy
-    return Redactor(contact_names=contact_names(device) if priv.redact_contact_names else (),
+    return Redactor(contact_names=(lambda: contact_names(device)) if priv.redact_contact_names else (),
                     min_digits=priv.min_digits)
 
 
@@ -486,7 +488,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
                       allow_sensitive=request.allow_sensitive, **run_overrides)
     from agent.knowledge.map_language import phone_language
 
-    language = phone_language(device) if store is not None else ""  # maps in the language the phone shows
+    # maps in the language the phone shows; one it cannot say: every map, not told apart (None)
+    language = (phone_language(device) or None) if store is not None else None
     knowledge = knowledge_for(store, language) if request.learn else None
     examples: tuple[str, ...] = ()
     if knowledge is not None:

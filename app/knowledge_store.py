@@ -76,9 +76,8 @@ class SqliteKnowledgeStore:
         return sorted(out, key=lambda r: r.created_at)
 
     def delete_task(self, record_id: str) -> None:
-        with self.db.conn:
-            for t in ("task_repository", "demonstrations"):
-                self.db.table(t).delete_where("id = ?", [record_id])
+        for t in ("task_repository", "demonstrations"):
+            self.store.delete_rows(t, "id = ?", [record_id])
 
     # ---- instruction set ----
     def save_mapping(self, mapping: InstructionMapping) -> None:
@@ -178,8 +177,7 @@ class SqliteKnowledgeStore:
                                                "source": "user", "updated_at": time.time()}, pk="key")
 
     def delete_app_map(self, package: str) -> None:
-        with self.db.conn:
-            self.db.table("context_library").delete_where("key = ?", [self._MAP_PREFIX + package])
+        self.store.delete_rows("context_library", "key = ?", [self._MAP_PREFIX + package])
 
     # ---- decision memory (``agent.memory``: one document per remembered decision) ----
     #: Created on first use with ``if_not_exists`` (no schema migration needed: a database
@@ -203,7 +201,4 @@ class SqliteKnowledgeStore:
         return sorted((_unwrap("remembered", Remembered, r["doc"]) for r in rows), key=lambda e: e.at)
 
     def delete_decision(self, entry_id: str) -> None:
-        if not self.db.table(self._DECISIONS).exists():
-            return
-        with self.db.conn:
-            self.db.table(self._DECISIONS).delete_where("id = ?", [entry_id])
+        self.store.delete_rows(self._DECISIONS, "id = ?", [entry_id])

@@ -37,9 +37,10 @@ import sqlite_utils
 from PIL import Image
 
 from agent import codec
+from agent.macros.types import Macro
 from agent.redact import redact_url
 from agent.sink import StepNotStored
-from agent.types import Episode, EpisodeStatus, ImageRef, Macro, Step
+from agent.types import Episode, EpisodeStatus, ImageRef, Step
 from app.store_schema import MIGRATIONS, SCHEMA_VERSION
 from vision.secret_mask import mask_password_fields
 from vision.types import Screen
@@ -509,6 +510,15 @@ class Store:
             with self._lock, self.db.conn:
                 self.db.table(table).upsert(row, pk=pk)
         self._write(write, f"store a row in {table}")
+
+    def delete_rows(self, table: str, where: str, args: list[Any]) -> None:
+        """Delete ``table``'s rows matching ``where`` (nothing when the table is missing),
+        waiting out another program's lock like every write."""
+        def write() -> None:
+            with self._lock, self.db.conn:
+                if self.db.table(table).exists():
+                    self.db.table(table).delete_where(where, args)
+        self._write(write, f"delete rows of {table}")
 
     def ensure_table(self, table: str, columns: dict[str, type], pk: str) -> None:
         """Create ``table`` if it is missing, waiting out another program's lock like every write."""

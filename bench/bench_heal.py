@@ -42,7 +42,8 @@ from agent.events import AwaitingDecision, Finished
 from agent.macros.heal import HealAnswer, ModelHealer
 from agent.macros.recorder import element_under
 from agent.macros.replay import Replayer
-from agent.types import Action, Decision, DecisionKind, MacroStep
+from agent.macros.types import MacroStep
+from agent.types import Action, Decision, DecisionKind
 from vision.types import ScreenParse
 
 log = logging.getLogger("bench_heal")

@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.macros.editing import fill_parameters, parameterize
 from agent.macros.recorder import Observation, Recorder
 from agent.macros.replay import Replayer, run_unattended
-from agent.types import Action, Direction, Macro
+from agent.macros.types import Macro
+from agent.types import Action, Direction
 from bench.scripted_llm import ReplyLog, ScriptedLLM
 from vision.types import ScreenParse
 

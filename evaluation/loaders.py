@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from agent import codec
-from agent.types import Action, Episode, Macro, Step, StepOutcome
+from agent.macros.types import Macro
+from agent.types import Action, Episode, Step, StepOutcome
 from evaluation.aitw import AitwAction, AitwStep, Box, Trajectory, boxes_from_rects
 from vision.geometry import Size
 from vision.types import ElementKind

@@ -34,6 +34,7 @@ def result_from_data(d: dict[str, Any]) -> SupervisedResult:
     """A result as ``asdict`` wrote it (lists back to tuples, unknown keys dropped)."""
     d = {k: v for k, v in d.items() if k in _FIELDS}
     d["approve_to_next_s"] = tuple(d.get("approve_to_next_s") or ())
+    d["origins"] = tuple((str(name), int(n)) for name, n in d.get("origins") or ())
     d["intervened"] = tuple(d.get("intervened") or ())
     return SupervisedResult(**d)
 

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent.types import Macro
+from agent.macros.types import Macro
 from widgets.dialog_buttons import ok_cancel
 from widgets.icons import button, icon
 

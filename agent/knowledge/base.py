@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from agent.types import Episode, Macro
+from agent.macros.types import Macro
+from agent.types import Episode
 
 from .app_map import AppMap
 from .context import ContextLibrary

@@ -28,7 +28,7 @@ from agent.knowledge.focus import (
 )
 from agent.knowledge.lexicon import Words, same_word
 from agent.knowledge.map_build import sure_match
-from agent.knowledge.map_language import map_id, split_map_id
+from agent.knowledge.map_language import map_id
 from agent.knowledge.retrieval import Scorer, make_scorer, tokens
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import AppMapStore
@@ -73,12 +73,10 @@ class AppMaps:
     def load(self, package: str, app_version: str = "") -> AppMap | None:
         """The map of ``package``, or None when there is none or it is for another version
         (a stale map is deleted: the app changed, its screens may have too).  In a store of
-        every language's maps, a package with no map of unknown language gets its first
-        language's (read one language through ``map_language.LanguageMaps``)."""
+        every language's maps a bare package is the map of unknown language only, never
+        another language's: read one language through ``map_language.LanguageMaps``, or
+        name the key (``map_language.map_id``)."""
         data = self.store.load_app_map(package)
-        if data is None and "/" not in package:
-            package = next((k for k in self.store.app_map_packages() if split_map_id(k)[0] == package), package)
-            data = self.store.load_app_map(package) if "/" in package else None
         if data is None:
             return None
         try:

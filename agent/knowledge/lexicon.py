@@ -239,3 +239,47 @@ def _load_conventions() -> ConventionWords:
             raise WordsError(f"{source}: unknown [conventions] keys: {', '.join(sorted(unknown))}")
         langs.append(Conventions(str(data.get("language", entry.name[:-5])), lists))
     return ConventionWords(tuple(langs))
+
+
+# ---- the closer second look's words (agent/look_again.py) --------------------------------
+_PLACES = ("top", "bottom", "left", "right")
+
+
+@dataclass(frozen=True, eq=False)
+class LookWords:
+    """Every language's ``[look_again]`` words, merged: ``act`` says "do it" and names no
+    element ("tap", "tippe"); ``top``, ``bottom``, ``left``, ``right`` point at a part of
+    the screen.  Patterns match whole words (Unicode), case folded (``fold``)."""
+
+    act: frozenset[str]
+    act_words: re.Pattern[str]
+    places: tuple[tuple[str, re.Pattern[str]], ...]
+
+    @staticmethod
+    def load() -> LookWords:
+        return _load_look()
+
+
+def _whole(words: list[str]) -> re.Pattern[str]:
+    alternation = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)) or "(?!)"
+    return re.compile(rf"\b(?:{alternation})\b")
+
+
+@lru_cache(maxsize=1)
+def _load_look() -> LookWords:
+    merged: dict[str, list[str]] = {k: [] for k in ("act", *_PLACES)}
+    folder = resources.files("agent.knowledge") / "words"
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".toml"):
+            continue
+        source = f"agent/knowledge/words/{entry.name}"
+        table = tomllib.loads(entry.read_text(encoding="utf-8")).get("look_again", {})
+        if not isinstance(table, dict):
+            raise WordsError(f"{source}: [look_again] must be a table")
+        unknown = set(table) - set(merged)
+        if unknown:
+            raise WordsError(f"{source}: unknown [look_again] keys: {', '.join(sorted(unknown))}")
+        for key in merged:
+            merged[key] += _strings(table, key, source)
+    return LookWords(act=frozenset(merged["act"]), act_words=_whole(merged["act"]),
+                     places=tuple((k, _whole(merged[k])) for k in _PLACES))

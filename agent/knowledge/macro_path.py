@@ -36,7 +36,8 @@ from agent.knowledge.retrieval import Scorer
 from agent.knowledge.screen_key import screen_key
 from agent.macros.reidentify import reidentify
 from agent.macros.start import is_known_start
-from agent.types import ActionType, Macro, Target
+from agent.macros.types import Macro
+from agent.types import ActionType, Target
 from vision.geometry import Rect, Size
 from vision.types import Element, ElementKind, ScreenParse
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from agent.types import Episode, Macro
+from agent.macros.types import Macro
+from agent.types import Episode
 
 from .retrieval import LexicalScorer, Scorer, top_k
 from .reverse import is_success, record_from_episode, record_from_macro

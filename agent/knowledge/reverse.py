@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from agent.macros.describe import describe_step, element_phrase
 from agent.macros.recorder import target_element
-from agent.types import Action, ActionType, Episode, EpisodeStatus, Macro
+from agent.macros.types import Macro
+from agent.types import Action, ActionType, Episode, EpisodeStatus
 from vision.types import Element, ElementKind, ScreenParse
 
 from .types import Instruction, Op, TaskRecord

@@ -12,7 +12,7 @@ import copy
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
-from agent.types import Macro
+from agent.macros.types import Macro
 
 from .types import InstructionMapping, TaskRecord
 

@@ -57,8 +57,9 @@ from agent.knowledge.retrieval import LexicalScorer, Scorer
 from agent.macros.editing import next_version
 from agent.macros.reidentify import reidentify
 from agent.macros.start import fresh_launch_step, is_launcher
+from agent.macros.types import Macro, MacroStep
 from agent.safety import assess
-from agent.types import Action, ActionType, Macro, MacroStep, Target
+from agent.types import Action, ActionType, Target
 from vision.geometry import Point
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from agent.types import Macro, MacroStep
+from agent.macros.types import Macro, MacroStep
 
 
 @dataclass(frozen=True, slots=True)

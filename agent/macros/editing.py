@@ -11,7 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
-from agent.types import ActionType, Macro, MacroStep, Target
+from agent.macros.types import Macro, MacroStep
+from agent.types import ActionType, Target
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

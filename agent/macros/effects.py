@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from agent.macros.fingerprint import compare_signatures, id_overlap
 from agent.macros.recorder import Observation
+from agent.macros.types import MacroStep
 from agent.macros.words import BAD_EFFECTS, outcome_words
-from agent.types import ActionType, MacroStep
+from agent.types import ActionType
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ showing it the step's words, the recorded element's words and why the clues fail
 (``ModelHealer``).  The replay then proposes the step aimed at that element, marked
 *healed* (``agent.cost.HEALED``) and put to the user whatever the autonomy
 (``agent.planners.base.ASK_USER``); the macro's next version keeps how it was healed
-(``agent.types.HealNote``) once the user approved it and the step had its effect.
+(``agent.macros.types.HealNote``) once the user approved it and the step had its effect.
 
 No device; the model is reached only through the ``LLMClient`` given.
 """
@@ -27,9 +27,10 @@ from agent.macros.describe import toggle_inside
 from agent.macros.fingerprint import fingerprint_similarity
 from agent.macros.recorder import Observation, element_under
 from agent.macros.reidentify import Match, MatchLevel, Thresholds
+from agent.macros.types import MacroStep
 from agent.screen_text import elements_json
 from agent.structured import choosable
-from agent.types import LLMCall, MacroStep
+from agent.types import LLMCall
 from vision.types import Element, ElementKind, ScreenParse
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,8 @@ from typing import Any
 from agent import codec
 from agent.execute import MAX_COORDINATE
 from agent.macros.editing import fill_parameters, used_parameters
-from agent.types import Macro, NotRepresentable
+from agent.macros.types import Macro
+from agent.types import NotRepresentable
 from vision.geometry import Size
 
 log = logging.getLogger(__name__)

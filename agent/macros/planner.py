@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from agent.cost import HEALED
 from agent.events import ErrorEvent as RunError
 from agent.events import Event, Executed, Rejected, StepEvent
+from agent.grounding.base import aim_at
 from agent.macros.describe import toggle_inside
 from agent.macros.effects import EffectCheck, StepReport, check_effect
 from agent.macros.fingerprint import same_screen
@@ -46,6 +47,7 @@ from agent.macros.heal import Healer, doubt
 from agent.macros.recorder import Observation, element_under, make_step
 from agent.macros.reidentify import Grounder, Match, MatchLevel, Thresholds, reidentify
 from agent.macros.start import MAX_BACKS, is_fresh_launch, is_known_start
+from agent.macros.types import HealNote, Macro, MacroStep
 from agent.macros.words import level_words
 from agent.planners.base import ASK_USER, PlanContext
 from agent.runner import ScreenParserLike
@@ -54,15 +56,12 @@ from agent.types import (
     ActionType,
     DecisionKind,
     Direction,
-    HealNote,
     LLMCall,
-    Macro,
-    MacroStep,
     Proposal,
     Target,
 )
 from vision.geometry import NormPoint, Point, Size
-from vision.types import Screen, ScreenParse
+from vision.types import Element, Screen, ScreenParse
 
 log = logging.getLogger(__name__)
 
@@ -216,9 +215,7 @@ class MacroPlanner:
             self._calls = answer.calls  # counted with the question that follows
             return None
         el = answer.element
-        c = el.rect.center
-        action = replace(step.action, touch=c, lift=None if step.action.lift is None else c,
-                         target=Target(element_id=el.id, point=c, description=el.display_name or step.description))
+        action = _aimed_at(step.action, el, obs.parse, el.display_name or step.description)
         chose = el.display_name or el.kind.value
         match = Match(el, MatchLevel.LLM, 0.5, f"the model chose {chose!r}: {answer.reason}")
         n = len(self.concrete.steps)
@@ -436,6 +433,17 @@ def _swipe_in(rect_left: int, rect_top: int, rect_right: int, rect_bottom: int, 
     if d is Direction.LEFT:
         return Action.swipe(rect_left + int(w * 0.75), cy, rect_left + int(w * 0.25), cy)
     return Action.swipe(rect_left + int(w * 0.25), cy, rect_left + int(w * 0.75), cy)
+
+
+def _aimed_at(action: Action, el: Element, parse: ScreenParse, description: str) -> Action:
+    """A healed step's action moved onto ``el``: a tap where taps on it go (``aim_at``), a
+    swipe inside its box in the recorded direction (as ``resolve`` aims a re-found swipe)."""
+    if action.type is ActionType.SWIPE:
+        r = el.rect
+        swipe = _swipe_in(r.left, r.top, r.right, r.bottom, action.finger_direction() or Direction.UP)
+        return replace(swipe, target=Target(element_id=el.id, point=swipe.touch, description=description))
+    aimed = aim_at(replace(action, target=Target(description=description)), el, parse)
+    return replace(aimed, lift=None if action.lift is None else aimed.touch)
 
 
 def _unfill(action: Action, params: dict[str, str]) -> Action:

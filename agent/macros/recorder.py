@@ -21,8 +21,9 @@ import numpy as np
 
 from agent.macros.describe import describe_step, toggle_inside
 from agent.macros.fingerprint import fingerprint_of, inner_text, screen_signature
+from agent.macros.types import Macro, MacroStep
 from agent.secrets.refs import names_in, reference
-from agent.types import Action, ActionType, Macro, MacroStep, Target
+from agent.types import Action, ActionType, Target
 from vision.geometry import Point
 from vision.types import Element, ElementKind, Screen, ScreenParse
 

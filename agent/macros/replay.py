@@ -37,8 +37,9 @@ from agent.macros.planner import Eyes, MacroPlanner, needs_you
 from agent.macros.recorder import Observation
 from agent.macros.reidentify import Grounder, MatchLevel, Thresholds
 from agent.macros.start import MAX_BACKS, is_fresh_launch
+from agent.macros.types import Macro, MacroStep
 from agent.runner import ScreenParserLike
-from agent.types import Action, Autonomy, Decision, DecisionKind, Episode, EpisodeStatus, Macro, MacroStep
+from agent.types import Action, Autonomy, Decision, DecisionKind, Episode, EpisodeStatus
 from vision.geometry import Size
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from agent.device import Device, Key
 from agent.macros.recorder import Observation
-from agent.types import Action, ActionType, MacroStep
+from agent.macros.types import MacroStep
+from agent.types import Action, ActionType
 from vision.types import ScreenParse
 
 log = logging.getLogger(__name__)

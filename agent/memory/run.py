@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from agent.effects import screen_identity
@@ -180,8 +181,6 @@ class MemorySession:
 
 def _plain(action: Action) -> Action:
     """The executed action as the step to remember (its target re-made from the parse)."""
-    from dataclasses import replace
-
     return replace(action, target=None) if action.touch is not None else action
 
 

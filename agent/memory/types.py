@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from agent.types import Action, MacroStep, new_id
+from agent.macros.types import MacroStep
+from agent.types import Action, new_id
 
 #: ``Proposal.planner`` of a step proposed from memory.
 MEMORY = "memory"

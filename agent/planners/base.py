@@ -65,6 +65,9 @@ class PlanContext:
     replan: int = 0  # 0, or which re-plan of this step (the last proposal could not be grounded or was rejected here)
     offer: tuple[str, ...] = ()  # element ids a structured reply may name, in this order (empty: every element)
     allow_done: bool = True  # False: "complete" is not offered (the screen's evidence rules it out)
+    #: with ``escalate``: the runner holds the run's model's grounded step for this screen and
+    #: keeps it when the bigger model may not take the step (``EscalationRefused``)
+    keeps_own: bool = False
 
 
 class PlanError(RuntimeError):
@@ -74,6 +77,12 @@ class PlanError(RuntimeError):
         super().__init__(message)
         self.message = message
         self.calls = calls
+
+
+class EscalationRefused(PlanError):
+    """The bigger model may not take a step the runner sent it while holding the run's
+    model's own grounded step (``PlanContext.keeps_own``): the runner keeps that step,
+    with ``message`` as a line of its evidence, and no model is asked again."""
 
 
 class Planner(Protocol):

@@ -17,7 +17,8 @@ A step goes to the bigger one when
 
 Before a step goes to the bigger model, the user's consent is asked for it (per task,
 remembered per model, ``agent.privacy.consent``); a "no" keeps the small model's
-proposal.  The proposal says which model made it (``Proposal.model``) and why it was
+proposal (the runner's grounded step, when the runner sent the step up for being unsure
+of it: ``PlanContext.keeps_own``, no second call).  The proposal says which model made it (``Proposal.model``) and why it was
 escalated (``Proposal.escalated``); its ``llm_calls`` keep both models' calls.  Latent
 state is still estimated by the small model: only the planning call moves.  The bigger
 model reaches a remote server through the redacting client like any other (the
@@ -31,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.explain import confidence_of
-from agent.planners.base import PlanContext, PlanError, Planner, Wrapping
+from agent.planners.base import EscalationRefused, PlanContext, PlanError, Planner, Wrapping
 from agent.privacy.consent import Consent
 from agent.privacy.types import ConsentKind, ConsentQuestion
 from agent.types import LLMCall, Proposal
@@ -135,12 +136,14 @@ class EscalatingPlanner(Wrapping):
                 calls = first.llm_calls
         if not self._permitted(ctx, reason):
             log.info("escalation to %s not allowed: %s", self.bigger.model, reason)
+            refused = f"not sent to {self.bigger.model}: you did not allow it"
             if failed is not None:
                 raise failed
+            if first is None and ctx.keeps_own:
+                raise EscalationRefused(refused)  # the runner keeps the step it already grounded
             if first is None:
                 first = self.inner.propose(ctx)
-            return replace(first, model=first.model or self.small_model,
-                           evidence=(*first.evidence, f"not sent to {self.bigger.model}: you did not allow it"))
+            return replace(first, model=first.model or self.small_model, evidence=(*first.evidence, refused))
         try:
             big = self.bigger.planner.propose(ctx)
         except PlanError as exc:

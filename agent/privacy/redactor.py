@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agent.privacy.types import Replaced
@@ -37,25 +37,27 @@ KINDS = {"phone": "phone number", "email": "e-mail address", "number": "digit ru
 class Redactor:
     """See the module docstring.  Thread-safe; one per run."""
 
-    def __init__(self, *, contact_names: Iterable[str] = (), min_digits: int = 6) -> None:
+    def __init__(self, *, contact_names: Iterable[str] | Callable[[], Iterable[str]] = (),
+                 min_digits: int = 6) -> None:
+        """``contact_names``: the names, or a function that reads them, called once, on the
+        first redaction (a run whose requests stay on this machine never reads them)."""
         self.min_digits = min_digits
         self._digits = re.compile(rf"(?<!\w)\d{{{min_digits},}}(?!\w)")
-        names: set[str] = set()
-        for full in contact_names:
-            full = " ".join(full.split())
-            if len(full) >= 3 and any(ch.isalpha() for ch in full):
-                names.add(full)
-                names.update(p for p in full.split() if len(p) >= 3 and p[0].isalpha())
-        # longest first, so "Alice Johnson" goes before "Alice"
-        ordered = sorted(names, key=len, reverse=True)
-        self._names = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in ordered) + r")(?!\w)") if ordered else None
+        self._read_names = contact_names if callable(contact_names) else (lambda: contact_names)
+        self._names: re.Pattern[str] | None = None
+        self._names_read = False
         self._by_value: dict[str, str] = {}
         self._by_placeholder: dict[str, str] = {}
-        self._kind: dict[str, str] = {}
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
 
     # ---- replacing ------------------------------------------------------------------------
+    def _name_pattern(self) -> re.Pattern[str] | None:
+        with self._lock:
+            if not self._names_read:
+                self._names, self._names_read = _names_pattern(self._read_names()), True
+            return self._names
+
     def _placeholder(self, kind: str, value: str) -> str:
         with self._lock:
             found = self._by_value.get(value)
@@ -65,7 +67,6 @@ class Redactor:
             ph = f"<{kind}-{self._counts[kind]}>"
             self._by_value[value] = ph
             self._by_placeholder[ph] = value
-            self._kind[ph] = KINDS[kind]
             return ph
 
     def redact(self, text: str) -> tuple[str, tuple[Replaced, ...]]:
@@ -88,8 +89,9 @@ class Redactor:
         out = _EMAIL.sub(sub("email"), text)
         out = _PHONE.sub(sub("phone"), out)
         out = self._digits.sub(sub("number"), out)
-        if self._names is not None:
-            out = self._names.sub(sub("name"), out)
+        names = self._name_pattern()
+        if names is not None:
+            out = names.sub(sub("name"), out)
         return out, tuple(seen.values())
 
     def redact_data(self, data: Any) -> tuple[Any, tuple[Replaced, ...]]:
@@ -132,6 +134,15 @@ class Redactor:
             return [self.restore_data(v) for v in data]
         return data
 
-    def kind_of(self, placeholder: str) -> str:
-        with self._lock:
-            return self._kind.get(placeholder, "")
+
+def _names_pattern(contact_names: Iterable[str]) -> re.Pattern[str] | None:
+    """A full name, then each part of it of three letters or more; None for no names."""
+    names: set[str] = set()
+    for full in contact_names:
+        full = " ".join(full.split())
+        if len(full) >= 3 and any(ch.isalpha() for ch in full):
+            names.add(full)
+            names.update(p for p in full.split() if len(p) >= 3 and p[0].isalpha())
+    # longest first, so "Alice Johnson" goes before "Alice"
+    ordered = sorted(names, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in ordered) + r")(?!\w)") if ordered else None

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent.events import Aborted, AwaitingDecision, ErrorEvent, Executed, Finished, Observed, Parsed, Rejected
 from agent.explain import confidence_of
-from agent.types import Decision, DecisionKind, Macro, Step
+from agent.macros.types import Macro
+from agent.types import Decision, DecisionKind, Step
 from app.gui.demonstrate import Demonstration
 from app.gui.macro_recording import MacroRecording
 from app.gui.run_start import SessionParser

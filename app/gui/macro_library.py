@@ -15,7 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.types import Action, Macro
+from agent.macros.types import Macro
+from agent.types import Action
 from app.gui.demonstrate import Demonstration
 from app.gui.session import Session, Workbench
 from app.gui.workers import Failure, GeneratorDriver

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.types import Action, Macro, MacroStep
+from agent.macros.types import Macro, MacroStep
+from agent.types import Action
 from app.gui.macro_library import MacroLibraryActions
 from app.gui.workers import Failure
 from widgets.notifications import Level

@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.types import Autonomy, Episode, EpisodeStatus, ImageRef, Macro, Step, StepOutcome
+from agent.macros.types import Macro
+from agent.types import Autonomy, Episode, EpisodeStatus, ImageRef, Step, StepOutcome
 from vision.types import Screen, ScreenParse
 
 log = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from typing import Protocol
 from agent.screen_text import description, fenced
 from agent.structured import choosable, element_name, takes_a_tap
 from evaluation.grounding.records import GroundingRecord
-from vision.geometry import Point, Rect
+from vision.geometry import Point
 from vision.naming import is_description
 from vision.row_parts import tap_point
 from vision.types import Element, Screen, ScreenParse
@@ -285,7 +285,3 @@ def _by_screen(records: Iterable[GroundingRecord]) -> list[tuple[str, list[Groun
     for r in records:
         groups.setdefault(r.screen, []).append(r)
     return list(groups.items())
-
-
-def box_rect(v: Verdict) -> Rect:
-    return Rect(*v.box)

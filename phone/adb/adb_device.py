@@ -108,6 +108,25 @@ def _read_all(sock: socket.socket, chunk: int = 1 << 20) -> bytes:
         buf += data
 
 
+def content_rows(out: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows ``adb shell content query --projection a:b`` printed, one ``Row: N a=..., b=...``
+    line each, as {column: value}.  Values are not quoted and may hold ", " themselves (a
+    name "Lopez, Maria"), so a value runs up to the next ", <one of columns>=" or the line's end."""
+    split = re.compile(r", (?=(?:" + "|".join(re.escape(c) for c in columns) + r")=)")
+    rows = []
+    for line in out.splitlines():
+        head = re.match(r"Row: \d+ ", line)
+        if head is None:
+            continue
+        row = {}
+        for cell in split.split(line[head.end():]):
+            name, eq, value = cell.partition("=")
+            if eq and name in columns:
+                row[name] = value
+        rows.append(row)
+    return rows
+
+
 class AdbDevice:
     """One phone reached through the adb server."""
 
@@ -477,8 +496,8 @@ class AdbDevice:
     def contact_names(self) -> list[str]:
         """The names the phone's contacts hold (the contacts provider, through ``content query``)."""
         out = self.shell("content query --uri content://com.android.contacts/contacts --projection display_name")
-        return [m.group(1).strip() for m in re.finditer(r"display_name=([^\n,]+)", out) if m.group(1).strip()
-                not in ("NULL", "")]
+        names = (row.get("display_name", "").strip() for row in content_rows(out, ("display_name",)))
+        return [n for n in names if n not in ("NULL", "")]
 
     def open_app(self, name_or_package: str) -> None:
         package = self.resolve_package(name_or_package)

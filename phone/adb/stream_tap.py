@@ -84,8 +84,3 @@ class StreamTap:
         """A new stream starts (its own configuration will follow): forget the head."""
         with self._lock:
             self._config, self._gop, self._gop_bytes = None, [], 0
-
-    @property
-    def head_bytes(self) -> int:
-        with self._lock:
-            return self._gop_bytes

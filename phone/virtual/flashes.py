@@ -119,13 +119,6 @@ class Flashes:
                 gone = True
         return gone
 
-    def next_change(self) -> float | None:
-        """Seconds until a message goes by itself (timed phone), or None."""
-        if not self.timed:
-            return None
-        left = [m.until - time.monotonic() for m in (self.toast, self.snackbar) if m is not None]
-        return max(0.0, min(left)) if left else None
-
     # -- what is drawn and read ---------------------------------------------------------------------
     def nodes(self, ui: Ui, *, dialog_open: bool) -> list[Node]:
         """The snackbar (under a dialog's scrim) and the toast (on top of all but a dialog)."""

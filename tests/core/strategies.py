@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from agent.macros.types import Macro, MacroStep
 from agent.types import (
     Action,
     ActionType,
@@ -17,8 +18,6 @@ from agent.types import (
     ImageRef,
     LatentState,
     LLMCall,
-    Macro,
-    MacroStep,
     Proposal,
     Step,
     StepOutcome,

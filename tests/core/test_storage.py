@@ -12,14 +12,13 @@ import time
 import numpy as np
 import pytest
 
+from agent.macros.types import Macro, MacroStep
 from agent.types import (
     Action,
     Decision,
     DecisionKind,
     Episode,
     EpisodeStatus,
-    Macro,
-    MacroStep,
     Proposal,
     Step,
 )

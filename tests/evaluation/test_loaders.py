@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from agent import codec
+from agent.macros.types import Macro, MacroStep
 from agent.types import (
     Action,
     Decision,
     DecisionKind,
     Episode,
     ImageRef,
-    Macro,
-    MacroStep,
     Proposal,
     Step,
     StepOutcome,

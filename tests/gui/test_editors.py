@@ -10,13 +10,12 @@ import pytest
 from pydantic import BaseModel, Field
 from PySide6.QtCore import Qt
 
+from agent.macros.types import Macro, MacroStep
 from agent.types import (
     Action,
     ActionType,
     Decision,
     DecisionKind,
-    Macro,
-    MacroStep,
     Step,
     StepOutcome,
     Target,

@@ -341,7 +341,8 @@ def test_the_knowledge_goal_column_is_readable_in_a_small_window(qtbot):
 
 
 def test_counts_of_one_say_step_not_steps(qtbot):
-    from agent.types import Action, Macro, MacroStep
+    from agent.macros.types import Macro, MacroStep
+    from agent.types import Action
     from widgets.macro_panel import MacroLibraryPanel
 
     panel = MacroLibraryPanel()

@@ -10,7 +10,8 @@ pytest.importorskip("phone.virtual.phone", reason="needs the virtual phone")
 from agent.knowledge.explore import ExploreBudget, Explorer
 from agent.knowledge.guide import AppMaps
 from agent.macros.recorder import Observation, Recorder
-from agent.types import Action, Macro
+from agent.macros.types import Macro
+from agent.types import Action
 from app.gui.window import MainWindow
 from app.knowledge_store import SqliteKnowledgeStore
 from app.settings import Settings, VisionSettings

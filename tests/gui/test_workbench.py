@@ -247,7 +247,7 @@ def _macro_window(qtbot, tmp_path, macro):
 
 
 def test_a_macro_with_a_parameter_asks_for_its_value_at_run(qtbot, tmp_path):
-    from agent.types import Macro, MacroStep
+    from agent.macros.types import Macro, MacroStep
 
     macro = Macro("greet", steps=(MacroStep(Action.type_text("Hello {who}"), description="type 'Hello {who}'"),),
                   parameters=("who",))
@@ -267,7 +267,7 @@ def test_a_macro_with_a_parameter_asks_for_its_value_at_run(qtbot, tmp_path):
 
 
 def test_a_macro_step_is_shown_again_on_the_mirror_and_replaced(qtbot, tmp_path):
-    from agent.types import Macro, MacroStep
+    from agent.macros.types import Macro, MacroStep
     from vision.geometry import Point
 
     macro = Macro("two taps", steps=(MacroStep(Action.tap(100, 100), description="tap the corner"),

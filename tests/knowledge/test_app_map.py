@@ -12,6 +12,7 @@ from agent.knowledge.app_map import OUTSIDE, SKIPPED, TRIED, AppMap, MapError, n
 from agent.knowledge.explore import ExploreBudget, Explorer, ExploreRefused
 from agent.knowledge.guide import AppMaps, MapGuide
 from agent.knowledge.guided import GuidedPlanner
+from agent.knowledge.map_language import LanguageMaps, map_id
 from agent.knowledge.retrieval import LexicalScorer
 from agent.knowledge.screen_key import screen_key
 from agent.knowledge.store import MemoryStore
@@ -150,11 +151,12 @@ def test_the_map_survives_the_store_and_is_forgotten_when_the_app_version_change
     store = MemoryStore()
     maps = AppMaps(store)
     maps.save(m)
-    back = maps.load(m.package, "1.0")
+    key = map_id(m.package, m.language)  # kept under its app and language
+    back = maps.load(key, "1.0")
     assert back is not None and back.to_data() == m.to_data()
-    assert maps.load(m.package, "") is not None  # a phone that cannot tell the version keeps the map
-    assert maps.load(m.package, "2.0") is None
-    assert store.load_app_map(m.package) is None  # stale: deleted
+    assert maps.load(key, "") is not None  # a phone that cannot tell the version keeps the map
+    assert maps.load(key, "2.0") is None
+    assert store.load_app_map(key) is None  # stale: deleted
 
 
 def test_a_map_made_where_the_phone_could_not_name_the_app_reads_back_with_its_usual_name():
@@ -324,8 +326,9 @@ def test_a_solved_run_adds_its_transitions_to_the_explored_map():
     shot = phone.screenshot(with_hierarchy=True)
     steps.append(Step(index=2, parse=PARSER.parse(shot), executed=Action.simple(ActionType.COMPLETE),
                       foreground_package=shot.foreground_package))
-    Knowledge(store).learn_transitions(Episode(goal="open the Wi-Fi settings", steps=tuple(steps)))
-    grown = AppMaps(store).load("com.android.settings")
+    english = LanguageMaps(store, m.language)  # a run reads and grows the maps of the phone's language
+    Knowledge(english).learn_transitions(Episode(goal="open the Wi-Fi settings", steps=tuple(steps)))
+    grown = AppMaps(english).load("com.android.settings")
     assert grown is not None
     assert grown.edges[(m.root, "id:network")].count == m.edges[(m.root, "id:network")].count + 1  # seen again
     runs = [e for e in grown.edges.values() if e.source == "run"]

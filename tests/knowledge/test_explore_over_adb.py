@@ -8,6 +8,7 @@ import pytest
 from agent.knowledge.app_map import SKIPPED, TRIED
 from agent.knowledge.explore import ExploreBudget, Explorer
 from agent.knowledge.guide import AppMaps, MapGuide
+from agent.knowledge.map_language import map_id
 from app.knowledge_store import SqliteKnowledgeStore
 from app.storage import Store
 from phone.adb.adb_device import AdbDevice
@@ -37,7 +38,7 @@ def test_exploring_notes_over_adb_maps_its_screens_and_never_deletes(adb_env, se
     store = Store(tmp_path / "tapwise.db")
     maps = AppMaps(SqliteKnowledgeStore(store))
     maps.save(m)
-    again = maps.load(m.package)
+    again = maps.load(map_id(m.package, m.language))  # kept under its app and the phone's language
     assert again is not None and again.to_data() == m.to_data()
     served.phone.key("HOME")
     shot = dev.screenshot(with_hierarchy=True)

@@ -74,6 +74,17 @@ def test_one_map_per_app_and_language_and_a_map_without_language_stands_in_until
     assert "org.old" in store.app_map_packages() and de.load("org.old").language == ""
 
 
+def test_in_a_store_of_every_language_a_bare_package_never_reads_another_language_s_map():
+    store = MemoryStore()
+    AppMaps(store).save(AppMap(SETTINGS, "Einstellungen", language="de"))
+    every = AppMaps(store)
+    assert every.load(SETTINGS) is None, "a German map never stands in for a phone of unknown language"
+    assert every.load(map_id(SETTINGS, "de")).label == "Einstellungen"  # named by its key it is there
+    assert [m.label for m in every.all()] == ["Einstellungen"]  # and every map is listed
+    AppMaps(store).save(AppMap(SETTINGS, "Settings"))  # one of unknown language
+    assert every.load(SETTINGS).label == "Settings"
+
+
 def test_the_plan_names_each_app_without_a_usable_map_and_why():
     apps = [("Settings", "s"), ("Clock", "c"), ("Notes", "n"), ("Files", "f"), ("Shop", "p"), ("Old", "o")]
     maps = {"s": AppMap("s", language="de", complete=True),

@@ -76,3 +76,33 @@ def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
     # the user's decisions (the decision memory) sit outside the maps and the screen's evidence
     assert isinstance(seen["planner"], RememberingPlanner)
     assert isinstance(seen["planner"].inner, GuidedPlanner)
+
+
+def test_a_run_on_a_phone_that_cannot_say_its_language_sees_every_language_s_maps(tmp_path, monkeypatch):
+    """An unknown UI language only means the maps are not told apart: a map made in English
+    still guides the run (it was hidden behind the maps "of no language")."""
+    import agent.runner
+    from app.compose import RunRequest, build_run
+    from app.settings import Settings
+    from phone.virtual.phone import VirtualPhone
+
+    class Mute(VirtualPhone):
+        def ui_language(self) -> str:
+            return ""  # the phone cannot say
+
+    store = Store(tmp_path / "t.db")
+    AppMaps(SqliteKnowledgeStore(store)).save(AppMap("com.android.settings", "Settings", language="en"))
+    seen = {}
+
+    def fake_run_episode(goal, device, parser, planner, *a, **k):  # type: ignore[no-untyped-def]
+        seen["planner"] = planner
+        return iter(())
+
+    monkeypatch.setattr(agent.runner, "run_episode", fake_run_episode)
+
+    class Client:
+        model = "m"
+
+    build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
+              device=Mute(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
+    assert set(seen["planner"].inner.guide.maps) == {"com.android.settings"}

@@ -27,7 +27,8 @@ from agent.macros.complete import (
 )
 from agent.macros.recorder import Observation, Recorder
 from agent.macros.replay import Replayer, run_unattended
-from agent.types import Action, ActionType, Decision, DecisionKind, Fingerprint, Macro, MacroStep
+from agent.macros.types import Macro, MacroStep
+from agent.types import Action, ActionType, Decision, DecisionKind, Fingerprint
 from app.storage import Store
 
 sim = pytest.importorskip("phone.virtual.phone")

@@ -17,7 +17,8 @@ from agent.macros.editing import (
 )
 from agent.macros.fingerprint import crop_hash, hash_similarity
 from agent.macros.io import MacroImportError, export_json, import_json, to_aitw
-from agent.types import Action, Macro, MacroStep
+from agent.macros.types import Macro, MacroStep
+from agent.types import Action
 from tests.macros.fakephone import FakePhone
 from tests.macros.test_record_replay import record_new_alarm
 from vision.geometry import Rect, Size

@@ -18,7 +18,7 @@ import pytest
 
 from agent.cost import HEALED, run_cost
 from agent.events import AwaitingDecision, Finished
-from agent.macros.heal import ModelHealer
+from agent.macros.heal import HealAnswer, ModelHealer
 from agent.macros.io import export_json, import_json
 from agent.macros.recorder import Observation, Recorder
 from agent.macros.replay import Replayer
@@ -160,3 +160,75 @@ def test_export_and_import_keep_how_a_step_was_healed(model):
     for s in old["data"]["steps"]:
         s.pop("healed")
     assert import_json(json.dumps(old)).steps[2].healed is None  # an export from before healing reads
+
+
+# ---- what a healed step is aimed at ------------------------------------------------------------
+
+
+class Picks:
+    """A healer whose model answers with the element ``eid`` (the planner's side of the seam)."""
+
+    def __init__(self, eid: str) -> None:
+        self.eid = eid
+
+    def heal(self, step, parse, missed, cancel=None):
+        return HealAnswer(parse.element(self.eid), "the one the step means", model="m")
+
+
+def propose_healed(step, now: ScreenParse, eid: str):
+    from agent.macros.planner import Eyes, MacroPlanner
+    from agent.macros.types import Macro
+    from agent.planners.base import PlanContext
+
+    macro = Macro("m", steps=(step,))
+    planner = MacroPlanner(macro, macro, Eyes(Tree()), start_in_app=False, healer=Picks(eid))
+    return planner.propose(PlanContext(goal="", parse=now, screen=""))
+
+
+def test_a_doubted_swipe_is_healed_into_the_chosen_list_in_its_recorded_direction():
+    """Two lists that look alike: the recorded swipe's list is doubted, the model picks the lower one,
+    and the healed swipe runs inside it, the finger moving up as recorded (not a tap, not an error)."""
+    from agent.macros.recorder import make_step
+    from vision.geometry import Rect, Size
+    from vision.types import Element, ElementKind
+
+    size = Size(1080, 2400)
+
+    def lst(eid: str, top: int, bottom: int) -> Element:
+        return Element(eid, ElementKind.CONTAINER, Rect(0, top, 1080, bottom), scrollable=True)
+
+    step = make_step(Action.swipe(540, 1600, 540, 800), Observation(ScreenParse(size, (lst("a", 200, 2200),))))
+    now = ScreenParse(size, (lst("a", 200, 1100), lst("b", 1200, 2100)))
+    proposal = propose_healed(step, now, "b")
+    a = proposal.action
+    assert healed_evidence(proposal) and a.target is not None and a.target.element_id == "b"
+    assert a.touch is not None and a.lift is not None
+    assert now.element("b").rect.contains(a.touch) and now.element("b").rect.contains(a.lift)
+    assert a.lift.y < a.touch.y and a.lift.x == a.touch.x
+
+
+def test_a_healed_tap_on_a_row_found_in_the_pixels_goes_where_taps_on_it_go():
+    """The healed tap lands on the row's title line (``aim_at``), not the middle of the row."""
+    from agent.grounding.base import aim_at
+    from agent.macros.recorder import make_step
+    from vision.geometry import Rect, Size
+    from vision.types import Element, ElementKind, ElementSource
+
+    size = Size(1080, 2400)
+
+    def row(eid: str, top: int, title: str) -> tuple[Element, Element]:
+        r = Element(eid, ElementKind.CONTAINER, Rect(0, top, 1080, top + 300), label=f"{title} · details",
+                    class_name="list_item", source=ElementSource.DETECTOR, clickable=True)
+        return r, Element(eid + "t", ElementKind.TEXT, Rect(40, top + 20, 600, top + 80), text=title,
+                          source=ElementSource.DETECTOR)
+
+    step = make_step(Action.tap(540, 450), Observation(ScreenParse(size, row("a", 300, "Wi-Fi"))))
+    now = ScreenParse(size, (*row("a", 300, "WLAN"), *row("b", 700, "WLAN")))
+    proposal = propose_healed(step, now, "b")
+    want = aim_at(Action.tap(1, 1), now.element("b"), now).touch
+    assert healed_evidence(proposal) and want != now.element("b").rect.center
+    assert proposal.action.touch == want and proposal.action.target.element_id == "b"
+
+
+def healed_evidence(proposal) -> bool:
+    return any(e.startswith(HEALED) for e in proposal.evidence)

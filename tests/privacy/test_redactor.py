@@ -64,3 +64,16 @@ def test_a_reply_form_is_redacted_in_every_string() -> None:
     out, replaced = Redactor().redact_data(schema)
     assert out["properties"]["target"]["enum"] == ["Elena Rossi", "<phone-1>", "<email-1>"]
     assert len(replaced) == 2
+
+
+def test_contact_names_given_as_a_reader_are_read_once_on_the_first_redaction() -> None:
+    reads: list[int] = []
+
+    def read() -> list[str]:
+        reads.append(1)
+        return ["Alice Johnson"]
+
+    redactor = Redactor(contact_names=read)
+    assert reads == []  # made, not yet used: the phone is not asked
+    assert redactor.redact("Alice Johnson wrote")[0] == "<name-1> wrote"
+    assert redactor.redact("to Alice")[0] == "to <name-2>" and reads == [1]

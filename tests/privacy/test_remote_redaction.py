@@ -156,3 +156,35 @@ def test_a_server_on_this_machine_is_not_redacted_unless_marked() -> None:
     remote = make_client(settings, model="m", backend="openai", base_url="https://llm.example.net/v1")
     assert isinstance(guarded_client(remote, settings, Consent(Asked()), run_redactor(settings, phone)),
                       RedactingClient)
+
+
+class CountingPhone(VirtualPhone):
+    """The virtual phone, counting how often its contacts are read."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=0)
+        self.reads = 0
+
+    def contact_names(self) -> list[str]:
+        self.reads += 1
+        return super().contact_names()
+
+
+def test_contact_names_are_read_only_for_a_request_to_a_remote_server() -> None:
+    from agent.llm.base import ChatRequest
+    from app.compose import guarded_client, run_redactor
+
+    settings = Settings(privacy=PrivacySettings(redact_contact_names=True))
+    phone = CountingPhone()
+    local = make_client(settings, model="m", backend="openai", base_url="http://127.0.0.1:9/v1")
+    assert guarded_client(local, settings, Consent(Asked()), run_redactor(settings, phone)) is local
+    assert phone.reads == 0  # nothing is redacted for a server on this machine: the contacts stay unread
+    with ScriptedLLMServer(default="open Contacts", models=("m",)) as server:
+        remote_settings = Settings(privacy=PrivacySettings(redact_contact_names=True, treat_as_remote=True))
+        remote = guarded_client(make_client(remote_settings, model="m", backend="openai", base_url=server.url),
+                                remote_settings, Consent(Asked()), run_redactor(remote_settings, phone))
+        assert phone.reads == 0
+        remote.chat(ChatRequest("Call Elena Rossi"))
+        remote.chat(ChatRequest("Call Elena Rossi again"))
+        sent = [json.dumps(r.body) for r in server.requests]
+    assert phone.reads == 1 and len(sent) == 2 and not any("Elena" in s or "Rossi" in s for s in sent)

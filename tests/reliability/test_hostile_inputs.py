@@ -12,7 +12,8 @@ import pytest
 from PIL import Image
 
 from agent.macros.io import MacroImportError, export_json, import_json
-from agent.types import Action, Macro, MacroStep
+from agent.macros.types import Macro, MacroStep
+from agent.types import Action
 from app.storage import MAX_CALL_CHARS, Store
 from tests.reliability.support import alternating, run_args, scripted, tapwise
 from vision.imageio import load_rgb

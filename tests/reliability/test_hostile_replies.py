@@ -96,7 +96,7 @@ def test_a_run_fed_only_hostile_replies_ends_as_an_error_without_tapping(tmp_pat
 
 
 def test_a_stored_macro_tapping_off_every_screen_does_not_replay_as_succeeded():
-    from agent.types import Macro, MacroStep
+    from agent.macros.types import Macro, MacroStep
     from app.settings import load_settings
 
     macro = Macro("far away", steps=(MacroStep(Action(ActionType.TAP, touch=Point(-10**12, 10**40)), ""),))

@@ -65,3 +65,31 @@ def test_the_store_waits_retries_and_then_raises_store_busy(tmp_path):
     with lock_held(db, 30), pytest.raises(StoreBusy, match="locked by another program"):
         store.begin_episode(Episode(goal="g"))
     store.close()
+
+
+def test_forgetting_a_decision_or_a_map_waits_out_a_lock_like_storing_one(tmp_path):
+    """Deletes go through the store's locked, retried write: a short hold by another
+    process is waited out; a long one ends in ``StoreBusy``'s message, not sqlite's error."""
+    from agent.macros.recorder import Observation, make_step
+    from agent.memory.types import Remembered
+    from agent.types import Action
+    from app.knowledge_store import SqliteKnowledgeStore
+    from tests.agent.screens import settings_parse
+
+    db = tmp_path / "t.sqlite"
+    step = make_step(Action.tap(540, 300), Observation(settings_parse(), None, "com.android.settings"))
+    store = Store(db, busy_timeout_s=0.5, write_retries=10)
+    ks = SqliteKnowledgeStore(store)
+    first, second = (Remembered(g, "com.android.settings", "abc", step) for g in ("Turn off Wi-Fi", "Open Display"))
+    ks.save_decision(first)
+    ks.save_decision(second)
+    ks.save_app_map("com.android.settings", {"package": "com.android.settings"})
+    with lock_held(db, 1):
+        ks.delete_decision(first.id)
+        ks.delete_app_map("com.android.settings")
+    assert [d.id for d in ks.decisions()] == [second.id] and ks.app_map_packages() == []
+    store.close()
+    impatient = Store(db, busy_timeout_s=0.3, write_retries=1)
+    with lock_held(db, 30), pytest.raises(StoreBusy, match="locked by another program"):
+        SqliteKnowledgeStore(impatient).delete_decision(second.id)
+    impatient.close()

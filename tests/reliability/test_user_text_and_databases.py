@@ -11,7 +11,8 @@ import sqlite3
 import pytest
 
 from agent.macros.io import export_json
-from agent.types import Action, Macro, MacroStep
+from agent.macros.types import Macro, MacroStep
+from agent.types import Action
 from app.settings import load_settings
 from tests.reliability.support import alternating, run_args, scripted, tapwise
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent.grounding.base import ElementGrounder, GroundContext
-from agent.look_again import SecondLook, named_on_screen, region_for
+from agent.look_again import SecondLook, goal_words, named_on_screen, region_for
 from agent.structured import choosable, element_name, takes_a_tap
 from agent.types import Action, ActionType, Target
 from tests.vision.drawn_pages import faint_target, settings_page
@@ -112,6 +112,17 @@ def test_the_region_a_goal_points_at():
     size = Size(W, H)
     assert region_for("the menu at the top right", size) == (Rect(W // 2, 0, W, H // 3), "the top right of the screen")
     assert region_for("open the chat", size)[1] == "the whole screen"
+    german = region_for("Tippe unten links auf Jetzt upgraden", size)
+    assert german == (Rect(0, 2 * H // 3, W // 2, H), "the bottom left of the screen")
+    assert region_for("Show the links in the footer", size)[1] == "the bottom of the screen"  # English "links"
     cuts = strips(Rect(0, 0, W, H), H)
     assert cuts[0].top == 0 and cuts[-1].bottom == H
     assert all(a.bottom > b.top for a, b in zip(cuts, cuts[1:], strict=False))  # strips overlap: no line is cut
+
+
+def test_the_words_a_goal_looks_for_leave_out_the_act_and_the_place_in_either_language():
+    assert goal_words("Tap Upgrade Now at the top right") == {"upgrade", "now"}
+    assert goal_words("Tippe oben rechts auf Jetzt upgraden") >= {"jetzt", "upgraden"}
+    assert not goal_words("Tippe oben rechts auf Jetzt upgraden") & {"tippe", "oben", "recht", "rechts"}
+    assert goal_words("Öffne die Einstellungen") & {"ffne", "öffne"} == set()
+    assert goal_words("Press the button") == set()  # "press" is a word of the act, also stemmed
