@@ -311,9 +311,9 @@ class GeneratorDriver:
     calls ``on_stop`` (the runner's cancel token), answers decisions with abort and keeps
     driving the generator to its own end, so the runner finishes and stores the episode;
     only a loop that ignores all that for ``MAX_EVENTS_AFTER_STOP`` events is closed.
-    ``running`` stays true until ``on_finished`` (or ``on_error``) has run on the GUI thread,
-    so nothing can start a second loop in the moment between the thread's end and the
-    window hearing of it.
+    ``running`` stays true until ``on_finished`` (or ``on_error``) has run on the GUI thread
+    (or the poster closed with the window), so nothing can start a second loop in the
+    moment between the thread's end and the window hearing of it.
     """
 
     MAX_EVENTS_AFTER_STOP = 200
@@ -350,7 +350,7 @@ class GeneratorDriver:
 
     @property
     def running(self) -> bool:
-        return self._thread.is_alive() or (self._started and not self._delivered)
+        return self._thread.is_alive() or (self._started and not self._delivered and not self._poster.closed)
 
     def _deliver(self, callback: Callable[[Any], None], value: Any) -> None:
         self._delivered = True
