@@ -189,7 +189,7 @@ class GuidedPlanner(Wrapping):
             # what the user turned down on this screen makes way for the next in the ranking
             open_ = _without_turned_down(ranked, ctx)
             # where the ranker's first is no better than a coin, a small model sees the whole set
-            unsure = _unsure(open_, policy.unsure)
+            unsure = _p_first(open_) < policy.unsure
             best = kept(open_, policy.mass, 0 if unsure else policy.keep_small) if self.small_model \
                 else open_.elements()
             offer = tuple(dict.fromkeys([*first, *(c.element.id for c in best if c.element is not None)]))
@@ -391,10 +391,9 @@ def _same_step(a: Action, b: Action) -> bool:
     return a.touch is not None and a.touch == b.touch
 
 
-def _unsure(ranked: Ranked, below: float) -> bool:
-    """Whether the ranking leads with an element at a probability under ``below`` (as the
-    policy's ``unsure`` level was chosen: on steps whose first candidate is an element)."""
-    return bool(ranked.candidates) and ranked.top.move is not Move.COMPLETE and ranked.p_top < below
+def _p_first(ranked: Ranked) -> float:
+    """The probability of the best element (0 when there is none)."""
+    return next((p for c, p in zip(ranked.candidates, ranked.probs, strict=True) if c.move is not Move.COMPLETE), 0.0)
 
 
 def _without_turned_down(ranked: Ranked, ctx: PlanContext) -> Ranked:
