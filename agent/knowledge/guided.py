@@ -188,14 +188,11 @@ class GuidedPlanner(Wrapping):
             # a small model is offered the best few; any other model every element, best first;
             # what the user turned down on this screen makes way for the next in the ranking
             open_ = _without_turned_down(ranked, ctx)
-            # where the ranker's first is no better than a coin, a small model sees the whole set
-            unsure = _p_first(open_) < policy.unsure
-            best = kept(open_, policy.mass, 0 if unsure else policy.keep_small) if self.small_model \
-                else open_.elements()
+            best = kept(open_, policy.mass, policy.keep_small) if self.small_model else open_.elements()
             offer = tuple(dict.fromkeys([*first, *(c.element.id for c in best if c.element is not None)]))
             allow_done = not self.small_model or ranked.p_done() > policy.no_done or not ctx.history
             top = best[0] if best else None
-            if top is not None and top.element is not None and not unsure:
+            if top is not None and top.element is not None:
                 notes.append(f"Screen evidence: the likeliest next step here is {_says(top)} "
                              f"[{top.element.id}].")
             if ctx.history and ranked.p_done() >= 0.5 and self._may_say_done(ctx):
@@ -389,11 +386,6 @@ def _same_step(a: Action, b: Action) -> bool:
     if a.type is ActionType.OPEN_APP:
         return (a.app or "").casefold() == (b.app or "").casefold()
     return a.touch is not None and a.touch == b.touch
-
-
-def _p_first(ranked: Ranked) -> float:
-    """The probability of the best element (0 when there is none)."""
-    return next((p for c, p in zip(ranked.candidates, ranked.probs, strict=True) if c.move is not Move.COMPLETE), 0.0)
 
 
 def _without_turned_down(ranked: Ranked, ctx: PlanContext) -> Ranked:

@@ -17,10 +17,7 @@ is data too, chosen on held-out folds by ``scripts/train_evidence.py``:
   the ranker does not act alone (the smallest share whose held-out set still holds the
   recorded element in 95 % of the steps);
 * ``keep_small`` — at most this many for a small model (the built-in ones), which picks
-  better from a short list; a capable model is never cut below ``mass``;
-* ``unsure`` — below this probability of the best element the ranker's first is no better
-  than a coin (held out), so a small model is offered the whole ``mass`` set, not cut to
-  ``keep_small``, and is not told which element is likeliest.
+  better from a short list; a capable model is never cut below ``mass``.
 
 Weights, policy and the figures they were chosen with ship as JSON
 (``agent/knowledge/data/step_ranker.json``).  Hand-written numerics (a small full-batch
@@ -64,7 +61,6 @@ class Policy:
     no_done: float = 0.0  # at or below this probability of "complete" the model is not offered it
     mass: float = 1.0  # the model is offered the best elements holding this share of the probability
     keep_small: int = 0  # a small (built-in) model is offered at most this many (0: no other limit)
-    unsure: float = 0.0  # below this probability of the best element that cap is lifted
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +125,7 @@ class StepRanker:
     def to_data(self) -> dict[str, Any]:
         p = self.policy
         return {"schema": SCHEMA, "policy": {"act": p.act, "done": p.done, "no_done": p.no_done, "mass": p.mass,
-                                             "keep_small": p.keep_small, "unsure": p.unsure},
+                                             "keep_small": p.keep_small},
                 "meta": self.meta, "weights": {k: round(v, 6) for k, v in sorted(self.weights.items()) if v}}
 
     @classmethod
@@ -139,7 +135,7 @@ class StepRanker:
         pol = data.get("policy") or {}
         try:
             policy = Policy(float(pol.get("act", 1.01)), float(pol.get("done", 1.01)), float(pol.get("no_done", 0.0)),
-                            float(pol.get("mass", 1.0)), int(pol.get("keep_small", 0)), float(pol.get("unsure", 0.0)))
+                            float(pol.get("mass", 1.0)), int(pol.get("keep_small", 0)))
             weights = {str(k): float(v) for k, v in data["weights"].items()}
         except (TypeError, ValueError) as exc:
             raise RankerError(f"{source}: {exc}") from None

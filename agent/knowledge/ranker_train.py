@@ -30,8 +30,6 @@ MIN_SUPPORT = 15
 NOT_DONE_PRECISION = 0.99
 #: The set offered to the model holds the recorded element in at least this share of steps.
 RECALL = 0.95
-#: Below ``Policy.unsure`` the ranker's first element is right on at most this share of steps.
-COIN = 0.5
 _GRID = tuple(round(0.5 + 0.01 * i, 2) for i in range(50))
 
 #: ``right(example, candidate)``: whether taking ``candidate`` is the recorded step (the
@@ -115,12 +113,7 @@ def choose_policy(preds: Sequence[HeldOut], judge: Judge = lambda ex, c: _same(e
         if element_steps and hit / len(element_steps) >= RECALL:
             mass = m
             break
-    unsure = 0.0  # the highest probability below which the first element is no better than a coin
-    for t in sorted({round(0.2 + 0.01 * i, 2) for i in range(31)}):
-        sel = [ok for p, ok in acts if p < t]
-        if len(sel) >= MIN_SUPPORT and sum(sel) / len(sel) <= COIN:
-            unsure = t
-    policy = Policy(act=act, done=done, no_done=no_done, mass=mass, unsure=unsure)
+    policy = Policy(act=act, done=done, no_done=no_done, mass=mass)
     return policy, held_out_figures(preds, policy, judge)
 
 
@@ -145,9 +138,6 @@ def held_out_figures(preds: Sequence[HeldOut], policy: Policy, judge: Judge = la
         "done_curve": [(t, *_precision_recall(preds, t)) for t in (0.3, 0.5, 0.7, 0.9)],
         "done_withheld_steps": len(withheld),
         "done_withheld_wrongly": sum(_is_done(h.example) for h in withheld),
-        "unsure_steps": sum(1 for h in preds if h.ranked.top.move is not Move.COMPLETE and h.ranked.p_top < policy.unsure),
-        "unsure_first_right": sum(judge(h.example, h.ranked.top) for h in preds
-                                  if h.ranked.top.move is not Move.COMPLETE and h.ranked.p_top < policy.unsure),
         "offered_mean": round(sum(len(s) for s in sets) / max(len(sets), 1), 2),
         "offered_recall": round(sum(any(_same(h.example, c) for c in s) for h, s in zip(element_steps, sets, strict=True))
                                 / max(len(sets), 1), 4),

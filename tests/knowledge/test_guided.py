@@ -106,22 +106,6 @@ def test_a_rejected_element_makes_way_for_the_next_in_the_ranking_when_one_is_of
     assert not any(f"[{first[0]}]" in n for n in inner.seen[-1].notes if "likeliest" in n)
 
 
-def test_where_the_rankers_first_is_no_better_than_a_coin_a_small_model_sees_the_whole_set_without_a_favourite():
-    """On a screen where nothing shares a word with the goal (a home screen of apps, "Show
-    me my texts"), the ranker's first is a guess: a small model is offered every element of
-    the set, not only that one, and is not told it is the likeliest."""
-    weights = {"own": 10.0, "row_top": 0.3}
-    parse = screen("Settings", "Clock", "Messages", "Files")
-    planner, inner = guided(Policy(act=1.01, done=1.01, mass=0.99, keep_small=1, unsure=0.35), weights)
-    planner.propose(PlanContext("Show me my texts", parse, ""))
-    ctx = inner.seen[-1]
-    assert len(ctx.offer) == 4 and not any("likeliest" in n for n in ctx.notes)
-    sure, inner = guided(Policy(act=1.01, done=1.01, mass=0.99, keep_small=1, unsure=0.35), weights)
-    sure.propose(PlanContext("Open Messages", parse, ""))
-    ctx = inner.seen[-1]
-    assert ctx.offer == ("2",) and any("likeliest" in n and "Messages" in n for n in ctx.notes)
-
-
 def test_a_model_that_is_not_a_small_built_in_one_decides_every_step_offered_every_element_best_first():
     inner = Recorder()
     planner = GuidedPlanner(inner, MapGuide([]), None, ranker=StepRanker(WORDS, Policy(act=0.5, done=0.5, mass=0.5)))
