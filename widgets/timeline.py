@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent.types import Step, StepOutcome
+from agent.types import DecisionKind, Step, StepOutcome
 from widgets.frames import thumbnail_pixmap
 from widgets.icons import icon
 from widgets.proposal import planner_line
@@ -54,13 +54,18 @@ ORIGIN_WORDS = {"memory": "from memory", "recording": "from the recording", "hea
 
 
 def step_summary(step: Step, origin: str = "") -> str:
-    """One line: the executed (or proposed) action, the outcome and where the proposal came from."""
+    """One line: the executed (or proposed) action, the outcome and where it came from (a
+    step the user showed or edited says so, beside where the proposal it replaced came from)."""
     action = step.executed or (step.proposal.action if step.proposal else None)
     what = action.describe() if action else "(no action)"
     how = ""
     if step.decision is not None:
         how = f" [{step.decision.kind.value}]"
     came = f" · {ORIGIN_WORDS[origin]}" if origin in ORIGIN_WORDS else ""
+    if step.decision is not None and step.decision.kind in (DecisionKind.DEMONSTRATE, DecisionKind.EDIT) \
+            and step.executed is not None:  # what ran was the user's, not what was proposed
+        shown = "shown" if step.decision.kind is DecisionKind.DEMONSTRATE else "edited"
+        came = f" · {shown} by you" + (f" (the proposal was {ORIGIN_WORDS[origin]})" if origin in ORIGIN_WORDS else "")
     flashed = "".join(f" · flashed “{t.text}”" for t in step.transients)
     return f"{step.index + 1}. {what}{how} — {step.outcome.value}{came}{flashed}"
 
