@@ -63,7 +63,7 @@ def test_input_ending_at_the_approval_prompt_is_an_interrupted_run(tmp_path):
 
 
 def _start_and_wait_for_step(db, url, step: int) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *run_args(url, steps=20, db=db)],
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *run_args(url, steps=200, db=db)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=cli_env(PYTHONUNBUFFERED="1"),  # each step's lines arrive as printed, not at exit
                             stdin=subprocess.DEVNULL)
