@@ -51,24 +51,13 @@ def test_stored_maps_guide_the_planner_and_a_map_of_another_app_version_is_not_u
 
 
 def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
-    import agent.runner
     from app.compose import RunRequest, build_run
     from app.settings import Settings
     from phone.virtual.phone import VirtualPhone
 
     store = Store(tmp_path / "t.db")
     AppMaps(SqliteKnowledgeStore(store)).save(AppMap("com.android.settings", "Settings"))
-    seen = {}
-
-    def fake_run_episode(goal, device, parser, planner, *a, **k):  # type: ignore[no-untyped-def]
-        seen["planner"] = planner
-        return iter(())
-
-    monkeypatch.setattr(agent.runner, "run_episode", fake_run_episode)
-
-    class Client:
-        model = "m"
-
+    seen = planner_seen(monkeypatch)
     build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
               device=VirtualPhone(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
     from agent.memory.planner import RememberingPlanner
@@ -81,7 +70,6 @@ def test_build_run_hands_run_episode_the_guided_planner(tmp_path, monkeypatch):
 def test_a_run_on_a_phone_that_cannot_say_its_language_sees_every_language_s_maps(tmp_path, monkeypatch):
     """An unknown UI language only means the maps are not told apart: a map made in English
     still guides the run (it was hidden behind the maps "of no language")."""
-    import agent.runner
     from app.compose import RunRequest, build_run
     from app.settings import Settings
     from phone.virtual.phone import VirtualPhone
@@ -92,17 +80,27 @@ def test_a_run_on_a_phone_that_cannot_say_its_language_sees_every_language_s_map
 
     store = Store(tmp_path / "t.db")
     AppMaps(SqliteKnowledgeStore(store)).save(AppMap("com.android.settings", "Settings", language="en"))
-    seen = {}
+    seen = planner_seen(monkeypatch)
+    build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
+              device=Mute(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
+    assert set(seen["planner"].inner.guide.maps) == {"com.android.settings"}
+
+
+class Client:
+    """A client the run is built with and never asks (the run's episode is not started)."""
+
+    model = "m"
+
+
+def planner_seen(monkeypatch) -> dict:  # type: ignore[no-untyped-def]
+    """Record the planner ``build_run`` hands to the runner, instead of running."""
+    import agent.runner
+
+    seen: dict = {}
 
     def fake_run_episode(goal, device, parser, planner, *a, **k):  # type: ignore[no-untyped-def]
         seen["planner"] = planner
         return iter(())
 
     monkeypatch.setattr(agent.runner, "run_episode", fake_run_episode)
-
-    class Client:
-        model = "m"
-
-    build_run(RunRequest("Turn off Wi-Fi", planner="visiontasker"), Settings(data_dir=tmp_path),
-              device=Mute(), parser=object(), store=store, client=Client())  # type: ignore[arg-type]
-    assert set(seen["planner"].inner.guide.maps) == {"com.android.settings"}
+    return seen

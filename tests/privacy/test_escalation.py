@@ -169,22 +169,7 @@ def test_without_a_bigger_model_nothing_changes() -> None:
 def test_an_unsure_grounding_sends_the_step_to_the_bigger_model() -> None:
     """"Show password" names both the check box and its label: the grounding margin is 0,
     so the small model's step is not sure enough and the bigger model plans it."""
-    phone = VirtualPhone(seed=0)
-    phone.reset({"library": {}})
-    phone.open_app("Library")
-    proposals = []
-    with ScriptedLLMServer(default="tap Show password", models=("small",)) as s, \
-            ScriptedLLMServer(default="tap Username", models=("big",)) as b:
-        built = build_run(RunRequest("Show my library password", planner="zeroshot-", autonomy="approve",
-                                     learn=False, model="small", max_steps=1),
-                          SETTINGS, device=phone, parser=make_parser(SETTINGS, mode="tree"),
-                          client=make_client(SETTINGS, model="small", backend="openai", base_url=s.url),
-                          bigger=make_client(SETTINGS, model="big", backend="openai", base_url=b.url),
-                          consent=Consent(Gate()), max_wait_s=0.0)
-        for ev in drive(built.events, lambda q: Decision(DecisionKind.ABORT)):
-            if isinstance(ev, Proposed):
-                proposals.append(ev.proposal)
-    (p,) = proposals
+    (p,), _counts = show_password_step(Gate())
     assert p.model == "big" and p.escalated.startswith("small was unsure (grounding margin 0%")
     assert p.action.describe() == "tap Username"
     assert [c.model for c in p.llm_calls] == ["small", "big"]
@@ -193,11 +178,23 @@ def test_an_unsure_grounding_sends_the_step_to_the_bigger_model() -> None:
 def test_an_unsure_grounding_the_user_keeps_from_the_bigger_model_keeps_the_grounded_step() -> None:
     """Refused, the step the small model already proposed and grounded is offered as it was:
     neither model is asked again, and its evidence (the grounding's margin) stays."""
+    gate = Gate(ConsentAnswer.NO)
+    (p,), counts = show_password_step(gate)
+    assert counts == (1, 0) and [q.kind for q in gate.questions] == [ConsentKind.ESCALATE]
+    assert p.model == "small" and not p.escalated and p.action.describe() == "tap Show password"
+    assert p.action.touch is not None and [c.model for c in p.llm_calls] == ["small"]
+    assert any("sim=" in e for e in p.evidence)  # the grounding's evidence is kept
+    assert p.evidence[-1] == "not sent to big: you did not allow it"
+
+
+def show_password_step(gate: Gate) -> tuple[list, tuple[int, int]]:
+    """One approve-mode step of "Show my library password" on the Library's sign-in screen,
+    a small model answering "tap Show password" and a bigger one "tap Username", consent
+    asked through ``gate``: the proposals shown, and how many requests each model got."""
     phone = VirtualPhone(seed=0)
     phone.reset({"library": {}})
     phone.open_app("Library")
     proposals = []
-    gate = Gate(ConsentAnswer.NO)
     with ScriptedLLMServer(default="tap Show password", models=("small",)) as s, \
             ScriptedLLMServer(default="tap Username", models=("big",)) as b:
         built = build_run(RunRequest("Show my library password", planner="zeroshot-", autonomy="approve",
@@ -209,10 +206,4 @@ def test_an_unsure_grounding_the_user_keeps_from_the_bigger_model_keeps_the_grou
         for ev in drive(built.events, lambda q: Decision(DecisionKind.ABORT)):
             if isinstance(ev, Proposed):
                 proposals.append(ev.proposal)
-        counts = (s.chat_requests, b.chat_requests)
-    (p,) = proposals
-    assert counts == (1, 0) and [q.kind for q in gate.questions] == [ConsentKind.ESCALATE]
-    assert p.model == "small" and not p.escalated and p.action.describe() == "tap Show password"
-    assert p.action.touch is not None and [c.model for c in p.llm_calls] == ["small"]
-    assert any("sim=" in e for e in p.evidence)  # the grounding's evidence is kept
-    assert p.evidence[-1] == "not sent to big: you did not allow it"
+        return proposals, (s.chat_requests, b.chat_requests)
