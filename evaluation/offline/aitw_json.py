@@ -14,19 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.types import Action, ActionType
-from evaluation.aitw import AitwAction, Trajectory
+from evaluation.aitw import Trajectory
 from evaluation.loaders import LoadError, trajectories_from_data
-from evaluation.offline.types import (
-    DatasetError,
-    Format,
-    Gold,
-    GoldKind,
-    OfflineStep,
-    OfflineTask,
-    RecordedScreen,
-)
-from vision.geometry import Size
+from evaluation.offline.reading import image_size, screenshot_step
+from evaluation.offline.types import DatasetError, Format, OfflineTask
 
 IMAGE_KEYS = ("image_path", "image", "screenshot", "img_filename", "img_path")
 
@@ -73,24 +64,6 @@ def find_image(name: str, base: Path) -> Path | None:
     return None
 
 
-def image_size(path: Path) -> Size:
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as im:
-            return Size(*im.size)
-    except (OSError, UnidentifiedImageError) as exc:
-        raise DatasetError(f"{path}: not a readable image: {exc}") from None
-
-
-def gold_action(aitw: AitwAction, size: Size) -> Action:
-    """The AITW action as a project ``Action`` (the history's words); ``wait`` when it has no such form."""
-    try:
-        return Action.from_aitw(aitw.to_dict(), size)
-    except ValueError:
-        return Action.simple(ActionType.WAIT)
-
-
 def _task(traj: Trajectory, records: list[dict[str, Any]], path: Path) -> OfflineTask:
     if len(records) != len(traj.steps):
         raise DatasetError(f"{path}: episode {traj.episode_id!r}: {len(records)} records for {len(traj.steps)} steps")
@@ -105,9 +78,8 @@ def _task(traj: Trajectory, records: list[dict[str, Any]], path: Path) -> Offlin
             raise DatasetError(f"{path}: episode {traj.episode_id!r} step {i}: screenshot {name!r} not found "
                                f"beside the file or in the folders above it")
         size = image_size(image)
-        gold = Gold(GoldKind.AITW, gold_action(step.action, size), aitw=step.action, boxes=step.boxes)
         app = str(rec.get("app") or rec.get("package") or "") or None
-        steps.append(OfflineStep(i, RecordedScreen(image=image, foreground=app), gold))
+        steps.append(screenshot_step(i, step.action, image, size, step.boxes, foreground=app))
     app = str(records[0].get("subset") or records[0].get("category") or path.stem) if records else path.stem
     return OfflineTask(traj.episode_id, traj.goal, app, tuple(steps), Format.AITW, str(path))
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.types import Action, ActionType, Target
+from evaluation.offline.reading import read_each
 from evaluation.offline.types import (
     DatasetError,
     Format,
@@ -167,10 +168,4 @@ def load(path: str | Path) -> tuple[list[OfflineTask], list[tuple[str, str]]]:
     if not files:
         files = [f for d in sorted(p for p in root.iterdir() if p.is_dir())
                  for f in sorted(d.glob("task*.yaml"), key=_task_number)]
-    tasks, problems = [], []
-    for f in files:
-        try:
-            tasks.append(read_task(f))
-        except DatasetError as exc:
-            problems.append((str(f), str(exc)))
-    return tasks, problems
+    return read_each(files, read_task)

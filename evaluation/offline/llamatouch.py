@@ -17,16 +17,8 @@ from pathlib import Path
 
 from agent.types import AitwActionType
 from evaluation.aitw import AitwAction, Box, boxes_from_rects
-from evaluation.offline.aitw_json import gold_action, image_size
-from evaluation.offline.types import (
-    DatasetError,
-    Format,
-    Gold,
-    GoldKind,
-    OfflineStep,
-    OfflineTask,
-    RecordedScreen,
-)
+from evaluation.offline.reading import image_size, read_each, screenshot_step
+from evaluation.offline.types import DatasetError, Format, OfflineTask
 from vision.geometry import Size
 from vision.hierarchy import parse_uiautomator
 from vision.types import ElementKind
@@ -107,9 +99,8 @@ def read_trace(folder: Path, root: Path | None = None) -> OfflineTask:
         size = image_size(image)
         tree = xml if xml.is_file() else None
         boxes = _boxes(xml, size) if tree is not None else ()
-        gold = Gold(GoldKind.AITW, gold_action(aitw, size), aitw=aitw, boxes=boxes)
-        steps.append(OfflineStep(i, RecordedScreen(image=image, tree=tree,
-                                                   foreground=_activity(folder / f"{i}.activity")), gold))
+        steps.append(screenshot_step(i, aitw, image, size, boxes, tree=tree,
+                                     foreground=_activity(folder / f"{i}.activity")))
     episode, goal = _goal(folder)
     rel = folder.relative_to(root).as_posix() if root is not None and folder != root else folder.name
     app = rel.split("/")[0] if "/" in rel else folder.parent.name
@@ -124,10 +115,4 @@ def load(path: str | Path) -> tuple[list[OfflineTask], list[tuple[str, str]]]:
     """Every trace folder at or under ``path`` and the ones that could not be read."""
     root = Path(path)
     folders = [root] if (root / ACTIONS_FILE).is_file() else sorted(f.parent for f in root.rglob(ACTIONS_FILE))
-    tasks, problems = [], []
-    for folder in folders:
-        try:
-            tasks.append(read_trace(folder, root if folder != root else None))
-        except DatasetError as exc:
-            problems.append((str(folder), str(exc)))
-    return tasks, problems
+    return read_each(folders, lambda folder: read_trace(folder, root if folder != root else None))

@@ -320,9 +320,11 @@ def test_a_llamatouch_trace_is_replayed_on_its_screenshots_and_trees(tmp_path: P
 
 def test_a_trace_missing_a_screenshot_is_reported_not_crashed(tmp_path: Path) -> None:
     trace = write_llamatouch(tmp_path / "lt" / "t0")
+    write_llamatouch(tmp_path / "lt" / "t1")
     (trace / "1.png").unlink()
     _fmt, tasks, problems = load_dataset(tmp_path / "lt")
-    assert tasks == [] and "1.png is missing" in problems[0][1]
+    assert [t.task_id for t in tasks] == ["t1"]  # the other trace is still read
+    assert [src for src, _msg in problems] == [str(trace)] and "1.png is missing" in problems[0][1]
 
 
 def test_cli_refuses_a_path_that_holds_no_recording(tmp_path: Path) -> None:
