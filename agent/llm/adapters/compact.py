@@ -25,7 +25,6 @@ from agent.llm.adapters.base import (
     Intent,
     Replying,
     launch,
-    point_of,
     stop_action,
     swipe_between,
     swipe_toward,
@@ -74,14 +73,12 @@ class AgentCPMAdapter(Adapter):
         if status in ("need_feedback", "interrupt"):
             return out(stop_action(Intent.ASK_USER), Intent.ASK_USER, thought)
         if "POINT" in obj:
-            x, y = point_of(obj["POINT"], "POINT")
-            p = self.point(x, y, screen)
+            p = self.point_in(obj, "POINT", screen, "POINT needs a point")
             to = obj.get("to")
             if isinstance(to, str):
                 return out(swipe_toward(to, screen, p, finger=True))
             if isinstance(to, (list, tuple)):
-                tx, ty = point_of(to, "to")
-                return out(swipe_between(p, self.point(tx, ty, screen), "swipe"))
+                return out(swipe_between(p, self.point_in(obj, "to", screen, "to needs a point"), "swipe"))
             duration = obj.get("duration")
             if isinstance(duration, (int, float)) and duration >= 500:
                 return out(Action.long_press(p.x, p.y, int(duration)))
