@@ -232,8 +232,10 @@ def run(
     size = phone.screen_size()
     final = None
     code = EXIT_INTERRUPTED
+    ctrl_c = _CtrlC()
     try:
         for ev in drive(built.events, lambda ev: _ask(console, ev, size)):
+            ctrl_c.check()
             _print(console, ev, verbose)
             if isinstance(ev, AwaitingDecision):
                 console.print(f"[yellow]proposal:[/] {quoted(ev.proposal.action.describe())}")
@@ -256,12 +258,49 @@ def run(
         built.events.close()
         code = EXIT_INTERRUPTED
     finally:
+        ctrl_c.restore()
         compose.close_client(built.client)
         if recorded is not None:
             _say_recorded(console, recorded)
         _close(phone, sink)
     if code != EXIT_SUCCEEDED:
         raise typer.Exit(code)
+
+
+class _CtrlC:
+    """Ctrl-C during the run, heard even where Python drops its ``KeyboardInterrupt``.
+
+    Python raises the interrupt wherever the main thread happens to be; when that is a
+    finalizer (an object's ``__del__``, a weak reference's callback) the exception is
+    printed as "ignored" and the run goes on, so a Ctrl-C is sometimes lost on a busy
+    machine.  While the run's loop runs, the handler notes the signal as well as raising,
+    and ``check`` (called at every event) raises again for one that was dropped.  Outside
+    the main thread, and after ``restore``, Python's own handling is left alone."""
+
+    def __init__(self) -> None:
+        import signal
+        import threading
+
+        self.heard = False
+        self._previous: Any = None
+        if threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self.heard = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.heard:
+            raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
 
 
 def _phone(console: Console, device: str, task: str | None, *, streamed: bool = False) -> tuple[Any, Any, Any]:

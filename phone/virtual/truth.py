@@ -6,36 +6,25 @@ Built from the same view tree that was painted.  Plain frozen data; no drawing, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from vision.geometry import Rect, Size
+from vision.geometry import Size
 from vision.types import Block, Element, ElementKind, ElementSource
 
 
 @dataclass(frozen=True, slots=True)
-class TruthElement:
-    id: str
-    kind: ElementKind
-    rect: Rect
-    text: str = ""
-    label: str = ""
+class TruthElement(Element):
+    """An element as the virtual phone drew it: every field of ``vision.types.Element``,
+    plus the glyph it drew (``icon``) and whether its node is in the hierarchy dump."""
+
     icon: str = ""
-    resource_id: str = ""
-    class_name: str = ""
-    clickable: bool = False
-    checkable: bool = False
-    checked: bool | None = None
-    selected: bool = False
-    focused: bool = False
     in_hierarchy: bool = True
 
     def to_element(self) -> Element:
-        return Element(
-            id=self.id, kind=self.kind, rect=self.rect, text=self.text, label=self.label or self.icon,
-            resource_id=self.resource_id, class_name=self.class_name, clickable=self.clickable,
-            checkable=self.checkable, checked=self.checked, selected=self.selected, focused=self.focused,
-            source=ElementSource.HIERARCHY,
-        )
+        """The plain ``Element`` a perfect parser would report: the icon stands in for a
+        missing label."""
+        values = {f.name: getattr(self, f.name) for f in fields(Element)}
+        return Element(**{**values, "label": self.label or self.icon, "source": ElementSource.HIERARCHY})
 
 
 @dataclass(frozen=True, slots=True)

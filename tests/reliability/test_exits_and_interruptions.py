@@ -88,6 +88,24 @@ def test_ctrl_c_stores_the_run_as_interrupted_and_exits_130(tmp_path):
     assert len(episode.steps) == done_lines(seen + rest)
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the drop is the point
+def test_a_ctrl_c_that_python_drops_in_a_finalizer_is_raised_again_at_the_runs_next_event():
+    from app.cli.run import _CtrlC
+
+    class RaisesInFinalizer:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)  # Python prints the interrupt as ignored here
+
+    ctrl_c = _CtrlC()
+    try:
+        RaisesInFinalizer()
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c.check()
+    finally:
+        ctrl_c.restore()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_killed_run_is_marked_interrupted_at_the_next_start_with_its_last_step_time(tmp_path):
     db = tmp_path / "t.sqlite"
     with scripted(alternating("scroll down", "scroll up", delay_s=0.3)) as llm:
