@@ -11,6 +11,7 @@ import pytest
 from agent.types import ActionType
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import Task, TaskError, load_task_file, load_tasks, replay
+from tests.phone_virtual.task_cli import sim_tasks, write_airplane_task
 
 TASKS = load_tasks()
 
@@ -140,19 +141,11 @@ def test_missing_task_folder_is_a_clear_error(tmp_path: Path):
 
 
 def test_cli_lists_and_validates_an_extra_folder_and_reports_bad_files(tmp_path: Path):
-    from typer.testing import CliRunner
-
-    from app.cli.sim import sim_app
-
-    (tmp_path / "ok.yaml").write_text(
-        "id: extra.airplane\ngoals: [Airplane mode on]\napp: com.android.settings\n"
-        "success: {path: settings.airplane_mode, eq: true}\nsolution:\n  - open_app: Settings\n"
-        "  - tap: Network & internet\n  - tap: Airplane mode\n")
-    runner = CliRunner()
-    res = runner.invoke(sim_app, ["tasks", str(tmp_path), "--only-extra", "--validate"])
+    write_airplane_task(tmp_path)
+    res = sim_tasks(str(tmp_path), "--only-extra", "--validate")
     assert res.exit_code == 0, res.output
     assert "ok   extra.airplane" in res.output
     (tmp_path / "bad.yaml").write_text("id: extra.bad\ngoals: [x]\napp: a\nsolution: [back]\n")
-    res = runner.invoke(sim_app, ["tasks", str(tmp_path), "--only-extra"])
+    res = sim_tasks(str(tmp_path), "--only-extra")
     assert res.exit_code == 2
     assert "bad.yaml" in res.output and "'success'" in res.output

@@ -15,6 +15,7 @@ from phone.virtual.localise import local_target, local_words
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.task_sets import TASK_SETS
 from phone.virtual.tasks import Task, TaskError, WordingError, load_task_file, load_tasks, replay
+from tests.phone_virtual.task_cli import sim_tasks, write_airplane_task
 
 TASKS = load_tasks()
 BY_ID = {t.id: t for t in TASKS}
@@ -134,18 +135,10 @@ def test_german_goals_load_beside_the_english_ones(tmp_path: Path):
 
 
 def test_validate_on_the_german_phone_from_the_command_line(tmp_path: Path):
-    from typer.testing import CliRunner
-
-    from app.cli.sim import sim_app
-
-    (tmp_path / "ok.yaml").write_text(
-        "id: extra.airplane\ngoals: [Airplane mode on]\ngoals_de: [Flugmodus an]\napp: com.android.settings\n"
-        "success: {path: settings.airplane_mode, eq: true}\nsolution:\n  - open_app: Settings\n"
-        "  - tap: Network & internet\n  - tap: Airplane mode\n")
-    runner = CliRunner()
-    res = runner.invoke(sim_app, ["tasks", str(tmp_path), "--only-extra", "--validate", "--language", "de"])
+    write_airplane_task(tmp_path, goals_de="Flugmodus an")
+    res = sim_tasks(str(tmp_path), "--only-extra", "--validate", "--language", "de")
     assert res.exit_code == 0, res.output
     assert "ok   extra.airplane" in res.output and "Flugmodus an" in res.output
     assert "failed on the phone in 'de'" in res.output
-    res = runner.invoke(sim_app, ["tasks", "--language", "fr"])
+    res = sim_tasks("--language", "fr")
     assert res.exit_code == 2 and "speaks en, de" in res.output
