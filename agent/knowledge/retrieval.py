@@ -25,6 +25,8 @@ from typing import Protocol
 import numpy as np
 from rapidfuzz import fuzz
 
+from agent.knowledge.lexicon import fold
+
 log = logging.getLogger(__name__)
 
 
@@ -35,7 +37,7 @@ class Scorer(Protocol):
     def scores(self, query: str, texts: Sequence[str]) -> list[float]: ...
 
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script ("für", "Stoppuhr", "wlan")
 _STOP = {"the", "a", "an", "to", "of", "in", "on", "for", "my", "me", "i", "and", "with", "at", "it",
          "please", "can", "you", "is", "be", "that", "this", "from", "by", "up", "into", "new"}
 #: Words that mean the same in phone tasks, mapped to one canonical form.
@@ -73,7 +75,7 @@ def _stem(w: str) -> str:
 def tokens(text: str) -> list[str]:
     """Lower-cased, stop-word-free, synonym-folded, lightly stemmed words."""
     out = []
-    for w in _WORD.findall(text.lower().replace("wi-fi", "wifi")):
+    for w in _WORD.findall(fold(text).replace("wi-fi", "wifi")):
         if w in _STOP:
             continue
         w = SYNONYMS.get(w, w)
@@ -85,7 +87,7 @@ def tokens(text: str) -> list[str]:
 def stems(text: str) -> list[str]:
     """Lower-cased, lightly stemmed words with no synonym folding ("notes" -> "note", but
     "text" stays "text", not "message")."""
-    return [_stem(w) for w in _WORD.findall(text.lower().replace("wi-fi", "wifi"))]
+    return [_stem(w) for w in _WORD.findall(fold(text).replace("wi-fi", "wifi"))]
 
 
 class LexicalScorer:

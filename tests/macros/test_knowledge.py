@@ -76,6 +76,20 @@ def test_lexical_scorer_prefers_the_related_goal():
     assert top_k(s, "remove my note", ["erase a memo", "call mum"], 1)[0][0] == 0
 
 
+def test_words_of_any_script_are_read_whole():
+    from agent.knowledge.retrieval import tokens
+
+    assert tokens("Entferne die Handyhülle für mich") == ["entferne", "die", "handyhülle", "für", "mich"]
+    assert tokens("Remove the phone case for me") == ["delete", "call", "case"]
+
+
+def test_a_german_goal_finds_the_german_screen_that_holds_its_words():
+    scorer = LexicalScorer()
+    texts = ["Stoppuhr Start Runde", "Warenkorb Hülle für dein Handy kaufen"]
+    best = scorer.scores("Starte die Stoppuhr für mich", texts)
+    assert best[0] > best[1]
+
+
 def test_make_scorer_auto_falls_back_to_lexical_without_the_extra(monkeypatch):
     import agent.knowledge.retrieval as r
 
