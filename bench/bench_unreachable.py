@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.knowledge.app_map import AppMap
-from agent.knowledge.guide import MapGuide
+from agent.knowledge.guide import Hint, MapGuide
 from agent.types import ActionType
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.tasks import load_tasks
@@ -102,13 +102,13 @@ def main() -> None:
 
 
 def _tally_hint(tally: Counter[tuple[str, ...]], wrong: list[str], group: tuple[str, str], wanted: set[str],
-                hint: object, where: str) -> None:
-    follow = getattr(hint, "follow", None)
+                hint: Hint | None, where: str) -> None:
+    follow = hint.follow if hint is not None else None
     opens = follow.app if follow is not None and follow.type is ActionType.OPEN_APP else None
     verdict = "none" if opens is None else "right" if opens.casefold() in wanted else "wrong"
     tally[(*group, verdict)] += 1
     if verdict == "wrong":
-        wrong.append(f"| {where} | {opens} | {getattr(hint, 'text', '')} |")
+        wrong.append(f"| {where} | {opens} | {hint.text if hint is not None else ''} |")
 
 
 if __name__ == "__main__":

@@ -62,38 +62,51 @@ class GridIndex(Generic[T]):
             found.update(self._cells.get(key, ()))
         return sorted(found)
 
-    def _kept(self, candidates: Sequence[int], values: Sequence[tuple[int, ...]],
-              keep: Callable[..., bool]) -> list[T]:
-        """The candidates whose stored box or centre (``values[k]``, unpacked) passes the exact
-        test ``keep``, as items in the items' order: the one loop behind every query below."""
-        items = self.items
-        return [items[k] for k in candidates if keep(*values[k])]
-
     def overlapping(self, r: Rect) -> list[T]:
         """Items whose box shares some area with ``r`` (``Rect.intersection`` is not None)."""
         ql, qt, qr, qb = r.left, r.top, r.right, r.bottom
         if ql >= qr or qt >= qb:
             return []
-        return self._kept(self._candidates(ql, qt, qr, qb), self._boxes,
-                          lambda left, top, right, bottom: left < qr and ql < right and top < qb
-                          and qt < bottom and left < right and top < bottom)
+        boxes, items = self._boxes, self.items
+        out = []
+        for k in self._candidates(ql, qt, qr, qb):
+            left, top, right, bottom = boxes[k]
+            if left < qr and ql < right and top < qb and qt < bottom and left < right and top < bottom:
+                out.append(items[k])
+        return out
 
     def at(self, p: Point) -> list[T]:
         """Items whose box contains ``p``."""
         x, y = p.x, p.y
-        return self._kept(self._candidates(x, y, x + 1, y + 1), self._boxes,
-                          lambda left, top, right, bottom: left <= x < right and top <= y < bottom)
+        boxes, items = self._boxes, self.items
+        out = []
+        for k in self._candidates(x, y, x + 1, y + 1):
+            left, top, right, bottom = boxes[k]
+            if left <= x < right and top <= y < bottom:
+                out.append(items[k])
+        return out
 
     def containing(self, r: Rect) -> list[T]:
         """Items whose box contains all of ``r``."""
         ql, qt, qr, qb = r.left, r.top, r.right, r.bottom
-        return self._kept(self._candidates(ql, qt, ql + 1, qt + 1), self._boxes,
-                          lambda left, top, right, bottom: left <= ql and top <= qt and qr <= right and qb <= bottom)
+        boxes, items = self._boxes, self.items
+        out = []
+        for k in self._candidates(ql, qt, ql + 1, qt + 1):
+            left, top, right, bottom = boxes[k]
+            if left <= ql and top <= qt and qr <= right and qb <= bottom:
+                out.append(items[k])
+        return out
 
     def centred_in(self, r: Rect) -> list[T]:
         """Items whose box's centre lies in ``r``."""
         ql, qt, qr, qb = r.left, r.top, r.right, r.bottom
-        return self._kept(self._candidates(ql, qt, qr, qb), self._centres, lambda x, y: ql <= x < qr and qt <= y < qb)
+        centres, items = self._centres, self.items
+        out = []
+        for k in self._candidates(ql, qt, qr, qb):
+            x, y = centres[k]
+            if ql <= x < qr and qt <= y < qb:
+                out.append(items[k])
+        return out
 
 
 def _cell_for(boxes: Sequence[tuple[int, int, int, int]]) -> int:

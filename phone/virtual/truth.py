@@ -6,10 +6,10 @@ Built from the same view tree that was painted.  Plain frozen data; no drawing, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from vision.geometry import Size
-from vision.types import Block, Element, ElementKind, ElementSource
+from vision.types import Block, Element, ElementKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,12 +19,6 @@ class TruthElement(Element):
 
     icon: str = ""
     in_hierarchy: bool = True
-
-    def to_element(self) -> Element:
-        """The plain ``Element`` a perfect parser would report: the icon stands in for a
-        missing label."""
-        values = {f.name: getattr(self, f.name) for f in fields(Element)}
-        return Element(**{**values, "label": self.label or self.icon, "source": ElementSource.HIERARCHY})
 
 
 @dataclass(frozen=True, slots=True)

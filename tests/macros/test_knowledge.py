@@ -83,13 +83,6 @@ def test_words_of_any_script_are_read_whole():
     assert tokens("Remove the phone case for me") == ["delete", "call", "case"]
 
 
-def test_a_german_goal_finds_the_german_screen_that_holds_its_words():
-    scorer = LexicalScorer()
-    texts = ["Stoppuhr Start Runde", "Warenkorb Hülle für dein Handy kaufen"]
-    best = scorer.scores("Starte die Stoppuhr für mich", texts)
-    assert best[0] > best[1]
-
-
 def test_make_scorer_auto_falls_back_to_lexical_without_the_extra(monkeypatch):
     import agent.knowledge.retrieval as r
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from phone.virtual.phone import VirtualPhone
 from phone.virtual.truth import TruthElement
 from vision.geometry import Rect
-from vision.types import Element, ElementKind, ElementSource
+from vision.types import Element, ElementKind
 
 
 def test_ground_truth_elements_are_vision_elements_with_their_drawn_glyph():
@@ -19,18 +19,6 @@ def test_ground_truth_elements_are_vision_elements_with_their_drawn_glyph():
     assert [e.id for e in elements] == [f"e{i}" for i in range(len(elements))]
 
 
-def test_to_element_names_an_unlabelled_icon_by_its_glyph_and_keeps_every_other_field():
-    drawn = TruthElement(id="e3", kind=ElementKind.BUTTON, rect=Rect(10, 20, 60, 70), icon="add",
-                         resource_id="com.example:id/fab", clickable=True, checkable=True, checked=False,
-                         in_hierarchy=False)
-    parsed = drawn.to_element()
-    assert type(parsed) is Element
-    assert parsed == Element(id="e3", kind=ElementKind.BUTTON, rect=Rect(10, 20, 60, 70), label="add",
-                             resource_id="com.example:id/fab", clickable=True, checkable=True, checked=False,
-                             source=ElementSource.HIERARCHY)
-
-
-def test_to_element_keeps_a_label_the_phone_gave():
+def test_a_label_the_phone_gave_is_the_elements_name_before_its_glyph():
     drawn = TruthElement(id="e0", kind=ElementKind.BUTTON, rect=Rect(0, 0, 48, 48), label="Add alarm", icon="add")
-    assert drawn.to_element().label == "Add alarm"
     assert drawn.display_name == "Add alarm"
