@@ -97,6 +97,11 @@ _WORDS_MAX = 32
 _GIST_LINE = re.compile(r"^Now showing: (?:the (?P<app>.+?) app(?:, )?)?(?:page “(?P<title>.*?)”)?")
 
 
+def is_home(package: str | None) -> bool:
+    """True when ``package`` (the foreground app) is a home screen, not an app."""
+    return bool(package) and bool(_LAUNCHER.search(package or ""))
+
+
 @dataclass(frozen=True, slots=True)
 class ScreenGist:
     """What the parse says the screen is.  ``home``: True for a launcher, False for an
@@ -160,7 +165,7 @@ def _entries(parse: ScreenParse) -> list[Element]:
 def screen_gist(parse: ScreenParse, app: str | None = None) -> ScreenGist:
     """The gist of ``parse`` with ``app`` (the foreground package) in front."""
     kept = [e for e in parse.uncovered() if e.kind not in (ElementKind.STATUS_BAR, ElementKind.NAVIGATION_BAR)]
-    home = None if not app else bool(_LAUNCHER.search(app))
+    home = None if not app else is_home(app)
     title = "" if home else _title(parse, kept)
     salient: list[str] = []
     for e in _entries(parse):

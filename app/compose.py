@@ -37,6 +37,7 @@ from agent.types import Autonomy, Episode
 
 if TYPE_CHECKING:
     from agent.device import Device
+    from agent.knowledge.app_choice import AppChooser
     from agent.knowledge.base import Knowledge
     from agent.knowledge.types import TaskRecord
     from agent.llm.base import CancelToken, LLMClient
@@ -370,6 +371,17 @@ def bigger_client(settings: Settings, *, timeout_s: float | None = None) -> LLMC
     return make_client(settings, model=esc.model.strip(), backend=backend, base_url=base_url, timeout_s=timeout_s)
 
 
+def app_chooser(client: LLMClient, model: str) -> AppChooser | None:
+    """How a built-in model orders the home screen's apps for a goal that names none
+    (``agent.knowledge.app_choice``); None for any other model, or a client that cannot
+    read token likelihoods (a remote server behind the redactor included)."""
+    from agent.knowledge.app_choice import AppChooser
+    from app.builtin_model.catalog import MODELS
+
+    turns = next((m.turns for m in MODELS if m.alias == model.strip().lower()), "")
+    return AppChooser(client, turns) if AppChooser.usable(client, turns) else None
+
+
 def escalating(planner: Planner, bigger: Planner, *, small_model: str, big_client: LLMClient,
                settings: Settings, consent: Consent) -> Planner:
     """``planner`` with ``bigger`` behind it for the steps the small model cannot do."""
@@ -512,7 +524,8 @@ def build_run(request: RunRequest, settings: Settings, *, device: Any, parser: S
         planner_core = escalating(bundle.planner, big_bundle.planner, small_model=model, big_client=big,
                                   settings=settings, consent=consent)
     planner_used = with_maps(planner_core, maps_from.store if maps_from is not None else None, device,
-                             evidence=settings.agent.screen_evidence, small_model=is_builtin(model))
+                             evidence=settings.agent.screen_evidence, small_model=is_builtin(model),
+                             apps=app_chooser(client, model))
 
     def episode(planner: Any) -> RunGenerator:
         return run_episode(request.goal, device, parser, planner, recorded if recorded is not None else store,

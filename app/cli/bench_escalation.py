@@ -139,12 +139,12 @@ def _run_task(task: Any, arm: str, wording: int, small: tuple[str, str] | None, 
     task.setup(phone)
     clients: list[Any] = []
 
-    def make_run(_goal: str, device: Any, judge: Any) -> Any:
+    def make_run(run_goal: str, device: Any, judge: Any) -> Any:
         client = make_client(settings, model=first[1], backend="openai", base_url=first[0], timeout_s=timeout_s)
         bigger = (make_client(settings, model=big[1], backend="openai", base_url=big[0], timeout_s=timeout_s)
                   if arm == "escalate" and big is not None else None)
         clients.extend(c for c in (client, bigger) if c is not None)
-        return build_run(RunRequest(goal=goal, planner=planner or None, autonomy="approve", learn=False,
+        return build_run(RunRequest(goal=run_goal, planner=planner or None, autonomy="approve", learn=False,
                                     model=first[1], max_steps=max(1, round(task.step_budget * budget))),
                          settings, device=device, parser=parser, judge=judge, client=client, bigger=bigger,
                          consent=Consent(AllowAll()), secrets=MappingSource(task.secrets), ask_on_error=True,
@@ -152,12 +152,12 @@ def _run_task(task: Any, arm: str, wording: int, small: tuple[str, str] | None, 
 
     t0 = time.perf_counter()
     try:
-        r = supervise(task, phone, phone, make_run, on_event=count)
+        r = supervise(task, phone, phone, make_run, wording=wording, on_event=count)
     finally:
         phone.close()
         for c in clients:
             close_client(c)
-    row = {"task_id": task.id, "arm": arm, "wording": wording, "goal": goal, **asdict(r),
+    row = {"task_id": task.id, "arm": arm, **asdict(r), "wording": wording, "goal": goal,
            "interventions": r.interventions, **counts, "model_seconds": {k: round(v, 1) for k, v in seconds.items()},
            "wall_s": round(time.perf_counter() - t0, 1)}
     console.print(f"{arm:9} {task.id:30} {'done' if r.completed else 'NOT done':8} interventions {r.interventions} "

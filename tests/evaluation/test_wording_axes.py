@@ -243,3 +243,16 @@ def test_supervised_again_leaves_a_task_without_the_later_wording_out_of_that_pa
     first, second = json.loads(out.read_text())
     assert [t["task_id"] for t in first["tasks"]] == ["settings.airplane_on", "settings.wifi_off"]
     assert [t["task_id"] for t in second["tasks"]] == ["settings.wifi_off"]  # airplane_on has three wordings
+
+
+def test_the_escalation_bench_runs_and_records_the_wording_it_was_asked_for(tmp_path: Path) -> None:
+    out = tmp_path / "esc.jsonl"
+    # no model answers (nothing listens on port 9): the supervisor shows the step where one is needed
+    res = runner.invoke(bench_app, [
+        "escalation", "--tasks", "launcher.open_settings_icon", "--wording", "1", "--arms", "small",
+        "--small-url", "http://127.0.0.1:9/v1", "--small-model", "small", "--big-url", "http://127.0.0.1:9/v1",
+        "--big-model", "big", "--planner", "zeroshot-", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    row = json.loads(out.read_text(encoding="utf-8"))
+    assert row["wording"] == 1 and row["goal"] == BY_ID["launcher.open_settings_icon"].goals[1]
+    assert row["arm"] == "small" and row["completed"]

@@ -182,3 +182,33 @@ def test_what_no_mapped_screen_shows_is_only_advised_to_any_model_and_never_agai
     other = GuidedPlanner(inner, guide, None, ranker=StepRanker(WORDS, Policy()))
     other.propose(PlanContext("Show the weather forecast in the Clock app", blank, ""))
     assert any("'weather'" in n for n in inner.seen[-1].notes)
+
+
+def test_complete_is_not_claimed_while_a_button_named_by_the_goals_own_verb_is_still_untapped():
+    planner, inner = guided(Policy(act=1.01, done=0.5))
+    parse = ScreenParse(Size(1080, 2400), (
+        Element("0", ElementKind.BUTTON, Rect(0, 2064, 216, 2274), text="Stopwatch", clickable=True, selected=True),
+        Element("1", ElementKind.BUTTON, Rect(400, 1800, 680, 2000), text="Start", clickable=True)))
+    tapped = Turn("tap Stopwatch", Action(ActionType.TAP, touch=parse.elements[0].rect.center,
+                                          target=_target(parse.elements[0])), "before")
+    step = planner.propose(PlanContext("Start the stopwatch", parse, "after", history=(tapped,)))
+    assert step.action.type is not ActionType.COMPLETE and inner.seen  # "Start" is still to be pressed
+    pressed = Turn("tap Start", Action(ActionType.TAP, touch=parse.elements[1].rect.center,
+                                       target=_target(parse.elements[1])), "after")
+    running = ScreenParse(Size(1080, 2400), (
+        Element("2", ElementKind.BUTTON, Rect(400, 1800, 680, 2000), text="Stop", clickable=True),))
+    done = planner.propose(PlanContext("Start the stopwatch", running, "later", history=(tapped, pressed)))
+    assert done.action.type is ActionType.COMPLETE
+
+
+def test_the_tab_the_last_step_chose_is_not_offered_again_but_a_button_may_be_pressed_twice():
+    planner, inner = guided(Policy(act=1.01, done=1.01, mass=1.0))
+    tab = Element("0", ElementKind.BUTTON, Rect(0, 2064, 216, 2274), text="Stopwatch", clickable=True, selected=True)
+    lap = Element("1", ElementKind.BUTTON, Rect(400, 1800, 680, 2000), text="Lap", clickable=True)
+    parse = ScreenParse(Size(1080, 2400), (tab, lap))
+    on_tab = Turn("tap Stopwatch", Action(ActionType.TAP, touch=tab.rect.center, target=_target(tab)), "before")
+    planner.propose(PlanContext("Open the stopwatch and lap it", parse, "after", history=(on_tab,)))
+    assert "0" not in inner.seen[-1].offer
+    on_lap = Turn("tap Lap", Action(ActionType.TAP, touch=lap.rect.center, target=_target(lap)), "after")
+    planner.propose(PlanContext("Record a lap twice", parse, "later", history=(on_lap,)))
+    assert "1" in inner.seen[-1].offer  # pressing "Lap" again is a new lap
