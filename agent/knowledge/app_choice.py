@@ -62,9 +62,10 @@ class AppChooser:
     def usable(client: Any, turns: str) -> bool:
         return turns in TURNS and callable(getattr(client, "next_words", None))
 
-    def rank(self, goal: str, apps: list[str]) -> AppOdds:
-        """``apps`` ordered by how much likelier the goal makes each name; the names the
-        model's answer does not start with are left out (none: an empty ranking)."""
+    def rank(self, goal: str, apps: list[str], aliases: dict[str, tuple[str, ...]] | None = None) -> AppOdds:
+        """``apps`` ordered by how much likelier the goal makes each name (or the likeliest of
+        its ``aliases``: the name its package gives, on a phone in another language); the
+        names the model's answer does not start with are left out (none: an empty ranking)."""
         if not apps or not self.usable(self.client, self.turns):
             return AppOdds(())
         calls: list[LLMCall] = []
@@ -78,10 +79,12 @@ class AppChooser:
         except Exception as exc:  # advice only: a server that cannot say leaves the order as it is
             log.info("no app likelihoods from the model: %s", exc)
             return AppOdds((), tuple(calls))
-        said = _names_scored(words, apps)
-        prior = _names_scored(self._prior, apps)
+        names = {name: (name, *(aliases or {}).get(name, ())) for name in apps}
+        every = [n for ns in names.values() for n in ns]
+        said, prior = _names_scored(words, every), _names_scored(self._prior, every)
         floor = min(self._prior.values(), default=0.0)
-        scored = [(name, p - prior.get(name, floor)) for name, p in said.items()]
+        scored = [(name, max(said[n] - prior.get(n, floor) for n in ns if n in said))
+                  for name, ns in names.items() if any(n in said for n in ns)]
         scored.sort(key=lambda x: -x[1])
         return AppOdds(tuple(scored), tuple(calls))
 

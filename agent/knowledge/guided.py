@@ -266,7 +266,10 @@ class GuidedPlanner(Wrapping):
         key = (ctx.goal, tuple(sorted(shown | {c.name for c in icons})))  # the same after a rejection
         calls: tuple[LLMCall, ...] = ()
         if key not in self._odds:
-            self._odds[key] = self.apps.rank(ctx.goal, list(key[1]))
+            by_name = {name.casefold(): pkg for pkg, name in self._installed().items()}
+            aliases: dict[str, tuple[str, ...]] = {n: (app_words(by_name[n.casefold()]),)
+                                                   for n in key[1] if n.casefold() in by_name}
+            self._odds[key] = self.apps.rank(ctx.goal, list(key[1]), aliases)
             calls = self._odds[key].calls
         odds = dict(self._odds[key].ranked)
         if not odds:

@@ -157,3 +157,9 @@ def test_llama_cpp_server_gives_the_next_words_and_the_chooser_ranks_installed_a
         assert odds.ranked and {name for name, _ in odds.ranked} <= {"Clock", "Settings", "Calendar", "Files"}
     finally:
         client.close()
+
+
+def test_on_a_phone_in_another_language_an_app_is_scored_by_the_likelier_of_its_shown_and_package_names():
+    chooser = AppChooser(Words({" Clock": -0.5, " Settings": -1.0}))
+    odds = chooser.rank("Starte die Stoppuhr", ["Uhr", "Einstellungen"], {"Uhr": ("Clock",), "Einstellungen": ("Settings",)})
+    assert odds.best == "Uhr" and {name for name, _ in odds.ranked} == {"Uhr", "Einstellungen"}
