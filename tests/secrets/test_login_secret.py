@@ -143,11 +143,15 @@ def test_signing_in_with_a_secret_leaves_its_value_nowhere(tmp_path, caplog, vau
     store.close()
 
 
-def test_the_mcp_client_reads_no_value(tmp_path, vault) -> None:
-    """The MCP tools' answers (run_task, read_episode, observe with its picture) as the
-    service hands them to the server, which sends them to the client unchanged."""
+@pytest.mark.parametrize("through", ["service", "mcp sdk"])
+def test_the_mcp_client_reads_no_value(tmp_path, vault, through) -> None:
+    """The MCP tools' answers (run_task, read_episode, observe with its picture): as the
+    service hands them to the server, and as the official MCP SDK's client receives them
+    from our server (in-memory transport)."""
     from app.mcp.tasks import task_runner
 
+    if through == "mcp sdk":
+        pytest.importorskip("mcp", reason="the MCP SDK (pip install 'tapwise[mcp]')")
     phone = VirtualPhone(seed=0)
     TASK.setup(phone)
 
@@ -164,19 +168,56 @@ def test_the_mcp_client_reads_no_value(tmp_path, vault) -> None:
         service = PhoneService(phone, parser.parse, PolicySupervisor(Policy.ASK, Person()), EpisodeBook(store),
                                store=store, task_runner=task_runner(settings, phone, parser, store, Policy.ASK))
         try:
-            told = service.run_task("bot", TASK.goals[1], max_steps=10)
-            assert "succeeded" in told, told
-            # the user signs out, types the password on the form and shows it in clear
-            _tap(phone, desc="Sign out")
-            _tap(phone, rid="password")
-            phone.input_text(SECRET)
-            _tap(phone, rid="show_password")
-            answers = [told, json.dumps(service.read_episode("bot")), service.observe("bot").text()]
-            png = service.latest.marks_png()
+            if through == "mcp sdk":
+                answers, png = _over_the_sdk(service, phone)
+            else:
+                told = service.run_task("bot", TASK.goals[1], max_steps=10)
+                assert "succeeded" in told, told
+                _show_the_password(phone)
+                answers = [told, json.dumps(service.read_episode("bot")), service.observe("bot").text()]
+                png = service.latest.marks_png()
         finally:
             service.close()
             store.close()
+    assert "succeeded" in answers[0], answers[0]
     for text in answers:
         assert SECRET not in text
     assert SECRET not in _ocr_words(np.asarray(Image.open(__import__("io").BytesIO(png)).convert("RGB")))
     assert SECRET in _ocr_words(phone.screenshot().image).replace(" ", "")  # it was on the glass
+
+
+def _show_the_password(phone: VirtualPhone) -> None:
+    """The user signs out, types the password on the form and shows it in clear."""
+    _tap(phone, desc="Sign out")
+    _tap(phone, rid="password")
+    phone.input_text(SECRET)
+    _tap(phone, rid="show_password")
+
+
+def _over_the_sdk(service: PhoneService, phone: VirtualPhone) -> tuple[list[str], bytes]:
+    """run_task, then (the password shown on the glass) read_episode and observe with its
+    picture, each called by the MCP SDK's client on our server: the texts and the PNG it got."""
+    import base64
+
+    import anyio
+    from mcp import Client
+    from mcp.types import Implementation
+
+    from app.mcp.server import build_server
+
+    got: dict[str, object] = {}
+
+    def texts(result: object) -> str:
+        return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")  # type: ignore[attr-defined]
+
+    async def go() -> None:
+        async with Client(build_server(service), client_info=Implementation(name="bot", version="1")) as c:
+            got["told"] = texts(await c.call_tool("run_task", {"goal": TASK.goals[1], "max_steps": 10}))
+            await anyio.to_thread.run_sync(_show_the_password, phone)
+            got["episode"] = texts(await c.call_tool("read_episode", {}))
+            seen = await c.call_tool("observe", {"with_image": True})
+            got["observed"] = texts(seen)
+            got["png"] = base64.b64decode(next(x.data for x in seen.content if getattr(x, "type", "") == "image"))
+
+    anyio.run(go)
+    return [str(got["told"]), str(got["episode"]), str(got["observed"])], got["png"]  # type: ignore[return-value]
