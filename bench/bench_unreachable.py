@@ -12,6 +12,9 @@ set up on a fresh phone in that language and the explorer's maps of that languag
   tasks it catches and how many possible ones it wrongly calls impossible, then every
   wrong call with the words it looked for.  This is the start screen only: a run asks
   again on every screen and never again once the user turned "impossible" down.
+* with ``--in-app``, ``MapGuide.not_offered(goal, screen, app)`` on the first screen of
+  each mapped app the goal names (where a run that opened it stands): inside the app the
+  goal names, a small model's run proposes "impossible" on it.
 * with ``--hints``, ``MapGuide.hint(goal, start screen)`` on the home screen — a hint that
   opens an app is taken without a model call, so a wrong one costs the supervisor a
   rejection and none leaves the choice to the model.  Printed: how many hints open the
@@ -20,7 +23,7 @@ set up on a fresh phone in that language and the explorer's maps of that languag
 
 Nothing is asserted; figures go to docs/results/ with the command.
 
-    nice .venv/bin/python bench/bench_unreachable.py --maps-en runs/maps-en.json --maps-de runs/maps-de.json [--hints]
+    nice .venv/bin/python bench/bench_unreachable.py --maps-en runs/maps-en.json --maps-de runs/maps-de.json [--hints | --in-app]
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ def main() -> None:
     ap.add_argument("--maps-en", required=True, help="the English maps (JSON, as bench_app_map.py explore writes)")
     ap.add_argument("--maps-de", default="", help="the German maps; German goals are left out without them")
     ap.add_argument("--hints", action="store_true", help="which app the maps open from the home screen instead")
+    ap.add_argument("--in-app", action="store_true",
+                    help="the verdict inside each mapped app the goal names (MapGuide.not_offered), not on the start screen")
     args = ap.parse_args()
     parser = ScreenParser(PipelineConfig(mode="tree"))
     tasks = load_tasks()
@@ -76,7 +81,10 @@ def main() -> None:
                         hint = guide.hint(goal, parser.parse(shot), shot)
                         _tally_hint(tally, wrong, group, wanted, hint, f"{lang} w{n} | {task.id} | {goal}")
                         continue
-                    missing = guide.unreachable(goal, parser.parse(phone.screenshot(with_hierarchy=True)))
+                    if args.in_app:
+                        missing = _in_named_apps(guide, parser, phone, goal)
+                    else:
+                        missing = guide.unreachable(goal, parser.parse(phone.screenshot(with_hierarchy=True)))
                 finally:
                     phone.close()
                 kind = "impossible" if task.impossible else "possible"
@@ -99,6 +107,21 @@ def main() -> None:
                       f"{tally[(*g, 'possible', 'said')]} / {tally[(*g, 'possible', 'n')]} |")
         print("\n| wording | task | goal | words no mapped screen shows |\n|---|---|---|---|")
     print("\n".join(wrong))
+
+
+def _in_named_apps(guide: MapGuide, parser: ScreenParser, phone: VirtualPhone, goal: str) -> list[str]:
+    """``not_offered``'s words on the first screen of each mapped app the goal names, as a run
+    that opened it would see it; [] when the goal names none, or every one offers it."""
+    for package in guide.maps:
+        if phone.find_app(package) is None:
+            continue
+        phone.launch(package)
+        shot = phone.screenshot(with_hierarchy=True)
+        label = next((name for name, pkg in phone.installed_apps() if pkg == package), "")  # the phone's name
+        _app, missing = guide.not_offered(goal, parser.parse(shot), shot.foreground_package or package, label)
+        if missing:
+            return missing
+    return []
 
 
 def _tally_hint(tally: Counter[tuple[str, ...]], wrong: list[str], group: tuple[str, str], wanted: set[str],

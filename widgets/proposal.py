@@ -147,6 +147,7 @@ class ProposalCard(QFrame):
         self.plan.setTextFormat(Qt.TextFormat.RichText)
         self.planner = QLabel("")
         self.planner.setStyleSheet("color:#666")
+        self.planner.setWordWrap(True)  # "planner: … · from the app map, no model call" must not widen the panel
         self.model = QLabel("")  # which model proposed the step; the bigger one stands out
         self.model.setObjectName("proposalModel")
         self.model.setWordWrap(True)

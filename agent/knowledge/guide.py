@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agent.knowledge.app_map import QUOTED, AppMap, MapError, path_words, rank_apps
+from agent.knowledge.app_map import QUOTED, AppMap, MapError, names_app, path_words, rank_apps
 from agent.knowledge.focus import (
     only_opens,
 )
@@ -155,14 +155,15 @@ class MapGuide:
         return Hint(where + f"{path_words(m, steps)}.", (el.id,), follow, target=target, here=here,
                     list_row=row, next=steps[0].dst)
 
-    def unreachable(self, goal: str, parse: ScreenParse) -> list[str]:
+    def unreachable(self, goal: str, parse: ScreenParse, names: tuple[str, ...] = ()) -> list[str]:
         """The words naming what the goal is about that no explored screen of any app shows,
         and that this screen does not show either; [] when any of them is reachable, or
         nothing is mapped.  The goal's object is
         its words less the first (the verb), state and "go there" words, quoted texts and secrets,
         numbers and the words of times and amounts,
         people's names (two capitalised words) and the app's name: "Show the weather forecast in
-        the Clock app" -> ['weather', 'forecast'] when no Clock screen says either."""
+        the Clock app" -> ['weather', 'forecast'] when no Clock screen says either.  ``names``:
+        more names of apps (what the phone calls them), left out like the maps' own."""
         if not self.maps:
             return []
         words = Words.load()
@@ -170,7 +171,7 @@ class MapGuide:
         text = QUOTED.sub(" ", REFERENCE.sub(" ", goal))  # typed values and secrets' names say no place
         text = re.sub(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+\b", " ", text)
         first = words.words(goal)[:1]
-        app_names = {w for m in self.maps.values() for w in words.words(m.label)}
+        app_names = {w for label in (*(m.label for m in self.maps.values()), *names) for w in words.words(label)}
         state = set(words.on_end) | set(words.off_end)
         objects = [w for w in dict.fromkeys(words.content(text)) if w not in first and w not in app_names
                    and w not in state and w not in words.amounts and not any(ch.isdigit() for ch in w)
@@ -182,6 +183,22 @@ class MapGuide:
         if any(any(same_word(o, v) for v in seen) for o in objects):
             return []
         return objects
+
+    def not_offered(self, goal: str, parse: ScreenParse, package: str, label: str = "") -> tuple[str, list[str]]:
+        """Inside a mapped app that the goal names by the map's name or the phone's ``label``
+        ("… in the Clock app", "… in Notes", "in der Uhr-App"): the app's name (the phone's) and
+        ``unreachable``'s words, what the goal is about that no explored screen of any app
+        shows, nor this one; ("", []) anywhere else.  The goal points at this app and
+        exploration found nothing of its object in it or elsewhere: the app does not seem to
+        offer it.  Outside the app the goal names, a missing word is too often only a
+        synonym the screens do not use ("countdown" for "Timer") to say more than advice.
+        Searching this app's screens alone catches more and is wrong more often (the
+        object is in another app: "notifications from the Shop app"; docs/results/generalization.md)."""
+        m = self.maps.get(package)
+        if m is None or not any(names_app(goal, n) for n in {m.label, label} if n):
+            return "", []
+        missing = self.unreachable(goal, parse, names=(label,) if label else ())
+        return (label or m.label or m.package, missing) if missing else ("", [])  # the name the user sees
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the app whose map best matches the goal (``rank_apps``:

@@ -29,7 +29,9 @@ is right 95 % of the time.  The card says where a step came from (``…+screen``
 ranker; ``…+map``: the map), and its evidence says why.  Never a step the user turned down here, the step just taken, a
 switch or field already tapped, a step this guide already took on a screen of this
 structure, nor a sensitive step on a screen that lacks what the goal names, nor "complete"
-right after a map step on the way to the goal's screen.
+right after a map step on the way to the goal's screen.  Inside the app a goal names, when
+no explored screen shows what it is about, a small model's run is offered "impossible"
+with that reason (the user may turn it down).
 
 No LLM call of its own but that one; asks the device only which app is in front (and its
 installed apps' names).
@@ -106,6 +108,9 @@ class GuidedPlanner(Wrapping):
             self.hints.append((ctx.step_index, why))
             return Proposal(Action.simple(ActionType.COMPLETE), rationale=why, planner=f"{self.inner.name}+screen",
                             evidence=(f"checked on the screen: {why}",))
+        offered = self._not_offered(ctx, package)
+        if offered is not None:
+            return offered
         self._unreachable(ctx)
         hint = self._hint(ctx, screen)
         if hint is not None and hint.here and (not self._visited or self._visited[-1] != hint.here):
@@ -126,12 +131,34 @@ class GuidedPlanner(Wrapping):
             log.exception("the screen could not be ranked against the goal")
             return None
 
+    def _not_offered(self, ctx: PlanContext, package: str) -> Proposal | None:
+        """"Impossible", with the reason, for a small model inside the app the goal names when
+        no explored screen of any app shows what the goal is about (``MapGuide.not_offered``);
+        None elsewhere, and once the user turned "impossible" down.  Judged on wordings and a
+        language it was not written from, it is right on 7 of the 13 goals it flags and
+        catches 7 of 18 impossible ones (docs/results/generalization.md): a proposal with
+        its reason on the card, which the user may turn down."""
+        if not self.small_model or not package or any(a.type is ActionType.IMPOSSIBLE for a in ctx.rejected):
+            return None
+        try:
+            app, missing = self.guide.not_offered(ctx.goal, ctx.parse, package, self._app_label(package))
+        except Exception:  # a damaged map must not stop the run
+            log.exception("the maps could not be searched for the goal")
+            return None
+        if not missing:
+            return None
+        why = (f"The goal asks for {', '.join(repr(w) for w in missing)} in {app}, and no screen of {app} "
+               "(nor of any other explored app) shows it: this app does not seem to offer it.")
+        self.hints.append((ctx.step_index, why))
+        return Proposal(Action.simple(ActionType.IMPOSSIBLE), rationale=why, planner=f"{self.inner.name}+map",
+                        evidence=(f"checked on the maps: {why}",))
+
     def _unreachable(self, ctx: PlanContext) -> None:
         """Advice to the model, whatever its size, when what the goal is about is on no screen
         the maps reach nor on this one; never again once the user turned "impossible" down.
-        Only advice: judged on wordings and a language it was not written from, the maps'
-        verdict was right on 6 of 24 goals it flagged (docs/results/generalization.md), too
-        few for the agent to end a run on it alone."""
+        Only advice outside the app the goal names: judged on wordings and a language it was
+        not written from, the maps' verdict there was right on 6 of 24 goals it flagged
+        (docs/results/generalization.md); inside it, ``_not_offered`` proposes "impossible"."""
         if any(a.type is ActionType.IMPOSSIBLE for a in ctx.rejected):
             return
         try:

@@ -56,9 +56,10 @@ from agent.knowledge.map_build import sure_match
 from agent.knowledge.retrieval import LexicalScorer, Scorer
 from agent.macros.editing import next_version
 from agent.macros.reidentify import reidentify
-from agent.macros.start import fresh_launch_step, is_launcher
+from agent.macros.start import fresh_launch_step
 from agent.macros.types import Macro, MacroStep
 from agent.safety import assess
+from agent.screen_text import is_home
 from agent.types import Action, ActionType, Target
 from vision.geometry import Point
 
@@ -297,7 +298,7 @@ def ending_by_replay(replayer: object, macro: Macro, maps: Sequence[AppMap],
     parse = replayer.parser.parse(screen)
     package = screen.foreground_package or replayer.device.foreground()[0] or ""
     activity = screen.foreground_activity or ""
-    if is_launcher(package):
+    if is_home(package):
         return Ending("", HOME)
     return locate(maps, parse, package, activity)
 

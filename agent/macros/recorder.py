@@ -22,6 +22,7 @@ import numpy as np
 from agent.macros.describe import describe_step, toggle_inside
 from agent.macros.fingerprint import fingerprint_of, inner_text, screen_signature
 from agent.macros.types import Macro, MacroStep
+from agent.screen_text import is_home
 from agent.secrets.refs import names_in, reference
 from agent.types import Action, ActionType, Target
 from vision.geometry import Point
@@ -128,12 +129,6 @@ def nav_key_at(parse: ScreenParse, x: int, y: int) -> ActionType | None:
     return {0: ActionType.BACK, 1: ActionType.HOME}.get(int(third))
 
 
-def is_launcher(package: str | None) -> bool:
-    if not package:
-        return False
-    return "launcher" in package.lower() or package.lower().endswith(".home")
-
-
 def make_step(action: Action, before: Observation, after: Observation | None = None,
               last_tapped: Element | None = None) -> MacroStep:
     """One semantic step from an action and the screens around it.
@@ -154,7 +149,7 @@ def make_step(action: Action, before: Observation, after: Observation | None = N
                 expected_package=(after.package if after is not None else None) or None,
             )
     if (action.type is ActionType.TAP and after is not None and after.package
-            and after.package != before.package and is_launcher(before.package)):
+            and after.package != before.package and is_home(before.package)):
         el = target_element(action, parse)
         name = (inner_text(parse, el) or el.label) if el is not None else ""
         opened = Action.open_app(after.package)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from agent.device import Device, Key
 from agent.macros.recorder import Observation
 from agent.macros.types import MacroStep
+from agent.screen_text import is_home
 from agent.types import Action, ActionType
 from vision.types import ScreenParse
 
@@ -41,10 +42,6 @@ class StartProblem:
     message: str
 
 
-def is_launcher(package: str | None) -> bool:
-    return package is not None and "launcher" in package.lower()
-
-
 def inner_screen(parse: ScreenParse) -> bool:
     """The screen shows an "up" arrow: one of an app's inner screens, not its first."""
     return any((e.label or e.text or "").strip().casefold() in UP_WORDS for e in parse.elements)
@@ -59,12 +56,12 @@ def start_problem(first: Observation | None, steps: Sequence[MacroStep],
     ``label_of`` names an app by its package in the message (the phone's name for it)."""
     if steps and is_known_start(steps[0]):
         return None  # already begins from a known state
-    if first is not None and first.package and not is_launcher(first.package):
+    if first is not None and first.package and not is_home(first.package):
         where = " on one of its inner screens" if inner_screen(first.parse) else ""
         return StartProblem(first.package, f"The recording starts inside {label_of(first.package)}{where}; another phone "
                                            "may show something else there.")
     for i, (step, after) in enumerate(zip(steps, afters, strict=False)):
-        if after is None or not after.package or is_launcher(after.package):
+        if after is None or not after.package or is_home(after.package):
             continue
         opened = step.action.type is ActionType.OPEN_APP
         if opened and inner_screen(after.parse):

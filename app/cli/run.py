@@ -80,47 +80,37 @@ def _timings(step: Step) -> str:
 
 def _print(console: Console, ev: Event, verbose: bool) -> None:
     """One event on the terminal; every stored step ends with where its time went."""
-    from agent.events import (
-        Aborted,
-        Amended,
-        ErrorEvent,
-        Estimated,
-        Executed,
-        Finished,
-        Observed,
-        Parsed,
-        Proposed,
-        Rejected,
-    )
+    from agent import events
 
     match ev:
-        case Observed(step=i, screen=screen):
+        case events.Observed(step=i, screen=screen):
             console.rule(f"step {i + 1} · {screen.foreground_package or '?'}")
-        case Parsed(parse=parse) if verbose:
+        case events.Parsed(parse=parse) if verbose:
             console.print(Panel(shown(parse.description), title="screen", expand=False))
-        case Estimated(latent=lat):
+        case events.Estimated(latent=lat):
             console.print(f"[cyan]performed:[/] {quoted(lat.performed_action)}\n[cyan]screen:[/] "
                           f"{quoted(lat.screen_summary)}\n[cyan]progress:[/] {quoted(lat.progression)}\n"
                           f"[cyan]mistakes:[/] {quoted(lat.mistakes)}")
-        case Proposed(proposal=p):
+        case events.Proposed(proposal=p):
             _print_proposal(console, p, verbose)
-        case Executed(action=action):
+        case events.Executed(action=action):
             console.print(f"[green]done:[/] {quoted(action.describe())}")
-        case Rejected(record=step):
+        case events.Rejected(record=step):
             console.print(f"[yellow]rejected:[/] {quoted(step.decision.feedback if step.decision else '')}")
-        case Aborted():
+        case events.Aborted():
             console.print("[yellow]stopped at this step[/]")
-        case ErrorEvent(message=message, fatal=fatal):
+        case events.ErrorEvent(message=message, fatal=fatal):
             console.print(f"[red]{'fatal ' if fatal else ''}error:[/] {quoted(redact_url(message))}")
-        case Finished(status=status, note=note, episode=episode):
+        case events.Finished(status=status, note=note, episode=episode):
             from agent.cost import run_cost
 
             console.rule(f"[bold]{status.value}[/]: {quoted(redact_url(note))}")
             console.print(f"cost: {quoted(run_cost(episode).describe())}")
-        case Amended(step=i, record=step):
+        case events.Amended(step=i, record=step):
             console.print(f"[magenta]flashed after step {i + 1}:[/] "
                           + "; ".join(f"“{quoted(t.text)}” ({t.seconds:.1f} s)" for t in step.transients))
-    if isinstance(ev, Executed | Rejected | Aborted | ErrorEvent) and ev.record is not None and ev.record.timings_ms:
+    if isinstance(ev, events.Executed | events.Rejected | events.Aborted | events.ErrorEvent) \
+            and ev.record is not None and ev.record.timings_ms:
         console.print(f"[dim]time: {quoted(_timings(ev.record))}[/]")
 
 

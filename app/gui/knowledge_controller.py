@@ -267,7 +267,6 @@ class KnowledgeController:
 
 def _app_labels(rows: list) -> dict[str, str]:
     """Package -> the app's usual name, for the memory list's branches."""
-    from agent.macros.recorder import is_launcher
-    from agent.screen_text import app_words
+    from agent.screen_text import app_words, is_home
 
-    return {r.app: "Home screen" if is_launcher(r.app) else app_words(r.app) for r in rows if r.app}
+    return {r.app: "Home screen" if is_home(r.app) else app_words(r.app) for r in rows if r.app}

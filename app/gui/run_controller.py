@@ -25,20 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.events import (
-    Aborted,
-    Amended,
-    AwaitingDecision,
-    ErrorEvent,
-    Estimated,
-    Executed,
-    Finished,
-    Observed,
-    Parsed,
-    Proposed,
-    Rejected,
-    Working,
-)
+from agent import events
 from agent.types import (
     Action,
     ActionType,
@@ -90,7 +77,7 @@ class RunEnd:
 
 def is_decision_request(event: object) -> bool:
     """The agent loop waits for a decision after this event."""
-    return isinstance(event, AwaitingDecision)
+    return isinstance(event, events.AwaitingDecision)
 
 
 class RunController:
@@ -286,35 +273,35 @@ class RunController:
     def _on_event(self, event: Any) -> None:
         self.events.append(event)
         match event:
-            case Observed(step=index, screen=screen):
+            case events.Observed(step=index, screen=screen):
                 self._step_screen[index] = screen
                 self.proposal = None  # a new observation: the last proposal is stale
                 self.ui.proposal_card.set_proposal(None)
                 self.ui.latent_panel.set_stale(True)
-            case Working() as working:
+            case events.Working() as working:
                 self.working.show(working)
-            case Parsed(parse=parse):
+            case events.Parsed(parse=parse):
                 self._current_parse = parse
                 self.session.live_parse = parse  # the runner's parse is the freshest one of the phone
                 if self.session.viewing.live:
                     self.ui.show_parse(parse)
-            case Estimated(step=index, latent=latent):
+            case events.Estimated(step=index, latent=latent):
                 self._show_latent(index, latent)
-            case Proposed(step=index, proposal=proposal):
+            case events.Proposed(step=index, proposal=proposal):
                 self._show_proposal(index, proposal)
-            case AwaitingDecision(step=index, proposal=proposal, reason=reason, failed=True):
+            case events.AwaitingDecision(step=index, proposal=proposal, reason=reason, failed=True):
                 self._ask_to_perform(index, proposal, reason)
-            case AwaitingDecision(step=index, proposal=proposal, reason=reason, confirm_done=True):
+            case events.AwaitingDecision(step=index, proposal=proposal, reason=reason, confirm_done=True):
                 self._ask_if_done(index, proposal, reason)
-            case AwaitingDecision(step=index, proposal=proposal, reason=reason, alternatives=alternatives):
+            case events.AwaitingDecision(step=index, proposal=proposal, reason=reason, alternatives=alternatives):
                 self._show_proposal(index, proposal)
                 self._offer(alternatives)
                 self._ask(index, reason)
-            case Executed(record=record) | Rejected(record=record) | Aborted(record=record) | Amended(record=record):
+            case events.Executed(record=record) | events.Rejected(record=record) | events.Aborted(record=record) | events.Amended(record=record):
                 self._add_step(record)
-            case Finished(status=status, note=note, episode=episode):
+            case events.Finished(status=status, note=note, episode=episode):
                 self._finish(status, note, episode)
-            case ErrorEvent(step=index, message=message, fatal=fatal, record=record):
+            case events.ErrorEvent(step=index, message=message, fatal=fatal, record=record):
                 if record is not None:
                     self._add_step(record)
                 level = Level.ERROR if fatal else Level.WARNING

@@ -7,8 +7,10 @@ with the gist and says so, before the later aspects read it."""
 
 from __future__ import annotations
 
+import pytest
+
 from agent.latent import FROM_THE_PARSE, ChainedEstimator, FusedEstimator, LatentInput, grounded_summary
-from agent.screen_text import description, fenced, gist_in, screen_gist
+from agent.screen_text import description, fenced, gist_in, is_home, screen_gist
 from tests.agent.screens import clock_parse, settings_parse
 
 SETTINGS = fenced(description(settings_parse(), app="com.android.settings"))
@@ -72,3 +74,14 @@ def test_the_fused_estimator_replaces_it_too(server, ollama):
               ' "completion_reason": "Wi-Fi is on", "confidence": 0.6}')
     est = FusedEstimator(ollama).estimate(LatentInput(goal="Turn off Wi-Fi", screen=SETTINGS))
     assert est.latent.screen_summary.startswith("The Settings app") and FROM_THE_PARSE in est.latent.screen_summary
+
+
+@pytest.mark.parametrize("package", ["com.google.android.apps.nexuslauncher", "com.sec.android.app.launcher",
+                                     "com.miui.home", "com.huawei.android.launcher", "org.example.home"])
+def test_a_launcher_package_is_a_home_screen(package):
+    assert is_home(package)
+
+
+@pytest.mark.parametrize("package", ["", None, "com.android.settings", "com.example.homework", "com.example.homepage"])
+def test_an_app_or_no_package_is_not_a_home_screen(package):
+    assert not is_home(package)

@@ -83,3 +83,22 @@ def test_the_knowledge_tabs_show_their_whole_titles(win, qtbot, size):
     assert len(rows) <= 2, "the titles wrap onto two rows at most"
     tabs.tabButton(1).click()
     assert tabs.currentWidget() is w.knowledge_panel.memory
+
+
+@pytest.mark.parametrize("size", [QSize(1024, 700), QSize(1366, 800)])
+def test_a_proposal_card_with_long_lines_never_scrolls_sideways(win, qtbot, size):
+    from agent.types import Action, ActionType, Proposal
+
+    w = win
+    w.resize(size)
+    qtbot.waitUntil(lambda: w.size() == size, timeout=3000)
+    why = ("The goal asks for 'weather', 'forecast' in Clock, and no screen of Clock (nor of any other "
+           "explored app) shows it: this app does not seem to offer it.")
+    w.proposal_card.set_proposal(Proposal(Action.simple(ActionType.IMPOSSIBLE), rationale=why,
+                                          planner="zeroshot-+map", evidence=(f"checked on the maps: {why}",)))
+    qtbot.wait(50)
+    scroll = w.proposal_card.parent()
+    while scroll is not None and not isinstance(scroll, QScrollArea):
+        scroll = scroll.parent()
+    assert scroll is not None
+    assert not scroll.horizontalScrollBar().isVisible(), f"the proposal card scrolls sideways at {size}"

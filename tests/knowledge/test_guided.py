@@ -184,6 +184,45 @@ def test_what_no_mapped_screen_shows_is_only_advised_to_any_model_and_never_agai
     assert any("'weather'" in n for n in inner.seen[-1].notes)
 
 
+def test_inside_the_app_the_goal_names_a_small_model_proposes_impossible_when_no_explored_screen_shows_its_object():
+    from phone.virtual.phone import VirtualPhone
+    from tests.knowledge.test_app_map import explored
+
+    clock, _ = explored("Clock", 150)
+    guide = MapGuide([clock])
+    blank = screen("Alarm", "Clock", "Timer", "Stopwatch")
+    in_clock = VirtualPhone()
+    in_clock.open_app("Clock")
+
+    def small(device=in_clock, small_model=True):
+        return GuidedPlanner(Recorder(), guide, device, ranker=StepRanker(WORDS, Policy()), small_model=small_model)
+
+    said = small().propose(PlanContext("Show the weather forecast in the Clock app", blank, ""))
+    assert said.action.type is ActionType.IMPOSSIBLE and said.planner == "recorder+map"
+    assert "'weather'" in said.rationale and "Clock" in said.rationale
+    # the app the goal names, by the name the phone shows in its own language
+    uhr = VirtualPhone(lang="de")
+    uhr.open_app("Clock")
+    german = small(uhr).propose(PlanContext("Zeig mir die Wettervorhersage in der Uhr-App", blank, ""))
+    assert german.action.type is ActionType.IMPOSSIBLE and "'wettervorhersage'" in german.rationale
+    assert "in Uhr" in german.rationale  # named as the phone names it
+    # not where the goal names no app, nor in another app, nor once turned down, nor for any other model
+    assert small().propose(PlanContext("Show the weather forecast", blank, "")).action.type is not ActionType.IMPOSSIBLE
+    home = VirtualPhone()
+    assert small(home).propose(PlanContext("Show the weather forecast in the Clock app", blank, "")).action.type \
+        is not ActionType.IMPOSSIBLE
+    turned_down = PlanContext("Show the weather forecast in the Clock app", blank, "",
+                              rejected=(Action.simple(ActionType.IMPOSSIBLE),))
+    assert small().propose(turned_down).action.type is not ActionType.IMPOSSIBLE
+    assert small(small_model=False).propose(PlanContext("Show the weather forecast in the Clock app", blank, "")) \
+        .action.type is not ActionType.IMPOSSIBLE
+    # what the goal is about is on a screen of the app: no verdict
+    assert small().propose(PlanContext("Start the stopwatch in the Clock app", blank, "")).action.type \
+        is not ActionType.IMPOSSIBLE
+    for phone in (in_clock, uhr, home):
+        phone.close()
+
+
 def test_complete_is_not_claimed_while_a_button_named_by_the_goals_own_verb_is_still_untapped():
     planner, inner = guided(Policy(act=1.01, done=0.5))
     parse = ScreenParse(Size(1080, 2400), (
