@@ -184,9 +184,17 @@ class MapGuide:
             return []
         return objects
 
+    def named_here(self, goal: str, package: str, label: str = "") -> str:
+        """The name of the app in front (``label``, the phone's, else the map's) when it is
+        mapped and the goal names it by either name ("… in the Clock app", "… in Notes",
+        "in der Uhr-App"); "" otherwise."""
+        m = self.maps.get(package)
+        if m is None or not any(names_app(goal, n) for n in {m.label, label} if n):
+            return ""
+        return label or m.label or m.package
+
     def not_offered(self, goal: str, parse: ScreenParse, package: str, label: str = "") -> tuple[str, list[str]]:
-        """Inside a mapped app that the goal names by the map's name or the phone's ``label``
-        ("… in the Clock app", "… in Notes", "in der Uhr-App"): the app's name (the phone's) and
+        """Inside a mapped app that the goal names (``named_here``): its name and
         ``unreachable``'s words, what the goal is about that no explored screen of any app
         shows, nor this one; ("", []) anywhere else.  The goal points at this app and
         exploration found nothing of its object in it or elsewhere: the app does not seem to
@@ -194,11 +202,9 @@ class MapGuide:
         synonym the screens do not use ("countdown" for "Timer") to say more than advice.
         Searching this app's screens alone catches more and is wrong more often (the
         object is in another app: "notifications from the Shop app"; docs/results/generalization.md)."""
-        m = self.maps.get(package)
-        if m is None or not any(names_app(goal, n) for n in {m.label, label} if n):
-            return "", []
-        missing = self.unreachable(goal, parse, names=(label,) if label else ())
-        return (label or m.label or m.package, missing) if missing else ("", [])  # the name the user sees
+        app = self.named_here(goal, package, label)
+        missing = self.unreachable(goal, parse, names=(label,) if label else ()) if app else []
+        return (app, missing) if missing else ("", [])
 
     def _from_outside(self, goal: str) -> Hint | None:
         """On a screen of no mapped app: the app whose map best matches the goal (``rank_apps``:

@@ -108,10 +108,9 @@ class GuidedPlanner(Wrapping):
             self.hints.append((ctx.step_index, why))
             return Proposal(Action.simple(ActionType.COMPLETE), rationale=why, planner=f"{self.inner.name}+screen",
                             evidence=(f"checked on the screen: {why}",))
-        offered = self._not_offered(ctx, package)
-        if offered is not None:
-            return offered
-        self._unreachable(ctx)
+        impossible = self._unreachable(ctx, package)
+        if impossible is not None:
+            return impossible
         hint = self._hint(ctx, screen)
         if hint is not None and hint.here and (not self._visited or self._visited[-1] != hint.here):
             self._visited.append(hint.here)
@@ -131,48 +130,37 @@ class GuidedPlanner(Wrapping):
             log.exception("the screen could not be ranked against the goal")
             return None
 
-    def _not_offered(self, ctx: PlanContext, package: str) -> Proposal | None:
-        """"Impossible", with the reason, for a small model inside the app the goal names when
-        no explored screen of any app shows what the goal is about (``MapGuide.not_offered``);
-        None elsewhere, and once the user turned "impossible" down.  Judged on wordings and a
-        language it was not written from, it is right on 7 of the 13 goals it flags and
-        catches 7 of 18 impossible ones (docs/results/generalization.md): a proposal with
-        its reason on the card, which the user may turn down."""
-        if not self.small_model or not package or any(a.type is ActionType.IMPOSSIBLE for a in ctx.rejected):
-            return None
-        try:
-            app, missing = self.guide.not_offered(ctx.goal, ctx.parse, package, self._app_label(package))
-        except Exception:  # a damaged map must not stop the run
-            log.exception("the maps could not be searched for the goal")
-            return None
-        if not missing:
-            return None
-        why = (f"The goal asks for {', '.join(repr(w) for w in missing)} in {app}, and no screen of {app} "
-               "(nor of any other explored app) shows it: this app does not seem to offer it.")
-        self.hints.append((ctx.step_index, why))
-        return Proposal(Action.simple(ActionType.IMPOSSIBLE), rationale=why, planner=f"{self.inner.name}+map",
-                        evidence=(f"checked on the maps: {why}",))
-
-    def _unreachable(self, ctx: PlanContext) -> None:
-        """Advice to the model, whatever its size, when what the goal is about is on no screen
-        the maps reach nor on this one; never again once the user turned "impossible" down.
-        Only advice outside the app the goal names: judged on wordings and a language it was
-        not written from, the maps' verdict there was right on 6 of 24 goals it flagged
-        (docs/results/generalization.md); inside it, ``_not_offered`` proposes "impossible"."""
+    def _unreachable(self, ctx: PlanContext, package: str) -> Proposal | None:
+        """When what the goal is about is on no screen the maps reach nor on this one (never
+        again once the user turned "impossible" down): inside the mapped app the goal names
+        (``MapGuide.named_here``), a small model's run is offered "impossible" with that
+        reason; anywhere else, or for any other model, the model is told it as advice.
+        Judged on wordings and a language it was not written from, the proposal is right on
+        7 of the 13 goals it flags and catches 7 of 18 impossible ones; the advice alone,
+        outside the named app, was right on 6 of 24 (docs/results/generalization.md)."""
         if any(a.type is ActionType.IMPOSSIBLE for a in ctx.rejected):
-            return
+            return None
+        label = self._app_label(package)
         try:
-            missing = self.guide.unreachable(ctx.goal, ctx.parse)
+            missing = self.guide.unreachable(ctx.goal, ctx.parse, names=(label,) if label else ())
+            app = self.guide.named_here(ctx.goal, package, label) if missing and self.small_model else ""
         except Exception:  # a damaged map must not stop the run
             log.exception("the maps could not be searched for the goal")
-            return
+            return None
         if not missing:
-            return
+            return None
+        said = ", ".join(repr(w) for w in missing)
+        if app:
+            why = (f"The goal asks for {said} in {app}, and no screen of {app} "
+                   "(nor of any other explored app) shows it: this app does not seem to offer it.")
+            self.hints.append((ctx.step_index, why))
+            return Proposal(Action.simple(ActionType.IMPOSSIBLE), rationale=why, planner=f"{self.inner.name}+map",
+                            evidence=(f"checked on the maps: {why}",))
         apps = ", ".join(sorted(m.label or m.package for m in self.guide.maps.values()))
-        why = (f"No screen the app maps reach ({apps}) shows {', '.join(repr(w) for w in missing)}: "
-               "this phone's apps may not offer it.")
+        why = f"No screen the app maps reach ({apps}) shows {said}: this phone's apps may not offer it."
         self.hints.append((ctx.step_index, why))
         self._advice.append(why)
+        return None
 
     def _may_say_done(self, ctx: PlanContext) -> bool:
         """"Complete" on evidence: never on the first screen, nor once the user said it is not,
