@@ -43,7 +43,7 @@ def find_sliders(image: np.ndarray, elements: Sequence[Element]) -> list[Element
     """Sliders (ids ``s1..``) and the stops of stepped ones (``s1.1..``)."""
     H, W = image.shape[:2]
     unit = W / 411.0
-    grey = image.astype(np.int16).mean(axis=2)
+    grey = _Grey(image)
     out: list[Element] = []
     taken: list[Rect] = []
     for k in elements:
@@ -52,7 +52,9 @@ def find_sliders(image: np.ndarray, elements: Sequence[Element]) -> list[Element
         side = max(k.rect.width, k.rect.height)
         if not KNOB_DP[0] * unit <= side <= KNOB_DP[1] * unit * 1.4 or not 0.6 <= k.rect.width / max(1, k.rect.height) <= 1.6:
             continue
-        track = _track(grey, k.rect, unit)
+        # every row the track, its thickness and its stops are read from (see ``_track``)
+        reach = max(round(k.rect.height * 0.5 + 4 * unit), round(MAX_THICK_DP * unit * 2), 41) + 2
+        track = _track(grey.rows(k.rect.center.y - reach, k.rect.center.y + reach), k.rect, unit)
         if track is None:
             continue
         left, right, y, thick = track
@@ -64,8 +66,29 @@ def find_sliders(image: np.ndarray, elements: Sequence[Element]) -> list[Element
         out.append(Element(sid, ElementKind.SEEK_BAR, bar, class_name="slider", clickable=True,
                            source=ElementSource.DETECTOR, confidence=0.4))
         taken.append(bar)
-        out.extend(_stop_elements(grey, sid, left, right, y, thick, k.rect, unit, (W, H)))
+        out.extend(_stop_elements(grey.grey, sid, left, right, y, thick, k.rect, unit, (W, H)))
     return out
+
+
+class _Grey:
+    """The page's grey levels (the mean of the colour channels), worked out only for the rows
+    a knob's track is looked for in: a full frame's mean costs tens of milliseconds, and most
+    screens have no knob at all."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self._image = image
+        self._height = int(image.shape[0])
+        self.grey = np.zeros(image.shape[:2], dtype=np.float64)
+        self._done = np.zeros(self._height, dtype=bool)
+
+    def rows(self, top: int, bottom: int) -> np.ndarray:
+        """The whole grey array, with rows ``top..bottom`` (clipped) worked out."""
+        top, bottom = max(0, top), min(self._height, bottom + 1)
+        todo = top + np.flatnonzero(~self._done[top:bottom])
+        if todo.size:
+            self.grey[todo] = self._image[todo].astype(np.int16).mean(axis=2)
+            self._done[todo] = True
+        return self.grey
 
 
 def _track(grey: np.ndarray, knob: Rect, unit: float) -> tuple[int, int, int, int] | None:
