@@ -162,8 +162,10 @@ def _model_chooser(console: Console, model: str, builtin: str, base_url: str, ba
         raise fail(console, str(exc)) from None
     client = make_client(llm["backend"], llm["model"], llm["base_url"], policy=RetryPolicy(attempts=2, timeout_s=timeout_s))
     bundle = planner_bundle(name, client, autonomy=Autonomy.AUTO, llm_grounder=False, constrained=constrained)
-    if evidence:
-        bundle = replace(bundle, planner=with_maps(bundle.planner, None))
+    if evidence:  # as the window wraps it: a built-in model is a small one (agent.knowledge.guided)
+        from app.model_prefs import is_builtin
+
+        bundle = replace(bundle, planner=with_maps(bundle.planner, None, small_model=is_builtin(str(llm["model"]))))
     console.print(f"model {escape(llm['model'])}, planner {escape(name)}, "
                   f"{'structured' if constrained else 'free'} replies, evidence {'on' if evidence else 'off'}")
     return ModelChooser(StepReplayer(bundle, None), name=f"{name}:{llm['model']}"), server

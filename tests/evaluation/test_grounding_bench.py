@@ -149,3 +149,24 @@ def test_the_model_chooser_takes_the_windows_step_over_http_and_says_who_decided
     assert asked >= 1 and by["the row under the first one"].llm_calls >= 1
     counts = {who: (n, ok) for who, n, ok in deciders(verdicts)}
     assert sum(n for n, _ in counts.values()) == 2 and counts["model"][0] >= 1
+
+
+def test_the_command_wraps_a_built_in_model_as_the_window_does_and_any_other_as_a_capable_one() -> None:
+    """The bench's step is the window's: the built-in model is a small one (the screen's
+    evidence acts alone where it is sure, the model picks from a short list); a model
+    behind Ollama or another server decides every step itself."""
+    from rich.console import Console
+
+    from agent.knowledge.guided import GuidedPlanner
+    from app.cli.bench_grounding import _model_chooser
+
+    def planner_for(model: str) -> GuidedPlanner:
+        chooser, server = _model_chooser(Console(quiet=True), model, "", "http://127.0.0.1:9/v1", "openai",
+                                         "zeroshot-", True, True, 5.0, pending=1)
+        assert server is None  # a named model is never started by the bench
+        planner = chooser.replayer.bundle.planner
+        assert isinstance(planner, GuidedPlanner)
+        return planner
+
+    assert planner_for("qwen2.5-coder-0.5b").small_model
+    assert not planner_for("llama3.1:8b").small_model
