@@ -63,14 +63,6 @@ from vision.types import ElementKind, Screen
 
 log = logging.getLogger(__name__)
 
-#: How many of the ranking's best elements a small model is offered on a screen where none
-#: shows a word of the goal (elsewhere: the policy's ``keep_small``, the best one): the
-#: ranker's first is then a guess from position and habit, and the model may know that
-#: "Docs" holds documents, or which note a goal in another language than the note means.
-BLIND_KEEP = 5
-#: The ranker's features that say an element shows the goal's words or values.
-_WORD_EVIDENCE = ("own", "row", "value", "phrase")
-
 
 class GuidedPlanner(Wrapping):
     """A planner that sees the app maps and the ranked screen; see the module docstring."""
@@ -132,9 +124,7 @@ class GuidedPlanner(Wrapping):
         if self.ranker is None:
             return None
         try:
-            package = (screen.foreground_package if screen is not None else "") or ""
-            view = step_view(ctx.goal, ctx.parse, ctx.history, words=self.words, app_label=self._label(screen),
-                             app_names=(self._app_label(package),) if package else ())
+            view = step_view(ctx.goal, ctx.parse, ctx.history, words=self.words, app_label=self._label(screen))
             return self.ranker.rank(view)
         except Exception:  # evidence is optional: plan without it
             log.exception("the screen could not be ranked against the goal")
@@ -245,12 +235,7 @@ class GuidedPlanner(Wrapping):
             open_, calls, odds_note = self._apps_by_odds(ctx, open_, screen)
             if odds_note:
                 notes.append(odds_note)
-            if not self.small_model:
-                best = open_.elements()
-            else:  # where no element shows a word of the goal, the ranking is a guess: offer more of it
-                # (not the home screen's icons: there the model's word likelihoods ordered them)
-                home = screen is not None and is_home(screen.foreground_package)
-                best = kept(open_, policy.mass, BLIND_KEEP if _blind(open_) and not home else policy.keep_small)
+            best = kept(open_, policy.mass, policy.keep_small) if self.small_model else open_.elements()
             offer = tuple(dict.fromkeys([*first, *(c.element.id for c in best if c.element is not None)]))
             allow_done = not self.small_model or ranked.p_done() > policy.no_done or not ctx.history
             top = best[0] if best else None
@@ -418,12 +403,6 @@ _DONE_WORDS = {
     "done_state_met": "the switch shows the state asked for",
     "done_steps": "the steps taken so far",
 }
-
-
-def _blind(ranked: Ranked) -> bool:
-    """True when no element candidate shows a word or a value of the goal (nor does its
-    row): the ranking then rests on where elements sit and what such steps usually are."""
-    return not any(c.features.get(f, 0.0) > 0 for c in ranked.elements() for f in _WORD_EVIDENCE)
 
 
 def _done_reason(ranked: Ranked) -> str:

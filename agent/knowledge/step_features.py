@@ -142,17 +142,13 @@ def _kind(el: Element, has_words: bool) -> str:
 
 # ---- the view of a step -----------------------------------------------------------------
 def step_view(goal: str, parse: ScreenParse, history: Sequence[Turn] = (), *, words: Words | None = None,
-              app_label: str = "", app_names: Sequence[str] = ()) -> StepView:
-    """Every candidate for the next step on ``parse`` with its features.  ``app_label``: the
-    name of the app in front; ``app_names``: other names of it (the phone's, in its
-    language).  A goal's word that is one of those names, in any form ("Notiz" in *Notizen*,
-    "note" in *Notes*), says which app, not which element."""
+              app_label: str = "") -> StepView:
+    """Every candidate for the next step on ``parse`` with its features."""
     words = words or Words.load()
     history = tuple(history)
     pool = [e for e in choosable(parse) if takes_a_tap(e)]
     everything = [e for e in parse.elements if not e.covered]
-    app_words_ = [w for n in (app_label, *app_names) for w in words.words(n)]
-    goal_words = [w for w in dict.fromkeys(words.content(goal)) if not any(same_word(w, a) for a in app_words_)]
+    goal_words = [w for w in dict.fromkeys(words.content(goal)) if w not in set(words.words(app_label))]
     names = {e.id: _name_words(words, e) for e in everything}
     # rarity of each goal word on this screen: a word every row shows says little
     df = {g: sum(1 for e in everything if _matches([g], names[e.id])) for g in goal_words}

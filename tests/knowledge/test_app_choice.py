@@ -163,13 +163,3 @@ def test_on_a_phone_in_another_language_an_app_is_scored_by_the_likelier_of_its_
     chooser = AppChooser(Words({" Clock": -0.5, " Settings": -1.0}))
     odds = chooser.rank("Starte die Stoppuhr", ["Uhr", "Einstellungen"], {"Uhr": ("Clock",), "Einstellungen": ("Settings",)})
     assert odds.best == "Uhr" and {name for name, _ in odds.ranked} == {"Uhr", "Einstellungen"}
-
-
-def test_on_the_home_screen_a_small_model_is_offered_only_the_likeliest_app_though_no_icon_shows_the_goals_words():
-    """Elsewhere a screen with none of the goal's words offers the ranking's best few; the
-    home screen's icons were ordered by the model's own word likelihoods: the first only."""
-    words = Words({" Settings": -0.9, " Clock": -1.5})
-    planner, inner = guided(words, HomePhone(*APPS))
-    planner.ranker = StepRanker({"own": 10.0, "bias_done": -6.0}, Policy(act=1.01, done=1.01, mass=0.99, keep_small=1))
-    planner.propose(PlanContext("Start the stopwatch", home(*APPS), ""))
-    assert inner.seen[-1].offer == ("2",)  # Clock alone

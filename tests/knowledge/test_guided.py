@@ -106,19 +106,6 @@ def test_a_rejected_element_makes_way_for_the_next_in_the_ranking_when_one_is_of
     assert not any(f"[{first[0]}]" in n for n in inner.seen[-1].notes if "likeliest" in n)
 
 
-def test_where_no_element_shows_a_word_of_the_goal_a_small_model_is_offered_more_than_the_best_one():
-    """The ranking rests on the goal's words; on a screen that shows none of them ("Die
-    Notiz zum Zahnarzt" over notes written in English) its first is a guess, and the model
-    is offered the best few instead of that one."""
-    from agent.knowledge.guided import BLIND_KEEP
-
-    planner, inner = guided(Policy(act=1.01, done=1.01, mass=0.99, keep_small=1))
-    planner.propose(PlanContext("Lösch die Notiz zum Zahnarzt", screen(*(f"Note {i}" for i in range(8))), ""))
-    assert len(inner.seen[-1].offer) == BLIND_KEEP
-    planner.propose(PlanContext("Open note 3", screen(*(f"Note {i}" for i in range(8))), ""))
-    assert len(inner.seen[-1].offer) == 1  # its words are on the screen: the best one only
-
-
 def test_a_model_that_is_not_a_small_built_in_one_decides_every_step_offered_every_element_best_first():
     inner = Recorder()
     planner = GuidedPlanner(inner, MapGuide([]), None, ranker=StepRanker(WORDS, Policy(act=0.5, done=0.5, mass=0.5)))

@@ -114,17 +114,3 @@ def test_the_shipped_ranker_loads_with_a_policy_chosen_on_held_out_apps():
     assert ranker.meta["held_out"]["act_alone_precision"] >= 0.95
     assert ranker.meta["held_out"]["done_alone_precision"] >= 0.95
     assert "train_evidence.py" in ranker.meta["command"]
-
-
-def test_a_goal_word_that_names_the_app_in_front_in_any_form_or_language_points_at_no_element():
-    """In the notes app, "Notiz" (the phone calls it *Notizen*, its map *Notes*) says which
-    app, not which element: the buttons that carry the word are not taken for the note the
-    goal is about."""
-    parse = page("Notizen durchsuchen", "Neue Notiz", "Call the dentist")
-    plain = step_view("Lösch die Notiz zum Zahnarzt", parse)
-    assert plain.candidates[0].features["own"] > 0  # "Notiz" meets "Notizen durchsuchen"
-    view = step_view("Lösch die Notiz zum Zahnarzt", parse, app_label="Notes", app_names=("Notizen",))
-    assert all(c.features.get("own", 0.0) == 0 for c in view.candidates if c.move is not Move.COMPLETE)
-    english = step_view("Delete the dentist note", parse, app_label="Notes")
-    owns = [c.features["own"] for c in english.candidates if c.move is not Move.COMPLETE]
-    assert owns[2] > 0 and owns[0] == owns[1] == 0  # "note" names the app; "dentist" the note
