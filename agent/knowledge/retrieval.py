@@ -103,7 +103,7 @@ class LexicalScorer:
         if not texts:
             return []
         docs = [tokens(t) for t in texts]
-        q = _as_written_there(tokens(query), docs)
+        q = tokens(query)
         vocab = {w: i for i, w in enumerate(sorted({w for d in [*docs, q] for w in d}))}
         if not vocab:
             return [0.0] * len(texts)
@@ -127,34 +127,6 @@ class LexicalScorer:
             fz = fuzz.token_set_ratio(qs, " ".join(d)) / 100.0 if q and d else 0.0
             out.append(round(self.tfidf_weight * cos + (1 - self.tfidf_weight) * fz, 4))
         return out
-
-
-def _as_written_there(query: list[str], docs: list[list[str]]) -> list[str]:
-    """The query's words, each that no text holds replaced by the texts' word it is another
-    form of ("favorit" for "favoriten", "mobilen" for "mobile": one word the other with an
-    ending of at most ``FORM_ENDING`` letters, the shorter at least ``FORM_STEM`` long), the
-    commonest such word first: the stemmer above knows English endings only, and a goal may
-    be in any language.  A word some text holds, or that none is a form of, is kept."""
-    have = Counter(w for d in docs for w in d)
-    out = []
-    for w in query:
-        if w not in have and len(w) >= FORM_STEM and not w.isdigit():
-            near = [v for v in have if _forms(w, v)]
-            w = max(near, key=lambda v: (have[v], v)) if near else w
-        out.append(w)
-    return out
-
-
-#: Two words are forms of one another when the longer is the shorter plus this many letters
-#: at most ("favorit" / "favoriten") and the shorter has at least ``FORM_STEM`` letters (a
-#: shorter one is a word of its own too often: "link" / "linksy", "shop" / "shopp").
-FORM_ENDING = 2
-FORM_STEM = 5
-
-
-def _forms(a: str, b: str) -> bool:
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= FORM_STEM and long_.startswith(short) and 0 < len(long_) - len(short) <= FORM_ENDING
 
 
 class EmbeddingUnavailable(RuntimeError):

@@ -76,20 +76,6 @@ def test_lexical_scorer_prefers_the_related_goal():
     assert top_k(s, "remove my note", ["erase a memo", "call mum"], 1)[0][0] == 0
 
 
-def test_a_goal_word_in_another_form_than_the_texts_finds_them_in_any_language():
-    """The stemmer knows English endings; a German goal's "Favorit" still finds the screen
-    that says "Favoriten", and "mobilen" finds "mobile" — but a short word is not taken for
-    a longer one that starts with it ("link" is not "linksy"), nor a word with a longer
-    ending for its stem."""
-    s = LexicalScorer()
-    texts = ["Favoriten Alle Kontakte", "Neue Unterhaltung Chat starten", "Mobile Daten Roaming"]
-    assert s.scores("Markier David Kim als Favorit", texts)[0] > 0
-    assert max(range(3), key=lambda i: s.scores("keine mobilen Daten", texts)[i]) == 2
-    words_only = LexicalScorer(tfidf_weight=1.0)  # no fuzzy string likeness: shared words alone
-    assert words_only.scores("copy the link", ["Linksy speaker", "Copycat"]) == [0.0, 0.0]
-    assert words_only.scores("Kontaktliste", ["Kontakt"]) == [0.0]
-
-
 def test_words_of_any_script_are_read_whole():
     from agent.knowledge.retrieval import tokens
 
