@@ -35,6 +35,7 @@ MARGIN = 0.03  # a track ends at least this share of the width inside the screen
 MAX_THICK_DP = 8  # a track is no thicker than this (a bar or a card's edge is)
 STOP_EVEN = 0.2  # the gaps between stops differ from their mean by at most this share
 TOUCH_DP = 40  # a stop's tappable box is this many dp across
+SCAN_PX = 40  # a track's thickness is looked for this many pixels above and below its middle at most
 
 _KNOBS = (ElementKind.BUTTON, ElementKind.IMAGE, ElementKind.UNKNOWN)
 
@@ -52,9 +53,10 @@ def find_sliders(image: np.ndarray, elements: Sequence[Element]) -> list[Element
         side = max(k.rect.width, k.rect.height)
         if not KNOB_DP[0] * unit <= side <= KNOB_DP[1] * unit * 1.4 or not 0.6 <= k.rect.width / max(1, k.rect.height) <= 1.6:
             continue
-        # every row the track, its thickness and its stops are read from (see ``_track``)
-        reach = max(round(k.rect.height * 0.5 + 4 * unit), round(MAX_THICK_DP * unit * 2), 41) + 2
-        track = _track(grey.rows(k.rect.center.y - reach, k.rect.center.y + reach), k.rect, unit)
+        # every row the track (the page above and below it), its thickness and its stops are read from
+        reach = max(round(k.rect.height * 0.5 + 4 * unit), round(MAX_THICK_DP * unit * 2), SCAN_PX + 1) + 1
+        plane = grey.rows(k.rect.center.y - reach, k.rect.center.y + reach)
+        track = _track(plane, k.rect, unit)
         if track is None:
             continue
         left, right, y, thick = track
@@ -66,7 +68,7 @@ def find_sliders(image: np.ndarray, elements: Sequence[Element]) -> list[Element
         out.append(Element(sid, ElementKind.SEEK_BAR, bar, class_name="slider", clickable=True,
                            source=ElementSource.DETECTOR, confidence=0.4))
         taken.append(bar)
-        out.extend(_stop_elements(grey.grey, sid, left, right, y, thick, k.rect, unit, (W, H)))
+        out.extend(_stop_elements(plane, sid, left, right, y, thick, k.rect, unit, (W, H)))
     return out
 
 
@@ -78,17 +80,18 @@ class _Grey:
     def __init__(self, image: np.ndarray) -> None:
         self._image = image
         self._height = int(image.shape[0])
-        self.grey = np.zeros(image.shape[:2], dtype=np.float64)
+        self._grey = np.zeros(image.shape[:2], dtype=np.float64)
         self._done = np.zeros(self._height, dtype=bool)
 
     def rows(self, top: int, bottom: int) -> np.ndarray:
-        """The whole grey array, with rows ``top..bottom`` (clipped) worked out."""
+        """The whole frame's grey array, in which rows ``top..bottom`` (clipped) are worked out;
+        rows never asked for read 0."""
         top, bottom = max(0, top), min(self._height, bottom + 1)
         todo = top + np.flatnonzero(~self._done[top:bottom])
         if todo.size:
-            self.grey[todo] = self._image[todo].astype(np.int16).mean(axis=2)
+            self._grey[todo] = self._image[todo].astype(np.int16).mean(axis=2)
             self._done[todo] = True
-        return self.grey
+        return self._grey
 
 
 def _track(grey: np.ndarray, knob: Rect, unit: float) -> tuple[int, int, int, int] | None:
@@ -127,9 +130,9 @@ def _thickness(grey: np.ndarray, x: int, y: int, page: float) -> int:
     """How many rows around ``y`` in column ``x`` differ from the page."""
     H = grey.shape[0]
     top, bottom = y, y
-    while top > 0 and abs(grey[top - 1, x] - page) >= TRACK_STEP and y - top < 40:
+    while top > 0 and abs(grey[top - 1, x] - page) >= TRACK_STEP and y - top < SCAN_PX:
         top -= 1
-    while bottom < H - 1 and abs(grey[bottom + 1, x] - page) >= TRACK_STEP and bottom - y < 40:
+    while bottom < H - 1 and abs(grey[bottom + 1, x] - page) >= TRACK_STEP and bottom - y < SCAN_PX:
         bottom += 1
     return bottom - top + 1
 
